@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+// CometCal: a schema-driven calendar assistant backend. See README.md and docs/.
+import PackageDescription
+
+let package = Package(
+    name: "CometCal",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cometcal", targets: ["cometcal"]),
+        .library(name: "CometSchema", targets: ["CometSchema"]),
+    ],
+    targets: [
+        // C libraries from Debian, reached through module maps (see scripts/bootstrap).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibical",
+            pkgConfig: "libical",
+            providers: [.apt(["libical-dev"])]
+        ),
+
+        // The schema language, the typed registry and typed values.
+        .target(name: "CometSchema", dependencies: ["CometText"]),
+        // Small text utilities shared by the front ends and the schema compiler.
+        .target(name: "CometText"),
+        // Hand-written command-line argument parsing shared by the executables.
+        .target(name: "CometArguments", dependencies: ["CometText"]),
+
+        .executableTarget(
+            name: "cometcal",
+            dependencies: ["CometSchema", "CometArguments", "CometText"]
+        ),
+
+        .testTarget(
+            name: "CometSchemaTests",
+            dependencies: ["CometSchema"],
+            resources: [.copy("Golden")]
+        ),
+        .testTarget(
+            name: "CometArgumentsTests",
+            dependencies: ["CometArguments"]
+        ),
+        .testTarget(
+            name: "CometTextTests",
+            dependencies: ["CometText"]
+        ),
+        .testTarget(
+            name: "SystemLibraryTests",
+            dependencies: ["CSQLite", "CLibical"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,158 @@
+/// A property of an entity.
+public struct PropertyDefinition: Sendable, Hashable {
+    public let name: String
+    public let type: TypeExpression
+    /// The value filled in when none is given (checked against `type`).
+    public let defaultValue: Value?
+    public let doc: String?
+    public let annotations: [Annotation]
+    public let location: SourceLocation
+
+    public var isRequired: Bool { !type.isOptional }
+    public var isSearchable: Bool { annotations.contains(named: "searchable") }
+    /// The iCalendar property or parameter this field maps to, if annotated.
+    public var ical: Annotation? { annotations.first(named: "ical") }
+}
+
+public enum EntityKind: String, Sendable, Hashable, Codable {
+    /// Stored, queryable, searchable on its own, with an `id`.
+    case indexed
+    /// Exists only inside another entity (an attendee inside an event).
+    case transient
+}
+
+public struct EntityDefinition: Sendable, Hashable {
+    public let name: QualifiedName
+    public let kind: EntityKind
+    public let doc: String?
+    public let annotations: [Annotation]
+    public let properties: [PropertyDefinition]
+    public let location: SourceLocation
+
+    public func property(_ name: String) -> PropertyDefinition? {
+        properties.first { $0.name == name }
+    }
+
+    /// The property that gives an entity its display title (`@title`).
+    public var titleProperty: PropertyDefinition? {
+        properties.first { $0.annotations.contains(named: "title") }
+    }
+
+    public var subtitleProperty: PropertyDefinition? {
+        properties.first { $0.annotations.contains(named: "subtitle") }
+    }
+
+    public var searchableProperties: [PropertyDefinition] {
+        properties.filter(\.isSearchable)
+    }
+}
+
+public struct EnumCaseDefinition: Sendable, Hashable {
+    public let name: String
+    public let doc: String?
+    public let annotations: [Annotation]
+}
+
+public struct EnumDefinition: Sendable, Hashable {
+    public let name: QualifiedName
+    public let doc: String?
+    public let annotations: [Annotation]
+    public let cases: [EnumCaseDefinition]
+    public let location: SourceLocation
+
+    public func enumCase(_ name: String) -> EnumCaseDefinition? { cases.first { $0.name == name } }
+}
+
+public struct UnionCaseDefinition: Sendable, Hashable {
+    public let name: String
+    /// A single, non-optional type: the value held when this case is chosen.
+    public let type: TypeExpression
+    public let doc: String?
+    public let annotations: [Annotation]
+}
+
+public struct UnionDefinition: Sendable, Hashable {
+    public let name: QualifiedName
+    public let doc: String?
+    public let annotations: [Annotation]
+    public let cases: [UnionCaseDefinition]
+    public let location: SourceLocation
+
+    public func unionCase(_ name: String) -> UnionCaseDefinition? { cases.first { $0.name == name } }
+}
+
+/// What an intent does, so a generic engine can run intents of any domain.
+public enum IntentAction: String, Sendable, Hashable, Codable, CaseIterable {
+    case create, update, delete, open, search
+
+    /// The verb as written in schema files (`creates`).
+    public var verb: String { self == .search ? "searches" : rawValue + "s" }
+
+    init?(verb: String) {
+        guard let action = IntentAction.allCases.first(where: { $0.verb == verb }) else { return nil }
+        self = action
+    }
+}
+
+public struct ParameterDefinition: Sendable, Hashable {
+    public let name: String
+    public let type: TypeExpression
+    public let defaultValue: Value?
+    public let doc: String?
+    public let annotations: [Annotation]
+    public let location: SourceLocation
+
+    /// A required parameter must be given; when it is missing the engine asks for it.
+    public var isRequired: Bool { !type.isOptional }
+    /// The parameter naming the entity an update, delete or open acts on.
+    public var isTarget: Bool { annotations.contains(named: "target") }
+}
+
+/// When an intent must be confirmed before it is performed.
+public enum ConfirmationPolicy: Sendable, Hashable {
+    case never
+    case always
+    /// Only when this property of the target entity holds a value (e.g. `attendees`: shared events).
+    case whenTargetHas(property: String)
+}
+
+/// A phrase the conversation layer matches: literal text and `{parameter}` slots.
+public struct Phrase: Sendable, Hashable, CustomStringConvertible {
+    public enum Part: Sendable, Hashable {
+        case text(String)
+        case parameter(String)
+    }
+
+    public let parts: [Part]
+
+    public var description: String {
+        parts.map {
+            switch $0 {
+            case .text(let text): return text.replacingOccurrences(of: "{", with: "\\{").replacingOccurrences(of: "}", with: "\\}")
+            case .parameter(let name): return "{\(name)}"
+            }
+        }.joined()
+    }
+
+    public var parameterNames: [String] {
+        parts.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } }
+    }
+}
+
+public struct IntentDefinition: Sendable, Hashable {
+    public let name: QualifiedName
+    public let doc: String?
+    public let annotations: [Annotation]
+    /// What the intent does to which entity; nil for intents the engine does not run generically.
+    public let action: IntentAction?
+    public let entity: QualifiedName?
+    public let returns: TypeExpression?
+    public let parameters: [ParameterDefinition]
+    public let confirmation: ConfirmationPolicy
+    public let isUndoable: Bool
+    public let phrases: [Phrase]
+    public let location: SourceLocation
+
+    public func parameter(_ name: String) -> ParameterDefinition? { parameters.first { $0.name == name } }
+    public var targetParameter: ParameterDefinition? { parameters.first(where: \.isTarget) }
+}

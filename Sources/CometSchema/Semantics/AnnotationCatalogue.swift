@@ -1,0 +1,66 @@
+/// Where an annotation may be written.
+enum AnnotationTarget: String, Sendable, CaseIterable {
+    case entity, property, enumeration = "enum", enumCase = "enum case", union, unionCase = "union case", intent, parameter
+
+    var plural: String {
+        switch self {
+        case .property: return "properties"
+        case .entity: return "entities"
+        case .enumeration: return "enums"
+        case .enumCase: return "enum cases"
+        case .union: return "unions"
+        case .unionCase: return "union cases"
+        case .intent: return "intents"
+        case .parameter: return "parameters"
+        }
+    }
+}
+
+/// The kinds of literal an annotation argument accepts.
+enum AnnotationArgumentKind: String, Sendable {
+    case string = "a string"
+    case name = "a name"
+}
+
+/// The annotations the language knows. Layers read them from the registry; the checker only
+/// makes sure they are spelled right, placed right and given the right arguments.
+struct AnnotationSpec: Sendable {
+    let name: String
+    let targets: Set<AnnotationTarget>
+    /// Positional arguments accepted, in order; the first `requiredPositional` must be present.
+    let positional: [AnnotationArgumentKind]
+    let requiredPositional: Int
+    let labelled: [String: AnnotationArgumentKind]
+    let repeatable: Bool
+    let summary: String
+
+    static let all: [AnnotationSpec] = [
+        AnnotationSpec(
+            name: "ical", targets: [.entity, .property, .enumCase, .unionCase],
+            positional: [.string], requiredPositional: 0,
+            labelled: ["param": .string, "value": .string, "whenTrue": .string, "whenFalse": .string, "related": .string],
+            repeatable: false,
+            summary: "the iCalendar component, property, parameter (param:) or value this maps to"),
+        AnnotationSpec(name: "title", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
+                       summary: "the property that names an entity in lists and dialogs"),
+        AnnotationSpec(name: "subtitle", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
+                       summary: "the property shown under the title"),
+        AnnotationSpec(name: "searchable", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
+                       summary: "full-text search indexes this property"),
+        AnnotationSpec(name: "display", targets: [.entity, .property, .enumCase, .unionCase, .parameter, .intent],
+                       positional: [.string], requiredPositional: 1, labelled: [:], repeatable: false,
+                       summary: "how people call this in dialogs and help (\"needs action\")"),
+        AnnotationSpec(name: "prompt", targets: [.parameter], positional: [.string], requiredPositional: 1, labelled: [:], repeatable: false,
+                       summary: "the question asked when this parameter is missing"),
+        AnnotationSpec(name: "phrase", targets: [.intent], positional: [.string], requiredPositional: 1, labelled: [:], repeatable: true,
+                       summary: "a phrase the conversation layer matches, with {parameter} slots"),
+        AnnotationSpec(name: "confirm", targets: [.intent], positional: [], requiredPositional: 0, labelled: ["when": .name], repeatable: false,
+                       summary: "ask before performing; with when: only if the target has that property"),
+        AnnotationSpec(name: "undoable", targets: [.intent], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
+                       summary: "the engine records the inverse so the intent can be undone"),
+        AnnotationSpec(name: "target", targets: [.parameter], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
+                       summary: "the parameter naming the entity an update, delete or open acts on"),
+    ]
+
+    static let byName: [String: AnnotationSpec] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+}

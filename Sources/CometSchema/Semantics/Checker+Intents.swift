@@ -1,0 +1,220 @@
+import Foundation
+import CometText
+
+extension Checker {
+    mutating func buildIntent(_ syntax: IntentSyntax, domain: String, registry: Registry?) -> IntentDefinition {
+        let intentName = syntax.name.name
+        var action: IntentAction?
+        var entityName: QualifiedName?
+        var entityKind: EntityKind?
+
+        if let actionSyntax = syntax.action, let verb = IntentAction(verb: actionSyntax.verb.name),
+           let type = resolve(actionSyntax.entity, in: domain) {
+            action = verb
+            if case .entity(let name) = type.base, !type.isArray, !type.isOptional, case .entity(let entitySyntax)? = table[name] {
+                entityName = name
+                entityKind = entitySyntax.kind == .indexed ? .indexed : .transient
+                if entitySyntax.kind == .transient {
+                    diagnostics.append(.transientMisuse(
+                        "intent '\(intentName)' \(actionSyntax.verb.name) transient entity '\(name.name)'; only indexed entities are stored on their own, so act on the entity that holds it",
+                        at: actionSyntax.entity.location, length: actionSyntax.entity.length))
+                }
+            } else {
+                diagnostics.append(.intentActionNotEntity(intentName, verb: actionSyntax.verb.name, type: type.description,
+                                                          at: actionSyntax.entity.location, length: actionSyntax.entity.length))
+            }
+        }
+
+        let returns = checkReturnType(syntax, domain: domain, action: action, entity: entityName)
+        let parameters = buildParameters(syntax, domain: domain, registry: registry)
+        checkTarget(syntax, parameters: parameters, action: action, entity: entityName, entityKind: entityKind)
+        if let action, let entityName, action == .create || action == .update {
+            checkParameterProperties(syntax, parameters: parameters, entity: entityName)
+        }
+
+        let annotations = checkAnnotations(syntax.annotations, on: .intent)
+        var confirmation = ConfirmationPolicy.never
+        if let confirm = annotations.first(named: "confirm") {
+            confirmation = .always
+            if case .name(let property)? = confirm.labelled["when"] {
+                confirmation = .whenTargetHas(property: property)
+                checkConfirmProperty(property, syntax: syntax, entity: entityName)
+            }
+        }
+        let phrases = annotations.filter { $0.name == "phrase" }.compactMap { annotation -> Phrase? in
+            guard let text = annotation.firstString else { return nil }
+            return checkPhrase(text, at: annotation.location, intent: syntax, parameters: parameters)
+        }
+        return IntentDefinition(
+            name: QualifiedName(domain: domain, name: intentName), doc: syntax.doc, annotations: annotations,
+            action: action, entity: entityName, returns: returns, parameters: parameters,
+            confirmation: confirmation, isUndoable: annotations.contains(named: "undoable"), phrases: phrases,
+            location: syntax.name.location
+        )
+    }
+
+    /// create/update/open return the entity, search an array of it, delete nothing; an omitted
+    /// `returns` takes that default so the registry always says what comes back.
+    private mutating func checkReturnType(_ syntax: IntentSyntax, domain: String, action: IntentAction?, entity: QualifiedName?) -> TypeExpression? {
+        let expected: TypeExpression? = entity.flatMap { name in
+            switch action {
+            case .create?, .update?, .open?: return TypeExpression(.entity(name))
+            case .search?: return TypeExpression(.entity(name), isArray: true)
+            case .delete?, nil: return nil
+            }
+        }
+        guard let returnsSyntax = syntax.returns else { return expected }
+        guard let returns = resolve(returnsSyntax, in: domain) else { return expected }
+        if let action, let entity, action != .delete, returns != expected, let expected {
+            diagnostics.append(.returnType(syntax.name.name, verb: action.verb, expected: expected.description, found: returns.description,
+                                           at: returnsSyntax.location, length: returnsSyntax.length))
+            _ = entity
+        }
+        return returns
+    }
+
+    private mutating func buildParameters(_ syntax: IntentSyntax, domain: String, registry: Registry?) -> [ParameterDefinition] {
+        var parameters: [ParameterDefinition] = []
+        var seen: [String: SourceLocation] = [:]
+        for member in syntax.parameters {
+            if let first = seen[member.name.name] {
+                diagnostics.append(.duplicateMember(.duplicateParameter, what: "parameter", name: member.name, owner: "intent '\(syntax.name.name)'", first: first))
+                continue
+            }
+            seen[member.name.name] = member.name.location
+            let annotations = checkAnnotations(member.annotations, on: .parameter)
+            guard let type = resolve(member.type, in: domain) else { continue }
+            var defaultValue: Value?
+            if let literal = member.defaultValue {
+                if type.isOptional {
+                    defaultValue = checkDefault(literal, for: member.name, type: type, registry: registry)
+                } else {
+                    diagnostics.append(.requiredParameterWithDefault(member.name, type: type.description, at: literal.location))
+                }
+            }
+            parameters.append(ParameterDefinition(
+                name: member.name.name, type: type, defaultValue: defaultValue, doc: member.doc,
+                annotations: annotations, location: member.name.location
+            ))
+        }
+        return parameters
+    }
+
+    private mutating func checkTarget(_ syntax: IntentSyntax, parameters: [ParameterDefinition], action: IntentAction?, entity: QualifiedName?, entityKind: EntityKind?) {
+        let targets = parameters.filter(\.isTarget)
+        let nameOf = { (parameter: ParameterDefinition) -> Identifier in
+            syntax.parameters.first { $0.name.name == parameter.name }?.name ?? syntax.name
+        }
+        if targets.count > 1 {
+            for extra in targets.dropFirst() {
+                diagnostics.append(.duplicateTarget(nameOf(extra), first: targets[0].location))
+            }
+        }
+        guard let action else {
+            return
+        }
+        switch action {
+        case .create, .search:
+            if let target = targets.first { diagnostics.append(.targetOnCreate(nameOf(target), verb: action.verb)) }
+        case .update, .delete, .open:
+            guard let entity, entityKind == .indexed else { return }
+            guard let target = targets.first else {
+                diagnostics.append(.missingTarget(syntax.name, verb: action.verb, entity: entity.name))
+                return
+            }
+            if target.type != TypeExpression(.entity(entity)) {
+                if case .entity(let other) = target.type.base, registry(kindOf: other) == .transient {
+                    diagnostics.append(.transientMisuse("'@target' parameter '\(target.name)' is transient entity '\(other.name)', which cannot be looked up on its own; target '\(entity.name)'",
+                                                       at: target.location, length: target.name.count))
+                } else {
+                    diagnostics.append(.targetType(nameOf(target), expected: entity.name, found: target.type.description))
+                }
+            }
+        }
+    }
+
+    private func registry(kindOf name: QualifiedName) -> EntityKind? {
+        guard case .entity(let syntax)? = table[name] else { return nil }
+        return syntax.kind == .indexed ? .indexed : .transient
+    }
+
+    /// A create/update parameter named like a property is copied into it, so the types must agree.
+    private mutating func checkParameterProperties(_ syntax: IntentSyntax, parameters: [ParameterDefinition], entity: QualifiedName) {
+        guard case .entity(let entitySyntax)? = table[entity] else { return }
+        for parameter in parameters where !parameter.isTarget {
+            guard let property = entitySyntax.properties.first(where: { $0.name.name == parameter.name }),
+                  let propertyType = resolveQuietly(property.type, in: entity.domain) else { continue }
+            if propertyType.base != parameter.type.base || propertyType.isArray != parameter.type.isArray {
+                let name = syntax.parameters.first { $0.name.name == parameter.name }?.name ?? syntax.name
+                diagnostics.append(.parameterPropertyMismatch(name, intent: syntax.name.name, type: parameter.type.description,
+                                                              entity: entity.name, propertyType: propertyType.description))
+            }
+        }
+    }
+
+    /// Resolution without diagnostics (the declaration site already reported any problem).
+    private func resolveQuietly(_ syntax: TypeSyntax, in domain: String) -> TypeExpression? {
+        var copy = self
+        return copy.resolve(syntax, in: domain)
+    }
+
+    private mutating func checkConfirmProperty(_ property: String, syntax: IntentSyntax, entity: QualifiedName?) {
+        guard let entity, case .entity(let entitySyntax)? = table[entity] else { return }
+        let names = entitySyntax.properties.map(\.name.name)
+        guard !names.contains(property) else { return }
+        let location = syntax.annotations.first { $0.name.name == "confirm" }?.arguments.first?.value.location ?? syntax.name.location
+        diagnostics.append(.unknownPropertyInAnnotation("confirm", property: property, entity: entity.name, at: location,
+                                                        suggestion: EditDistance.closest(to: property, among: names)))
+    }
+
+    /// Splits a phrase into text and `{parameter}` slots, checking every slot names a parameter.
+    private mutating func checkPhrase(_ text: String, at location: SourceLocation, intent: IntentSyntax, parameters: [ParameterDefinition]) -> Phrase? {
+        var parts: [Phrase.Part] = []
+        var literal = ""
+        var slot: String?
+        var valid = true
+        var iterator = Array(text).makeIterator()
+        while let char = iterator.next() {
+            if char == "\\" {
+                if let escaped = iterator.next() { (slot == nil ? { literal.append(escaped) } : { slot?.append(escaped) })() }
+                continue
+            }
+            if char == "{" {
+                guard slot == nil else {
+                    diagnostics.append(.invalidPhrase(text, "opens a slot inside another slot", at: location))
+                    return nil
+                }
+                if !literal.isEmpty { parts.append(.text(literal)) }
+                literal = ""
+                slot = ""
+            } else if char == "}" {
+                guard let name = slot else {
+                    diagnostics.append(.invalidPhrase(text, "has '}' without '{' (write \\} for a literal brace)", at: location))
+                    return nil
+                }
+                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty {
+                    diagnostics.append(.invalidPhrase(text, "has an empty slot '{}'", at: location))
+                    valid = false
+                } else if !parameters.contains(where: { $0.name == trimmed }) {
+                    let names = parameters.map(\.name)
+                    diagnostics.append(.unknownPhrasePlaceholder(trimmed, intent: intent.name.name, at: location,
+                                                                 suggestion: EditDistance.closest(to: trimmed, among: names)))
+                    valid = false
+                }
+                parts.append(.parameter(trimmed))
+                slot = nil
+            } else if slot != nil {
+                slot?.append(char)
+            } else {
+                literal.append(char)
+            }
+        }
+        if slot != nil {
+            diagnostics.append(.invalidPhrase(text, "has a slot that is never closed with '}'", at: location))
+            return nil
+        }
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        return valid ? Phrase(parts: parts) : nil
+    }
+}

@@ -1,0 +1,167 @@
+/// The syntax tree of one schema file, before names are resolved.
+/// Every node keeps its location so the checker can point at it.
+struct SchemaFileSyntax: Sendable {
+    let source: SourceFile
+    let domain: DomainSyntax?
+    let declarations: [DeclarationSyntax]
+}
+
+struct Identifier: Sendable, Hashable {
+    let name: String
+    let location: SourceLocation
+    var length: Int { name.unicodeScalars.count }
+}
+
+struct DomainSyntax: Sendable {
+    let name: Identifier
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+}
+
+/// `@name` or `@name(arg, label: arg)`.
+struct AnnotationSyntax: Sendable {
+    struct Argument: Sendable {
+        let label: Identifier?
+        let value: LiteralSyntax
+    }
+
+    let name: Identifier
+    let arguments: [Argument]
+    /// Location of the `@`.
+    let location: SourceLocation
+}
+
+/// A literal as written: in defaults and annotation arguments.
+indirect enum LiteralSyntax: Sendable {
+    case string(String, SourceLocation)
+    case integer(Int, SourceLocation)
+    case double(Double, SourceLocation)
+    case bool(Bool, SourceLocation)
+    /// A bare or dotted name: `.confirmed`, `confirmed`, `attendees`.
+    case name(String, SourceLocation)
+    case array([LiteralSyntax], SourceLocation)
+
+    var location: SourceLocation {
+        switch self {
+        case .string(_, let location), .integer(_, let location), .double(_, let location),
+             .bool(_, let location), .name(_, let location), .array(_, let location):
+            return location
+        }
+    }
+
+    /// How the literal reads in a message.
+    var spelling: String {
+        switch self {
+        case .string(let value, _): return "\"\(value)\""
+        case .integer(let value, _): return String(value)
+        case .double(let value, _): return String(value)
+        case .bool(let value, _): return value ? "true" : "false"
+        case .name(let name, _): return name
+        case .array(let items, _): return "[" + items.map(\.spelling).joined(separator: ", ") + "]"
+        }
+    }
+}
+
+/// `Type`, `Type?`, `[Type]`, `[Type]?`, `domain.Type`.
+struct TypeSyntax: Sendable {
+    let domain: Identifier?
+    let name: Identifier
+    let isArray: Bool
+    let isOptional: Bool
+    let location: SourceLocation
+    let length: Int
+
+    var spelling: String {
+        let base = (domain.map { $0.name + "." } ?? "") + name.name
+        return (isArray ? "[\(base)]" : base) + (isOptional ? "?" : "")
+    }
+}
+
+/// A property of an entity or a parameter of an intent: `name: Type = default`.
+struct MemberSyntax: Sendable {
+    let name: Identifier
+    let type: TypeSyntax
+    let defaultValue: LiteralSyntax?
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+}
+
+struct EnumCaseSyntax: Sendable {
+    let name: Identifier
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+}
+
+struct UnionCaseSyntax: Sendable {
+    let name: Identifier
+    let type: TypeSyntax
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+}
+
+enum EntityKindSyntax: String, Sendable {
+    case indexed
+    case transient
+}
+
+/// What an intent does to its entity: `intent createEvent creates Event`.
+struct IntentActionSyntax: Sendable {
+    let verb: Identifier
+    let entity: TypeSyntax
+}
+
+enum DeclarationSyntax: Sendable {
+    case entity(EntitySyntax)
+    case enumeration(EnumSyntax)
+    case union(UnionSyntax)
+    case intent(IntentSyntax)
+
+    var name: Identifier {
+        switch self {
+        case .entity(let node): return node.name
+        case .enumeration(let node): return node.name
+        case .union(let node): return node.name
+        case .intent(let node): return node.name
+        }
+    }
+
+    var kindName: String {
+        switch self {
+        case .entity: return "entity"
+        case .enumeration: return "enum"
+        case .union: return "union"
+        case .intent: return "intent"
+        }
+    }
+}
+
+struct EntitySyntax: Sendable {
+    let name: Identifier
+    let kind: EntityKindSyntax
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+    let properties: [MemberSyntax]
+}
+
+struct EnumSyntax: Sendable {
+    let name: Identifier
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+    let cases: [EnumCaseSyntax]
+}
+
+struct UnionSyntax: Sendable {
+    let name: Identifier
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+    let cases: [UnionCaseSyntax]
+}
+
+struct IntentSyntax: Sendable {
+    let name: Identifier
+    let doc: String?
+    let annotations: [AnnotationSyntax]
+    let action: IntentActionSyntax?
+    let returns: TypeSyntax?
+    let parameters: [MemberSyntax]
+}

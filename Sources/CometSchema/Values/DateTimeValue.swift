@@ -1,0 +1,202 @@
+import Foundation
+
+/// An instant with the IANA time zone it was expressed in, a UTC instant, or a floating
+/// wall-clock time (the same clock reading in every zone, RFC 5545 "form #1").
+///
+/// Zoned values keep the instant, not the wall time: the instant is what the user meant even
+/// in the repeated hour of a DST change, and the wall time is derived from it with the zone.
+public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case utc(epochSeconds: Int64)
+        case zoned(epochSeconds: Int64, timeZone: String)
+        case floating(LocalDateTime)
+    }
+
+    public let kind: Kind
+
+    public init(kind: Kind) { self.kind = kind }
+
+    public static func utc(_ date: Date) -> DateTimeValue {
+        DateTimeValue(kind: .utc(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down))))
+    }
+
+    public static func floating(_ local: LocalDateTime) -> DateTimeValue {
+        DateTimeValue(kind: .floating(local))
+    }
+
+    /// The instant at which `local` reads on the clocks of `timeZone`. Throws for an unknown zone.
+    /// A wall time skipped by a DST change moves forward by the gap, as RFC 5545 prescribes.
+    public static func zoned(_ local: LocalDateTime, timeZone identifier: String) throws(ValueError) -> DateTimeValue {
+        let zone = try TimeZones.zone(identifier)
+        guard let instant = TimeZones.instant(of: local, in: zone) else {
+            throw ValueError(.invalidDateTime, "cannot place \(local) in time zone '\(identifier)'")
+        }
+        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: zone.identifier))
+    }
+
+    /// The instant, or nil for a floating time (which has none until a zone is chosen).
+    public var instant: Date? {
+        switch kind {
+        case .utc(let seconds), .zoned(let seconds, _): return Date(timeIntervalSince1970: TimeInterval(seconds))
+        case .floating: return nil
+        }
+    }
+
+    /// The IANA zone for zoned values; nil for UTC and floating.
+    public var timeZoneIdentifier: String? {
+        if case .zoned(_, let zone) = kind { return zone }
+        return nil
+    }
+
+    public var isFloating: Bool {
+        if case .floating = kind { return true }
+        return false
+    }
+
+    /// The wall-clock reading: in the value's zone, in UTC, or the floating time itself.
+    public var localTime: LocalDateTime {
+        switch kind {
+        case .floating(let local): return local
+        case .utc(let seconds): return TimeZones.local(of: seconds, in: TimeZones.utcZone)
+        case .zoned(let seconds, let identifier):
+            let zone = (try? TimeZones.zone(identifier)) ?? TimeZones.utcZone
+            return TimeZones.local(of: seconds, in: zone)
+        }
+    }
+
+    /// RFC 3339 with the RFC 9557 zone suffix, so nothing is lost in JSON:
+    /// `2026-06-15T08:00:00+02:00[Europe/Berlin]`, `2026-06-15T06:00:00Z`, `2026-06-15T08:00:00`.
+    public var description: String {
+        switch kind {
+        case .floating(let local):
+            return local.description
+        case .utc:
+            return localTime.description + "Z"
+        case .zoned(let seconds, let identifier):
+            let zone = (try? TimeZones.zone(identifier)) ?? TimeZones.utcZone
+            let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            return localTime.description + TimeZones.offsetText(offset) + "[\(identifier)]"
+        }
+    }
+
+    /// Parses the forms `description` produces, plus an offset without a zone (read as that
+    /// instant in UTC) and `Z` with a bracketed zone.
+    public init(parsing text: String) throws(ValueError) {
+        var body = Substring(text)
+        var zoneName: String?
+        if body.hasSuffix("]"), let open = body.lastIndex(of: "[") {
+            zoneName = String(body[body.index(after: open)..<body.index(before: body.endIndex)])
+            body = body[..<open]
+        }
+        var offsetSeconds: Int?
+        if body.hasSuffix("Z") || body.hasSuffix("z") {
+            offsetSeconds = 0
+            body = body.dropLast()
+        } else if body.count > 6 {
+            let tail = body.suffix(6)
+            let chars = Array(tail)
+            if chars[0] == "+" || chars[0] == "-", chars[3] == ":",
+               let hours = Int(String(chars[1...2])), let minutes = Int(String(chars[4...5])) {
+                offsetSeconds = (hours * 3600 + minutes * 60) * (chars[0] == "-" ? -1 : 1)
+                body = body.dropLast(6)
+            }
+        }
+        guard let local = LocalDateTime(parsing: String(body)) else {
+            throw ValueError(.invalidDateTime, "'\(text)' is not a date-time; write it like 2026-06-15T08:00:00, with Z, an offset or [Zone/Name] for a fixed instant")
+        }
+        if let zoneName {
+            let zone = try TimeZones.zone(zoneName)
+            if let offsetSeconds {
+                let instant = TimeZones.epochSeconds(of: local, offset: offsetSeconds)
+                let actual = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
+                guard actual == offsetSeconds || offsetSeconds == 0 && text.contains("Z") else {
+                    throw ValueError(.invalidDateTime, "offset \(TimeZones.offsetText(offsetSeconds)) in '\(text)' does not match time zone '\(zoneName)' (\(TimeZones.offsetText(actual)) at that time)")
+                }
+                kind = .zoned(epochSeconds: instant, timeZone: zone.identifier)
+            } else {
+                self = try DateTimeValue.zoned(local, timeZone: zoneName)
+            }
+        } else if let offsetSeconds {
+            kind = .utc(epochSeconds: TimeZones.epochSeconds(of: local, offset: offsetSeconds))
+        } else {
+            kind = .floating(local)
+        }
+    }
+}
+
+/// Time-zone lookups against the system's tzdata, shared by every layer.
+public enum TimeZones {
+    static let utcZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0)!
+
+    /// The zone for an IANA identifier (or a tzdata alias such as `US/Eastern`). Fixed-offset
+    /// spellings such as `GMT+2` are refused: they are not time zones with rules.
+    public static func zone(_ identifier: String) throws(ValueError) -> TimeZone {
+        guard isKnown(identifier), let zone = TimeZone(identifier: identifier) else {
+            throw ValueError(.unknownTimeZone, "unknown time zone '\(identifier)'; use an IANA name such as 'Europe/Berlin' or 'America/New_York' (is the 'tzdata' package installed?)")
+        }
+        return zone
+    }
+
+    public static func isKnown(_ identifier: String) -> Bool {
+        if identifier == "UTC" || identifier == "GMT" { return true }
+        if known.contains(identifier) { return true }
+        // Aliases (US/Eastern, Etc/GMT+5) live in tzdata files even when ICU lists only canonical names.
+        guard !identifier.contains(".."), !identifier.hasPrefix("/"), identifier.range(of: #"^[A-Za-z0-9_+\-/]+$"#, options: .regularExpression) != nil else { return false }
+        return FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + identifier)
+    }
+
+    private static let known = Set(TimeZone.knownTimeZoneIdentifiers)
+
+    static func instant(of local: LocalDateTime, in zone: TimeZone) -> Int64? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard let date = calendar.date(from: local.dateComponents) else { return nil }
+        return Int64(date.timeIntervalSince1970.rounded(.down))
+    }
+
+    static func local(of epochSeconds: Int64, in zone: TimeZone) -> LocalDateTime {
+        let date = Date(timeIntervalSince1970: TimeInterval(epochSeconds))
+        let offset = zone.secondsFromGMT(for: date)
+        return localFromEpoch(epochSeconds + Int64(offset))
+    }
+
+    static func epochSeconds(of local: LocalDateTime, offset: Int) -> Int64 {
+        let days = daysFromCivil(local.date.year, local.date.month, local.date.day)
+        return days * 86_400 + Int64(local.hour * 3600 + local.minute * 60 + local.second) - Int64(offset)
+    }
+
+    static func offsetText(_ seconds: Int) -> String {
+        let sign = seconds < 0 ? "-" : "+"
+        let magnitude = abs(seconds)
+        return String(format: "%@%02d:%02d", sign, magnitude / 3600, (magnitude % 3600) / 60)
+    }
+
+    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm: exact, no Calendar).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func localFromEpoch(_ seconds: Int64) -> LocalDateTime {
+        var days = seconds / 86_400
+        var rest = seconds % 86_400
+        if rest < 0 { rest += 86_400; days -= 1 }
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        let date = CalendarDate(year: year, month: month, day: day) ?? CalendarDate(year: 1970, month: 1, day: 1)!
+        let r = Int(rest)
+        return LocalDateTime(date: date, hour: r / 3600, minute: (r % 3600) / 60, second: r % 60)!
+    }
+}

@@ -1,0 +1,9 @@
+/// Exit codes from sysexits(3), so scripts can tell a typo from bad data from a missing file.
+enum ExitCode: Int32, Error {
+    case success = 0
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case internalError = 70
+    case ioError = 74
+}

@@ -1,0 +1,28 @@
+import Testing
+import Foundation
+import CSQLite
+import CLibical
+
+/// The system libraries the bootstrap installs are present, linkable and working.
+@Suite("System libraries")
+struct SystemLibraryTests {
+    @Test("SQLite is linked and has FTS5")
+    func sqliteHasFTS5() throws {
+        #expect(sqlite3_libversion_number() >= 3_035_000)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(":memory:", &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        let rc = sqlite3_exec(db, "CREATE VIRTUAL TABLE t USING fts5(body)", nil, nil, nil)
+        #expect(rc == SQLITE_OK)
+    }
+
+    @Test("libical parses a VEVENT and resolves an IANA zone from tzdata")
+    func libicalParsesWithZones() throws {
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;TZID=Europe/Berlin:20260615T080000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let component = try #require(icalparser_parse_string(text))
+        defer { icalcomponent_free(component) }
+        #expect(icalcomponent_count_errors(component) == 0)
+        let zone = icaltimezone_get_builtin_timezone("Europe/Berlin")
+        #expect(zone != nil, "tzdata is missing: install the 'tzdata' package")
+    }
+}

@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(
             name: "CometSchemaTests",
             dependencies: ["CometSchema"],
-            resources: [.copy("Golden")]
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "CometArgumentsTests",
@@ -46,6 +46,10 @@ let package = Package(
         .testTarget(
             name: "CometTextTests",
             dependencies: ["CometText"]
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["CometSchema"]
         ),
         .testTarget(
             name: "SystemLibraryTests",

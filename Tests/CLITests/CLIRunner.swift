@@ -1,0 +1,76 @@
+import Foundation
+
+/// Runs the built `cometcal` binary the way a user would, capturing both streams.
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+enum CLIRunner {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary next to the test bundle (SwiftPM puts both in the same build folder).
+    static func binary() throws -> URL {
+        var candidates: [URL] = []
+        if let first = CommandLine.arguments.first {
+            var url = URL(fileURLWithPath: first)
+            for _ in 0..<4 {
+                url.deleteLastPathComponent()
+                candidates.append(url.appendingPathComponent("cometcal"))
+            }
+        }
+        candidates.append(repositoryRoot.appendingPathComponent(".build/debug/cometcal"))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw CLIRunnerError.binaryNotFound(candidates.map(\.path))
+        }
+        return found
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, stdin: String? = nil) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        env.removeValue(forKey: "COMETCAL_SCHEMAS")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.currentDirectoryURL = currentDirectory ?? repositoryRoot
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read before waiting so a large output cannot fill the pipe and block the child.
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(status: process.terminationStatus,
+                         stdout: String(decoding: stdoutData, as: UTF8.self),
+                         stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// A fresh temporary directory, removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+enum CLIRunnerError: Error, CustomStringConvertible {
+    case binaryNotFound([String])
+
+    var description: String {
+        switch self {
+        case .binaryNotFound(let paths):
+            return "cometcal binary not found (build with 'swift build --build-tests'); looked in: " + paths.joined(separator: ", ")
+        }
+    }
+}

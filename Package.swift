@@ -26,12 +26,17 @@ let package = Package(
         .target(name: "CometSchema", dependencies: ["CometText"]),
         // Small text utilities shared by the front ends and the schema compiler.
         .target(name: "CometText"),
+        // The embedded store: SQLite tables derived from the registry, full-text and occurrence
+        // indexes, the undo journal.
+        .target(name: "CometStore", dependencies: ["CometSchema", "CSQLite"]),
+        // The intent engine: validation, resolution, policy, spans, undo, dialogs.
+        .target(name: "CometIntents", dependencies: ["CometSchema", "CometStore", "CometText"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 
         .executableTarget(
             name: "cometcal",
-            dependencies: ["CometSchema", "CometArguments", "CometText"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometArguments", "CometText"]
         ),
 
         .testTarget(

@@ -1,52 +1,164 @@
 import CometArguments
+import CometSchema
 
-/// The command tree of `cometcal`: every command and flag with its help text.
+/// The command tree of `cometcal`. Event and calendar commands are presets over the calendar
+/// domain's intents; their flags come from the intents' parameters, so a new schema parameter
+/// is a new flag with no Swift change.
 enum Commands {
-    static let root = CommandSpec(
-        name: "cometcal",
-        abstract: "A schema-driven calendar assistant backend.",
-        discussion: "CometCal keeps calendars in a local SQLite store and acts on them through intents declared in schema files. Run 'cometcal schema show' for an overview of the calendar domain.",
+    static let globalOptions: [OptionSpec] = [
+        .value("db", valueName: "path", help: "The store to use. Default: $COMETCAL_DB, else $XDG_DATA_HOME/cometcal/cometcal.sqlite."),
+        .value("schemas", valueName: "dir", repeatable: true, help: "Schema directory to load (repeatable). Default: $COMETCAL_SCHEMAS, else ./Schemas."),
+        .flag("json", help: "Print results as JSON (see docs/json.md)."),
+        .flag("yes", short: "y", help: "Answer yes to confirmations (needed without a terminal)."),
+        .flag("no-color", help: "Never colour the output (also: NO_COLOR=1)."),
+    ]
+
+    /// How a preset command maps onto an intent.
+    struct Preset {
+        let path: [String]
+        let intent: String
+        let abstract: String
+        /// Positional argument name → parameter name.
+        let positional: (name: String, parameter: String)?
+        let examples: [String]
+    }
+
+    static let presets: [Preset] = [
+        Preset(path: ["calendar", "list"], intent: "searchCalendars", abstract: "List calendars (or find them by name).", positional: ("text", "text"), examples: ["cometcal calendar list"]),
+        Preset(path: ["calendar", "add"], intent: "createCalendar", abstract: "Create a calendar.", positional: ("title", "title"), examples: ["cometcal calendar add 'Lunar Orbit Log' --color '#6E56CF'"]),
+        Preset(path: ["calendar", "update"], intent: "updateCalendar", abstract: "Change a calendar.", positional: ("calendar", "calendar"), examples: ["cometcal calendar update Work --default"]),
+        Preset(path: ["calendar", "delete"], intent: "deleteCalendar", abstract: "Delete a calendar and its events (asks first).", positional: ("calendar", "calendar"), examples: ["cometcal calendar delete Old --yes"]),
+        Preset(path: ["event", "add"], intent: "createEvent", abstract: "Create an event.", positional: ("title", "title"),
+               examples: ["cometcal event add 'Zero Gravity Yoga' --start '2026-06-15 08:00' --end '2026-06-15 09:00' --calendar 'Lunar Orbit Log'",
+                          "cometcal event add Standup --start 'monday 9:30' --end 'monday 9:45' --repeat weekdays --alarm -5m"]),
+        Preset(path: ["event", "update"], intent: "updateEvent", abstract: "Change an event: a flag sets, --clear FIELD removes, no flag leaves as is.", positional: ("event", "event"),
+               examples: ["cometcal event update Picnic --start 'saturday 11:30'", "cometcal event update Standup --span this --occurrence '2026-06-16 09:30' --location 'Room 2'", "cometcal event update Picnic --clear location"]),
+        Preset(path: ["event", "delete"], intent: "deleteEvent", abstract: "Delete an event, one occurrence, or future occurrences (asks first).", positional: ("event", "event"),
+               examples: ["cometcal event delete Party", "cometcal event delete Standup --span this --occurrence 2026-06-16T09:30 --yes"]),
+        Preset(path: ["event", "show"], intent: "openEvent", abstract: "Show one event.", positional: ("event", "event"), examples: ["cometcal event show Picnic"]),
+        Preset(path: ["search"], intent: "searchEvents", abstract: "Find events by words in titles, notes, locations and people.", positional: ("text", "text"),
+               examples: ["cometcal search picnic", "cometcal search cake --from today --to +30d"]),
+    ]
+
+    static func root(registry: Registry?) -> CommandSpec {
+        var calendar = CommandSpec(name: "calendar", abstract: "List, create, change and delete calendars.")
+        var event = CommandSpec(name: "event", abstract: "Create, change, delete and show events.")
+        var topLevel: [CommandSpec] = []
+        for preset in presets {
+            guard let registry, let intent = try? intentDefinition(preset.intent, in: registry) else { continue }
+            let command = spec(for: preset, intent: intent)
+            switch preset.path.first {
+            case "calendar": calendar.subcommands.append(command)
+            case "event": event.subcommands.append(command)
+            default: topLevel.append(command)
+            }
+        }
+        var subcommands: [CommandSpec] = []
+        if !calendar.subcommands.isEmpty { subcommands.append(calendar) }
+        if !event.subcommands.isEmpty { subcommands.append(event) }
+        if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands.append(agenda) }
+        subcommands += topLevel
+        subcommands += [undo, redo, history, intentCommand, schema]
+        return CommandSpec(
+            name: "cometcal",
+            abstract: "A schema-driven calendar assistant backend.",
+            discussion: "CometCal keeps calendars in a local SQLite store and acts on them through intents declared in schema files. Every change is undoable. Run 'cometcal schema show' for an overview of the domain.",
+            options: globalOptions,
+            subcommands: subcommands,
+            examples: ["cometcal calendar add Personal", "cometcal event add Picnic --start 'saturday 12:00' --location 'Tempelhofer Feld'",
+                       "cometcal agenda", "cometcal event update Picnic --start 'saturday 11:30'", "cometcal undo"]
+        )
+    }
+
+    static func intentDefinition(_ name: String, in registry: Registry) throws -> IntentDefinition {
+        let matches = registry.lookup(name).compactMap { declaration -> IntentDefinition? in
+            if case .intent(let intent) = declaration { return intent }
+            return nil
+        }
+        guard matches.count == 1 else { throw IntentLookupError.notFound(name) }
+        return matches[0]
+    }
+
+    enum IntentLookupError: Error { case notFound(String) }
+
+    private static func spec(for preset: Preset, intent: IntentDefinition) -> CommandSpec {
+        let flags = IntentFlags(intent: intent)
+        var options = flags.optionSpecs
+        if intent.parameters.contains(where: { !$0.isRequired }), intent.action != .search, intent.action != .open {
+            options.append(.value("clear", valueName: "field", repeatable: true, help: "Remove a field's value (repeatable): --clear location. Fields: "
+                                  + intent.parameters.filter { !$0.isRequired && !$0.isTarget }.map { IntentFlags.flagName($0) }.joined(separator: ", ") + "."))
+        }
+        var positionals: [PositionalSpec] = []
+        if let positional = preset.positional, let parameter = intent.parameter(positional.parameter) {
+            let arity: PositionalSpec.Arity = parameter.isRequired && intent.action != .search ? .optional : .optional
+            let help = parameter.isTarget ? "The \(positional.name) to act on: its title (or part of it) or its id." : (parameter.doc ?? "The \(positional.name).")
+            positionals.append(PositionalSpec(positional.name, arity: arity, help: help.replacingOccurrences(of: "\n", with: " ")))
+        }
+        return CommandSpec(
+            name: preset.path.last ?? preset.intent,
+            abstract: preset.abstract,
+            discussion: (intent.doc.map { $0.replacingOccurrences(of: "\n", with: " ") + " " } ?? "") + "Runs the intent '\(intent.name.name)'.",
+            options: options, positionals: positionals, examples: preset.examples
+        )
+    }
+
+    static let agenda = CommandSpec(
+        name: "agenda", abstract: "Show what happens between two times, grouped by day.",
+        discussion: "Repeating events are expanded into their occurrences, in each event's own time zone.",
         options: [
-            .value("schemas", valueName: "dir", repeatable: true,
-                   help: "Schema directory to load (repeatable). Default: $COMETCAL_SCHEMAS, else ./Schemas."),
-            .flag("no-color", help: "Never colour the output (also: NO_COLOR=1)."),
+            .value("from", valueName: "when", help: "Start of the range (default: today)."),
+            .value("to", valueName: "when", help: "End of the range (default: 7 days after --from)."),
+            .value("days", valueName: "n", help: "Length of the range in days (instead of --to)."),
+            .value("calendar", valueName: "calendar", help: "Only events of this calendar."),
         ],
-        subcommands: [schema],
-        examples: ["cometcal schema check Schemas", "cometcal schema show Event", "cometcal schema dump --json"]
+        examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work"]
+    )
+
+    static let undo = CommandSpec(name: "undo", abstract: "Undo the last change (restores exactly what was there).")
+    static let redo = CommandSpec(name: "redo", abstract: "Redo what the last undo took back.")
+    static let history = CommandSpec(name: "history", abstract: "List recent changes, newest first.",
+                                     options: [.value("limit", valueName: "n", help: "How many entries (default 20).")])
+
+    static let intentCommand = CommandSpec(
+        name: "intent", abstract: "Run any intent of any domain by name.",
+        subcommands: [
+            CommandSpec(
+                name: "run", abstract: "Run an intent with key=value parameters.",
+                discussion: "Parameters are NAME=VALUE (repeat a name for array parameters). A value is read like a command-line flag value, or as JSON when it starts with { or [. Entity parameters take a title or an id. --clear NAME clears an optional parameter (null in JSON); parameters not given stay as they are.",
+                options: [.value("clear", valueName: "name", repeatable: true, help: "Clear this parameter (repeatable).")],
+                positionals: [PositionalSpec("intent", help: "The intent's name, e.g. updateEvent or tasks.createTask."),
+                              PositionalSpec("parameters", arity: .variadic, help: "NAME=VALUE pairs.")],
+                examples: ["cometcal intent run createEvent title='Crew lunch' startDate='2026-06-15 12:00'",
+                           "cometcal intent run updateEvent event='Crew lunch' --clear location",
+                           "cometcal --schemas Examples/Schemas intent run createTask title='Buy cake' priority=high"]
+            ),
+            CommandSpec(name: "list", abstract: "List the intents of every loaded domain."),
+        ]
     )
 
     static let schema = CommandSpec(
         name: "schema",
         abstract: "Check, describe and export the schema files.",
-        subcommands: [schemaCheck, schemaShow, schemaDump]
-    )
-
-    static let schemaCheck = CommandSpec(
-        name: "check",
-        abstract: "Check schema files and report every problem.",
-        discussion: "Reads every '*.cal' file under the given directories (or files) and reports all diagnostics like a compiler: file:line:column, the line, a caret. Exits 0 when there are no errors, 65 when there are.",
-        options: [
-            .flag("json", help: "Print the diagnostics as JSON."),
-            .flag("no-codes", help: "Leave the diagnostic codes ([E100]) out of the messages."),
-        ],
-        positionals: [PositionalSpec("paths", arity: .variadic, help: "Schema directories or files (default: the schema directory).")],
-        examples: ["cometcal schema check Schemas", "cometcal schema check Examples/Schemas/tasks/task.cal --json"]
-    )
-
-    static let schemaShow = CommandSpec(
-        name: "show",
-        abstract: "Describe an entity, enum, union or intent, or give an overview.",
-        options: [.flag("json", help: "Print the declaration as JSON (the shape of 'schema dump').")],
-        positionals: [PositionalSpec("name", arity: .optional, help: "A name such as Event, calendar.Event or updateEvent. Without it: an overview of every domain.")],
-        examples: ["cometcal schema show", "cometcal schema show updateEvent"]
-    )
-
-    static let schemaDump = CommandSpec(
-        name: "dump",
-        abstract: "Print the whole registry as JSON, for tools.",
-        options: [
-            .flag("json", help: "JSON output (the only format; accepted for clarity)."),
-            .flag("compact", help: "One line instead of indented JSON."),
+        subcommands: [
+            CommandSpec(
+                name: "check",
+                abstract: "Check schema files and report every problem.",
+                discussion: "Reads every '*.cal' file under the given directories (or files) and reports all diagnostics like a compiler: file:line:column, the line, a caret. Exits 0 when there are no errors, 65 when there are.",
+                options: [.flag("no-codes", help: "Leave the diagnostic codes ([E100]) out of the messages.")],
+                positionals: [PositionalSpec("paths", arity: .variadic, help: "Schema directories or files (default: the schema directory).")],
+                examples: ["cometcal schema check Schemas", "cometcal schema check Examples/Schemas/tasks --json"]
+            ),
+            CommandSpec(
+                name: "show",
+                abstract: "Describe an entity, enum, union or intent, or give an overview.",
+                positionals: [PositionalSpec("name", arity: .optional, help: "A name such as Event, calendar.Event or updateEvent. Without it: an overview of every domain.")],
+                examples: ["cometcal schema show", "cometcal schema show updateEvent"]
+            ),
+            CommandSpec(
+                name: "dump",
+                abstract: "Print the whole registry as JSON, for tools.",
+                options: [.flag("compact", help: "One line instead of indented JSON.")]
+            ),
         ]
     )
 }

@@ -1,20 +1,165 @@
 import Foundation
 import CometArguments
 import CometSchema
+import CometIntents
 
 /// Runs one parsed command. Each command prints for people by default and JSON with `--json`.
 struct Dispatcher {
     let parsed: ParsedCommand
     let terminal: Terminal
+    let root: CommandSpec
+    let schemaPaths: [String]
 
     func run() -> ExitCode {
-        switch parsed.path {
-        case ["schema", "check"]: return SchemaCommands(parsed: parsed, terminal: terminal).check()
-        case ["schema", "show"]: return SchemaCommands(parsed: parsed, terminal: terminal).show()
-        case ["schema", "dump"]: return SchemaCommands(parsed: parsed, terminal: terminal).dump()
-        default:
-            terminal.err("cometcal: internal error: no handler for '\(parsed.path.joined(separator: " "))'")
+        if parsed.path.first == "schema" {
+            let commands = SchemaCommands(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths)
+            switch parsed.path {
+            case ["schema", "check"]: return commands.check()
+            case ["schema", "show"]: return commands.show()
+            default: return commands.dump()
+            }
+        }
+        do {
+            let context = try AppContext(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths)
+            return try CalendarCommands(context: context).run(parsed.path)
+        } catch let failure as CommandFailure {
+            terminal.err(failure.message)
+            return failure.code
+        } catch {
+            terminal.err("cometcal: internal error: \(error)")
             return .internalError
         }
+    }
+}
+
+/// The commands that use the store: presets over intents, agenda, undo/redo, `intent run`.
+struct CalendarCommands {
+    let context: AppContext
+
+    private var terminal: Terminal { context.terminal }
+    private var parsed: ParsedCommand { context.parsed }
+
+    func run(_ path: [String]) throws -> ExitCode {
+        if let preset = Commands.presets.first(where: { $0.path == path }) {
+            let intent = try Commands.intentDefinition(preset.intent, in: context.registry)
+            let runner = IntentRunner(context: context, intent: intent)
+            let request = try runner.request(fromFlags: parsed, positional: preset.positional)
+            return perform(request, with: runner)
+        }
+        switch path {
+        case ["agenda"]: return try agenda()
+        case ["undo"]: return replay(context.engine.undo())
+        case ["redo"]: return replay(context.engine.redo())
+        case ["history"]: return try history()
+        case ["intent", "list"]: return listIntents()
+        case ["intent", "run"]:
+            guard let name = parsed.positional("intent") else { throw CommandFailure(code: .usage, message: "error: name the intent to run") }
+            let intent: IntentDefinition
+            do {
+                intent = try context.engine.intent(named: name)
+            } catch let error as IntentError {
+                throw CommandFailure(code: .usage, message: "error: \(error.description)")
+            }
+            let runner = IntentRunner(context: context, intent: intent)
+            let request = try runner.request(fromPairs: parsed.positionals("parameters"), clears: parsed.values("clear"), confirmed: parsed.flag("yes"))
+            return perform(request, with: runner)
+        default:
+            terminal.err("cometcal: internal error: no handler for '\(path.joined(separator: " "))'")
+            return .internalError
+        }
+    }
+
+    private func perform(_ request: IntentRequest, with runner: IntentRunner) -> ExitCode {
+        let (outcome, code) = runner.run(request)
+        OutcomePrinter(context: context).print(outcome, runner: runner)
+        return code
+    }
+
+    private func replay(_ outcome: IntentOutcome) -> ExitCode {
+        OutcomePrinter(context: context).print(outcome, runner: nil)
+        if case .failed(let error) = outcome {
+            return error.code == .nothingToUndo || error.code == .nothingToRedo ? .success : .dataError
+        }
+        return .success
+    }
+
+    private func agenda() throws -> ExitCode {
+        let intent = try Commands.intentDefinition("searchEvents", in: context.registry)
+        let runner = IntentRunner(context: context, intent: intent)
+        let from: DateTimeValue
+        do {
+            if let text = parsed.value("from") {
+                from = try context.valueText.dateTime(text)
+            } else {
+                let today = DateTimeValue.utc(context.now).wallTime(in: context.zone).date
+                from = (LocalDateTime(date: today, hour: 0, minute: 0) ?? DateTimeValue.utc(context.now).localTime).dateTime(in: context.zone)
+            }
+        } catch let problem as ValueText.Problem {
+            throw CommandFailure(code: .usage, message: "error: --from: \(problem.message)")
+        }
+        var to: DateTimeValue
+        if let text = parsed.value("to") {
+            do { to = try context.valueText.dateTime(text) } catch let problem as ValueText.Problem {
+                throw CommandFailure(code: .usage, message: "error: --to: \(problem.message)")
+            }
+            if parsed.value("days") != nil { throw CommandFailure(code: .usage, message: "error: give --to or --days, not both") }
+        } else {
+            var days = 7
+            if let text = parsed.value("days") {
+                guard let number = Int(text), number > 0, number <= 3660 else {
+                    throw CommandFailure(code: .usage, message: "error: --days takes a number of days from 1 to 3660, not '\(text)'")
+                }
+                days = number
+            }
+            to = from.adding(days: days)
+        }
+        if to.sortKey <= from.sortKey { throw CommandFailure(code: .usage, message: "error: --to (\(to)) must be after --from (\(from))") }
+        var request = IntentRequest(intent: intent.name.description)
+        request.parameters["from"] = .set(.dateTime(from))
+        request.parameters["to"] = .set(.dateTime(to))
+        if let calendar = parsed.value("calendar") { request.references["calendar"] = calendar }
+        let (outcome, code) = runner.run(request)
+        if !context.wantsJSON, case .done(let result) = outcome {
+            AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant)
+            return code
+        }
+        OutcomePrinter(context: context).print(outcome, runner: runner)
+        return code
+    }
+
+    private func history() throws -> ExitCode {
+        var limit = 20
+        if let text = parsed.value("limit") {
+            guard let number = Int(text), number > 0 else { throw CommandFailure(code: .usage, message: "error: --limit takes a positive number, not '\(text)'") }
+            limit = number
+        }
+        let entries = try context.engine.history(limit: limit)
+        if context.wantsJSON {
+            terminal.out(JSONWriter.pretty(.array(entries.map { entry in
+                .object(JSONObject([
+                    ("sequence", .int(Int(entry.sequence ?? 0))), ("intent", .string(entry.intent)), ("summary", .string(entry.summary)),
+                    ("created", .string(ISO8601DateFormatter().string(from: entry.created))), ("undone", .bool(entry.isUndone)),
+                    ("changes", .int(entry.changes.count)),
+                ]))
+            })))
+            return .success
+        }
+        if entries.isEmpty { terminal.out("No changes yet.") }
+        for entry in entries {
+            let mark = entry.isUndone ? terminal.style(" (undone)", .dim) : ""
+            terminal.out(String(format: "%4d  ", entry.sequence ?? 0) + ISO8601DateFormatter().string(from: entry.created) + "  " + entry.summary + mark)
+        }
+        return .success
+    }
+
+    private func listIntents() -> ExitCode {
+        for domain in context.registry.domains {
+            terminal.out(terminal.style("domain \(domain.name)", .bold))
+            for intent in domain.intents {
+                let required = intent.parameters.filter(\.isRequired).map(\.name).joined(separator: ", ")
+                terminal.out("  \(intent.name.name)" + (required.isEmpty ? "" : "  (requires \(required))"))
+            }
+        }
+        return .success
     }
 }

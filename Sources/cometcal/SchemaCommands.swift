@@ -7,10 +7,7 @@ import CometText
 struct SchemaCommands {
     let parsed: ParsedCommand
     let terminal: Terminal
-
-    private var schemaPaths: [String] {
-        SchemaLocator.directories(flag: parsed.values("schemas"))
-    }
+    let schemaPaths: [String]
 
     /// Compiles the schemas; on failure prints why and returns the exit code to use.
     private func compile(_ paths: [String]) -> Result<SchemaCompiler.Result, ExitCode> {

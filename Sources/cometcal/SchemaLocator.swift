@@ -15,3 +15,23 @@ enum SchemaLocator {
         return [sourceTree]
     }
 }
+
+extension SchemaLocator {
+    /// The values of `--schemas` found before full parsing (the schemas shape the command tree).
+    static func schemaFlags(in arguments: [String]) -> [String] {
+        var values: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if argument == "--schemas", index + 1 < arguments.count {
+                values.append(arguments[index + 1])
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--schemas=") { values.append(String(argument.dropFirst("--schemas=".count))) }
+            index += 1
+        }
+        return values
+    }
+}

@@ -1,20 +1,29 @@
 import Foundation
 import CometArguments
+import CometSchema
 
-/// `cometcal`: parses the command line, runs the command, exits with a sysexits code.
+/// `cometcal`: loads the schemas (their intents shape the command tree), parses the command
+/// line, runs the command, and exits with a sysexits code.
 let arguments = Array(CommandLine.arguments.dropFirst())
+let schemaPaths = SchemaLocator.directories(flag: SchemaLocator.schemaFlags(in: arguments))
+let registry = try? Registry.load(paths: schemaPaths)
+let root = Commands.root(registry: registry)
 let code: ExitCode
 do {
-    let parsed = try ArgumentParser.parse(arguments, root: Commands.root)
+    let parsed = try ArgumentParser.parse(arguments, root: root)
     let terminal = Terminal.detect(noColorFlag: parsed.flag("no-color"))
     if parsed.isHelpRequested || !parsed.command.subcommands.isEmpty {
-        terminal.out(HelpFormatter.render(command: Commands.root, path: parsed.path))
+        terminal.out(HelpFormatter.render(command: root, path: parsed.path))
         code = parsed.isHelpRequested || parsed.path.isEmpty ? .success : .usage
     } else {
-        code = Dispatcher(parsed: parsed, terminal: terminal).run()
+        code = Dispatcher(parsed: parsed, terminal: terminal, root: root, schemaPaths: schemaPaths).run()
     }
 } catch {
-    FileHandle.standardError.write(Data((error.rendered + "\n").utf8))
+    var message = error.rendered
+    if registry == nil, error.code == .unknownCommand {
+        message += "\n(the schemas in \(schemaPaths.joined(separator: ", ")) did not load, so only 'schema' commands are available; run 'cometcal schema check')"
+    }
+    FileHandle.standardError.write(Data((message + "\n").utf8))
     code = .usage
 }
 exit(code.rawValue)

@@ -6,37 +6,55 @@ extension Diagnostic {
         Diagnostic(.unexpectedCharacter, "unexpected character '\(text)'", at: location)
     }
 
-    static func unterminatedString(at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.unterminatedString, "unterminated string literal; close it with '\"' on the same line", at: location)
+    static func unterminatedString(at location: SourceLocation, length: Int) -> Diagnostic {
+        Diagnostic(.unterminatedString, "unterminated string literal; close it with '\"' on the same line", at: location, length: length)
+    }
+
+    static func hyphenInName(_ written: String, camelCase: String, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.unexpectedCharacter, "unexpected character '-' in name '\(written)'; names are written in camelCase", at: location,
+                   suggestion: camelCase)
     }
 
     static func invalidEscape(_ text: String, at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.invalidEscape, "invalid escape sequence '\(text)' in string literal (use \\\", \\\\, \\n, \\t, \\{ or \\})", at: location, length: 2)
+        let advice = text == "\\'" ? "; a ' needs no backslash" : " (use \\\", \\\\, \\n, \\t, \\{ or \\})"
+        return Diagnostic(.invalidEscape, "invalid escape sequence '\(text)' in string literal\(advice)", at: location, length: 2)
     }
 
     static func invalidNumber(_ text: String, at location: SourceLocation, length: Int) -> Diagnostic {
-        Diagnostic(.invalidNumber, "invalid number literal '\(text)'", at: location, length: length)
+        Diagnostic(.invalidNumber, "invalid number literal '\(text)'; write numbers like 42, -7 or 1.5 (text goes in quotes)", at: location, length: length)
     }
 
     static func expected(_ what: String, found token: Token, context: String) -> Diagnostic {
         Diagnostic(.expectedToken, "expected \(what) \(context), found \(token.spelling)", at: token.location, length: token.length)
     }
 
-    static func missingDomain(at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.missingDomain, "a schema file must start with a domain declaration, such as 'domain calendar'", at: location)
+    /// The line ended where `what` belongs; `location` is just past the line's last token.
+    static func expectedBeforeEndOfLine(_ what: String, context: String, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.expectedToken, "expected \(what) \(context), found end of line", at: location)
+    }
+
+    static func danglingAnnotation(_ name: String, found token: Token, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.expectedToken, "'@\(name)' annotates nothing: it is followed by \(token.spelling); write it right before the declaration, property, parameter or case it is for",
+                   at: location, length: name.count + 1)
+    }
+
+    static func missingDomain(at location: SourceLocation, length: Int) -> Diagnostic {
+        Diagnostic(.missingDomain, "a schema file must start with a domain declaration, such as 'domain calendar'", at: location, length: length)
     }
 
     static func domainNotFirst(at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.missingDomain, "the domain declaration must come before every other declaration", at: location, length: 6)
+        Diagnostic(.missingDomain, "the domain declaration must come before every other declaration; move it to the top of the file",
+                   at: location, length: 6)
     }
 
-    static func duplicateDomainDeclaration(at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.duplicateDomainDeclaration, "a file belongs to one domain; 'domain' is declared again here", at: location, length: 6)
+    static func duplicateDomainDeclaration(at location: SourceLocation, first: SourceLocation) -> Diagnostic {
+        Diagnostic(.duplicateDomainDeclaration, "a file belongs to one domain; 'domain' is declared again here", at: location, length: 6,
+                   notes: [Note(message: "the file's domain is declared here", location: first)])
     }
 
-    static func expectedDeclaration(found token: Token) -> Diagnostic {
+    static func expectedDeclaration(found token: Token, suggestion: String?) -> Diagnostic {
         Diagnostic(.expectedDeclaration, "expected a declaration ('indexed entity', 'transient entity', 'enum', 'union' or 'intent'), found \(token.spelling)",
-                   at: token.location, length: token.length)
+                   at: token.location, length: token.length, suggestion: suggestion)
     }
 
     static func entityKindMissing(at location: SourceLocation) -> Diagnostic {
@@ -48,7 +66,7 @@ extension Diagnostic {
         Diagnostic(.expectedToken, "enum cases have no type or value in \(owner); map them with '@ical(\"…\")' instead", at: token.location)
     }
 
-    static func unknownActionVerb(_ word: String, suggestion: String, at location: SourceLocation) -> Diagnostic {
+    static func unknownActionVerb(_ word: String, suggestion: String?, at location: SourceLocation) -> Diagnostic {
         Diagnostic(.expectedToken, "unknown intent action '\(word)' (creates, updates, deletes, opens, searches)", at: location,
                    length: word.count, suggestion: suggestion)
     }
@@ -72,17 +90,22 @@ extension Diagnostic {
         Diagnostic(.unknownType, "unknown type '\(name)'", at: location, length: length, suggestion: suggestion)
     }
 
-    static func unknownDomain(_ name: String, at location: SourceLocation, suggestion: String?) -> Diagnostic {
-        Diagnostic(.unknownDomain, "unknown domain '\(name)'", at: location, length: name.count, suggestion: suggestion)
+    static func unknownDomain(_ name: String, at location: SourceLocation, suggestion: String?, known: [String]) -> Diagnostic {
+        let hint = suggestion == nil ? "; no schema file declares 'domain \(name)' (known domains: \(known.joined(separator: ", ")))" : ""
+        return Diagnostic(.unknownDomain, "unknown domain '\(name)'\(hint)", at: location, length: name.count, suggestion: suggestion)
     }
 
-    static func duplicateDeclaration(_ name: Identifier, kind: String, domain: String, first: SourceLocation) -> Diagnostic {
-        Diagnostic(.duplicateDeclaration, "\(kind) '\(name.name)' is already declared in domain '\(domain)'", at: name.location, length: name.length,
-                   notes: [Note(message: "'\(name.name)' is first declared here", location: first)])
+    static func duplicateDeclaration(_ name: Identifier, kind: String, existingKind: String, domain: String, first: SourceLocation) -> Diagnostic {
+        let message = kind == existingKind
+            ? "\(kind) '\(name.name)' is already declared in domain '\(domain)'"
+            : "\(kind) '\(name.name)' takes a name already used by \(existingKind) '\(name.name)' in domain '\(domain)'; entities, enums, unions and intents share one namespace"
+        return Diagnostic(.duplicateDeclaration, message, at: name.location, length: name.length,
+                          notes: [Note(message: "'\(name.name)' is first declared here", location: first)])
     }
 
     static func shadowsBuiltin(_ name: Identifier) -> Diagnostic {
-        Diagnostic(.duplicateDeclaration, "'\(name.name)' is a built-in type and cannot be declared again", at: name.location, length: name.length)
+        Diagnostic(.duplicateDeclaration, "'\(name.name)' is a built-in type and cannot be declared again; choose another name",
+                   at: name.location, length: name.length)
     }
 
     static func duplicateMember(_ id: DiagnosticID, what: String, name: Identifier, owner: String, first: SourceLocation) -> Diagnostic {
@@ -91,11 +114,11 @@ extension Diagnostic {
     }
 
     static func emptyEnum(_ name: Identifier) -> Diagnostic {
-        Diagnostic(.emptyEnum, "enum '\(name.name)' has no cases", at: name.location, length: name.length)
+        Diagnostic(.emptyEnum, "enum '\(name.name)' has no cases; list at least one, one per line", at: name.location, length: name.length)
     }
 
     static func emptyUnion(_ name: Identifier) -> Diagnostic {
-        Diagnostic(.emptyUnion, "union '\(name.name)' has no cases", at: name.location, length: name.length)
+        Diagnostic(.emptyUnion, "union '\(name.name)' has no cases; list at least one as 'name: Type'", at: name.location, length: name.length)
     }
 
     // MARK: Annotations
@@ -110,8 +133,14 @@ extension Diagnostic {
         return Diagnostic(.misplacedAnnotation, "'@\(name)' does not apply to \(target.plural); it applies to \(places)", at: location, length: name.count + 1)
     }
 
-    static func annotationArgument(_ name: String, _ problem: String, at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.annotationArgument, "'@\(name)' \(problem)", at: location)
+    static func annotationOnDomain(_ name: String, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.misplacedAnnotation, "'@\(name)' does not apply to the domain declaration; annotations go before the declaration they describe",
+                   at: location, length: name.count + 1)
+    }
+
+    static func annotationArgument(_ name: String, _ problem: String, at location: SourceLocation, length: Int = 1,
+                                   suggestion: String? = nil) -> Diagnostic {
+        Diagnostic(.annotationArgument, "'@\(name)' \(problem)", at: location, length: length, suggestion: suggestion)
     }
 
     static func duplicateAnnotation(_ name: String, at location: SourceLocation, first: SourceLocation) -> Diagnostic {
@@ -124,29 +153,36 @@ extension Diagnostic {
                    at: location, length: property.count, suggestion: suggestion)
     }
 
-    static func invalidPhrase(_ phrase: String, _ problem: String, at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.invalidPhrase, "phrase \"\(phrase)\" \(problem)", at: location)
+    static func invalidPhrase(_ phrase: String, _ problem: String, at location: SourceLocation, length: Int) -> Diagnostic {
+        Diagnostic(.invalidPhrase, "phrase \"\(phrase)\" \(problem)", at: location, length: length)
     }
 
-    static func unknownPhrasePlaceholder(_ placeholder: String, intent: String, at location: SourceLocation, suggestion: String?) -> Diagnostic {
-        Diagnostic(.unknownPhrasePlaceholder, "phrase slot '{\(placeholder)}' is not a parameter of intent '\(intent)'", at: location,
-                   suggestion: suggestion)
+    static func unknownPhrasePlaceholder(_ placeholder: String, intent: String, parameters: [String], at location: SourceLocation, length: Int,
+                                         suggestion: String?) -> Diagnostic {
+        let hint = suggestion != nil ? ""
+            : parameters.isEmpty ? "; the intent has no parameters"
+            : " (its parameters: \(parameters.joined(separator: ", ")))"
+        return Diagnostic(.unknownPhrasePlaceholder, "phrase slot '{\(placeholder)}' is not a parameter of intent '\(intent)'\(hint)",
+                          at: location, length: length, suggestion: suggestion)
     }
 
     // MARK: Types and defaults
 
-    static func invalidDefault(_ literal: String, type: String, reason: String, at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.invalidDefault, "default value \(literal) does not fit type '\(type)': \(reason)", at: location, length: literal.count)
+    static func invalidDefault(_ literal: LiteralSyntax, type: String, reason: String) -> Diagnostic {
+        Diagnostic(.invalidDefault, "default value \(literal.spelling) does not fit type '\(type)': \(reason)", at: literal.location,
+                   length: literal.length)
     }
 
-    static func requiredParameterWithDefault(_ name: Identifier, type: String, at location: SourceLocation) -> Diagnostic {
+    static func requiredParameterWithDefault(_ name: Identifier, type: String, at location: SourceLocation, length: Int) -> Diagnostic {
         Diagnostic(.requiredParameterWithDefault,
                    "required parameter '\(name.name)' has a default value; make it optional ('\(type)?') or remove the default",
-                   at: location)
+                   at: location, length: length)
     }
 
-    static func referenceDefault(_ name: Identifier, entity: String, at location: SourceLocation) -> Diagnostic {
-        Diagnostic(.referenceDefault, "'\(name.name)' refers to entity '\(entity)' and cannot have a default value", at: location)
+    static func referenceDefault(_ name: Identifier, entity: String, at location: SourceLocation, length: Int) -> Diagnostic {
+        Diagnostic(.referenceDefault,
+                   "'\(name.name)' refers to entity '\(entity)' and cannot have a default value; remove it (make '\(name.name)' optional if it may be absent)",
+                   at: location, length: length)
     }
 
     static func unionCaseType(_ caseName: Identifier, union: String, problem: String) -> Diagnostic {
@@ -173,9 +209,10 @@ extension Diagnostic {
         Diagnostic(.transientMisuse, message, at: location, length: length)
     }
 
-    static func recursiveTransient(_ entity: Identifier, cycle: [String]) -> Diagnostic {
-        Diagnostic(.recursiveTransient, "transient entity '\(entity.name)' contains itself (\(cycle.joined(separator: " → "))); refer to an indexed entity instead",
-                   at: entity.location, length: entity.length)
+    static func recursiveTransient(entity: String, property: String, type: String, cycle: [String], at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.recursiveTransient,
+                   "transient entity '\(entity)' contains itself (\(cycle.joined(separator: " → "))), so a value could never end; make '\(property)' optional ('\(type)?') or an array, or refer to an indexed entity",
+                   at: location, length: property.count)
     }
 
     static func duplicateTitle(_ name: Identifier, entity: String, first: SourceLocation) -> Diagnostic {
@@ -194,13 +231,17 @@ extension Diagnostic {
         Diagnostic(.intentActionNotIndexedEntity, "intent '\(intent)' \(verb) '\(type)', which is not an entity", at: location, length: length)
     }
 
-    static func missingTarget(_ intent: Identifier, verb: String, entity: String) -> Diagnostic {
-        Diagnostic(.missingTarget, "intent '\(intent.name)' \(verb) an existing '\(entity)' but has no '@target' parameter of type '\(entity)'",
-                   at: intent.location, length: intent.length)
+    static func missingTarget(_ intent: Identifier, verb: String, entity: String, candidate: (name: String, location: SourceLocation)?) -> Diagnostic {
+        var notes: [Note] = []
+        if let candidate {
+            notes.append(Note(message: "'\(candidate.name)' has type '\(entity)'; mark it '@target' if the intent acts on it", location: candidate.location))
+        }
+        return Diagnostic(.missingTarget, "intent '\(intent.name)' \(verb) an existing '\(entity)' but has no '@target' parameter of type '\(entity)'",
+                          at: intent.location, length: intent.length, notes: notes)
     }
 
     static func duplicateTarget(_ name: Identifier, first: SourceLocation) -> Diagnostic {
-        Diagnostic(.duplicateTarget, "only one parameter can be the '@target'", at: name.location, length: name.length,
+        Diagnostic(.duplicateTarget, "only one parameter can be the '@target'; remove '@target' from '\(name.name)'", at: name.location, length: name.length,
                    notes: [Note(message: "the first '@target' is here", location: first)])
     }
 
@@ -209,16 +250,21 @@ extension Diagnostic {
     }
 
     static func targetOnCreate(_ name: Identifier, verb: String) -> Diagnostic {
-        Diagnostic(.targetType, "'@target' marks the entity an intent acts on; an intent that \(verb) has none", at: name.location, length: name.length)
-    }
-
-    static func returnType(_ intent: String, verb: String, expected: String, found: String, at location: SourceLocation, length: Int) -> Diagnostic {
-        Diagnostic(.returnType, "intent '\(intent)' \(verb) and must return '\(expected)', not '\(found)'", at: location, length: length)
-    }
-
-    static func parameterPropertyMismatch(_ name: Identifier, intent: String, type: String, entity: String, propertyType: String) -> Diagnostic {
-        Diagnostic(.parameterPropertyMismatch,
-                   "parameter '\(name.name)' of intent '\(intent)' is '\(type)' but property '\(entity).\(name.name)' is '\(propertyType)'; the engine copies one into the other",
+        Diagnostic(.targetType, "'@target' marks the existing entity an intent acts on, and an intent that \(verb) has none; remove '@target' from '\(name.name)'",
                    at: name.location, length: name.length)
+    }
+
+    static func returnType(_ intent: String, verb: String, entity: String, expected: String, found: String, at location: SourceLocation, length: Int) -> Diagnostic {
+        Diagnostic(.returnType,
+                   "intent '\(intent)' \(verb) '\(entity)', so it returns '\(expected)', not '\(found)'; write 'returns \(expected)' or leave 'returns' out",
+                   at: location, length: length)
+    }
+
+    static func parameterPropertyMismatch(_ name: Identifier, intent: String, type: String, entity: String, propertyType: String,
+                                          propertyAt: SourceLocation) -> Diagnostic {
+        Diagnostic(.parameterPropertyMismatch,
+                   "parameter '\(name.name)' of intent '\(intent)' is '\(type)' but property '\(entity).\(name.name)' is '\(propertyType)'; the engine copies one into the other, so their types must match",
+                   at: name.location, length: name.length,
+                   notes: [Note(message: "property '\(entity).\(name.name)' is declared here", location: propertyAt)])
     }
 }

@@ -21,10 +21,14 @@ extension Registry {
         }
         switch (type.base, value) {
         case (.builtin(.string), .string), (.builtin(.int), .int), (.builtin(.double), .double),
-             (.builtin(.bool), .bool), (.builtin(.date), .date), (.builtin(.dateTime), .dateTime),
+             (.builtin(.bool), .bool), (.builtin(.date), .date),
              (.builtin(.duration), .duration), (.builtin(.url), .url), (.builtin(.uuid), .uuid),
              (.builtin(.recurrence), .recurrence):
             return
+        case (.builtin(.dateTime), .dateTime(let dateTime)):
+            // A zoned value built in code (or read from storage) must name a zone tzdata knows:
+            // an unknown zone would otherwise be read as UTC without a word (DESIGN.md "Time").
+            if let identifier = dateTime.timeZoneIdentifier { _ = try TimeZones.zone(identifier) }
         case (.builtin(.double), .int):
             return
         case (.builtin(.person), .person(let person)):
@@ -104,7 +108,8 @@ extension Registry {
         if let longitude = place.longitude, !(-180.0...180.0).contains(longitude) {
             throw ValueError(.invalidPlace, "longitude \(longitude) is out of range (-180 to 180)", path: "longitude")
         }
-        if place.name == nil, place.address == nil, place.latitude == nil {
+        let hasText = [place.name, place.address].contains { !($0?.trimmingCharacters(in: .whitespaces).isEmpty ?? true) }
+        if !hasText, place.latitude == nil {
             throw ValueError(.invalidPlace, "a place needs a name, an address or coordinates")
         }
     }
@@ -134,13 +139,19 @@ extension Registry {
             default: return "a \(builtin.rawValue)"
             }
         case .entity(let name):
-            return entity(name)?.kind == .transient ? "a \(name.name) object" : "a \(name.name) id"
+            return entity(name)?.kind == .transient ? "\(article(name.name)) \(name.name) object" : "\(article(name.name)) \(name.name) id"
         case .enumeration(let name):
             let cases = enumeration(name)?.cases.map(\.name).joined(separator: ", ") ?? ""
             return "one of \(name.name)'s cases (\(cases))"
         case .union(let name):
             let cases = union(name)?.cases.map(\.name).joined(separator: ", ") ?? ""
-            return "a \(name.name) (one of: \(cases))"
+            return "\(article(name.name)) \(name.name) (one of: \(cases))"
         }
+    }
+
+    /// "an" before a declared name that starts with a vowel letter ("an Event", "an Alarm").
+    private func article(_ name: String) -> String {
+        guard let first = name.first else { return "a" }
+        return "AEIOUaeiou".contains(first) ? "an" : "a"
     }
 }

@@ -37,14 +37,16 @@ extension Checker {
             if let label = argument.label {
                 guard let kind = spec.labelled[label.name] else {
                     let labels = spec.labelled.keys.sorted()
-                    let hint = EditDistance.closest(to: label.name, among: labels).map { "; did you mean '\($0):'?" }
-                        ?? (labels.isEmpty ? "" : " (it takes: \(labels.map { $0 + ":" }.joined(separator: ", ")))")
-                    diagnostics.append(.annotationArgument(spec.name, "has no argument '\(label.name):'\(hint)", at: label.location))
+                    let suggestion = EditDistance.closest(to: label.name, among: labels)
+                    let accepted = labels.isEmpty ? "it takes no labelled arguments"
+                        : "it takes " + labels.map { "'\($0):'" }.joined(separator: ", ")
+                    diagnostics.append(.annotationArgument(spec.name, "has no argument '\(label.name):'" + (suggestion == nil ? "; \(accepted)" : ""),
+                                                           at: label.location, length: label.length, suggestion: suggestion.map { $0 + ":" }))
                     valid = false
                     continue
                 }
                 guard labelled[label.name] == nil else {
-                    diagnostics.append(.annotationArgument(spec.name, "is given '\(label.name):' twice", at: label.location))
+                    diagnostics.append(.annotationArgument(spec.name, "is given '\(label.name):' twice", at: label.location, length: label.length))
                     valid = false
                     continue
                 }
@@ -52,8 +54,10 @@ extension Checker {
                 labelled[label.name] = value
             } else {
                 guard positional.count < spec.positional.count else {
-                    let expected = spec.positional.isEmpty ? "takes no arguments" : "takes at most \(spec.positional.count) unlabelled argument"
-                    diagnostics.append(.annotationArgument(spec.name, expected, at: argument.value.location))
+                    let expected = spec.positional.isEmpty
+                        ? (spec.labelled.isEmpty ? "takes no arguments; write it as '@\(spec.name)'" : "takes only labelled arguments")
+                        : "takes at most \(spec.positional.count) unlabelled argument"
+                    diagnostics.append(.annotationArgument(spec.name, expected, at: argument.value.location, length: argument.value.length))
                     valid = false
                     continue
                 }
@@ -62,11 +66,13 @@ extension Checker {
             }
         }
         if positional.count < spec.requiredPositional {
-            diagnostics.append(.annotationArgument(spec.name, "needs \(spec.positional[positional.count].rawValue) argument, e.g. @\(spec.name)(\"…\")", at: syntax.location))
+            diagnostics.append(.annotationArgument(spec.name, "needs \(spec.positional[positional.count].rawValue) argument, e.g. @\(spec.name)(\"…\")",
+                                                   at: syntax.location, length: spec.name.count + 1))
             valid = false
         }
         if spec.name == "ical", positional.isEmpty, labelled["param"] == nil, valid {
-            diagnostics.append(.annotationArgument(spec.name, "needs the iCalendar name it maps to, e.g. @ical(\"SUMMARY\") or @ical(param: \"PARTSTAT\")", at: syntax.location))
+            diagnostics.append(.annotationArgument(spec.name, "needs the iCalendar name it maps to, e.g. @ical(\"SUMMARY\") or @ical(param: \"PARTSTAT\")",
+                                                   at: syntax.location, length: spec.name.count + 1))
             valid = false
         }
         guard valid else { return nil }
@@ -80,7 +86,7 @@ extension Checker {
         case (.name, .name(let name, _)), (.name, .string(let name, _)):
             return .name(name)
         default:
-            diagnostics.append(.annotationArgument(spec.name, "expects \(kind.rawValue) here, found \(literal.spelling)", at: literal.location))
+            diagnostics.append(.annotationArgument(spec.name, "expects \(kind.rawValue) here, found \(literal.spelling)", at: literal.location, length: literal.length))
             return nil
         }
     }

@@ -43,7 +43,10 @@ extension Checker {
         }
         let phrases = annotations.filter { $0.name == "phrase" }.compactMap { annotation -> Phrase? in
             guard let text = annotation.firstString else { return nil }
-            return checkPhrase(text, at: annotation.location, intent: syntax, parameters: parameters)
+            // Point into the string itself, not at the '@'.
+            let written = syntax.annotations.first { $0.location == annotation.location }?.arguments.first?.value
+            return checkPhrase(text, literal: written?.span ?? LiteralSpan(location: annotation.location, length: 1),
+                               intent: syntax)
         }
         return IntentDefinition(
             name: QualifiedName(domain: domain, name: intentName), doc: syntax.doc, annotations: annotations,
@@ -66,9 +69,8 @@ extension Checker {
         guard let returnsSyntax = syntax.returns else { return expected }
         guard let returns = resolve(returnsSyntax, in: domain) else { return expected }
         if let action, let entity, action != .delete, returns != expected, let expected {
-            diagnostics.append(.returnType(syntax.name.name, verb: action.verb, expected: expected.description, found: returns.description,
-                                           at: returnsSyntax.location, length: returnsSyntax.length))
-            _ = entity
+            diagnostics.append(.returnType(syntax.name.name, verb: action.verb, entity: entity.name, expected: expected.description,
+                                           found: returns.description, at: returnsSyntax.location, length: returnsSyntax.length))
         }
         return returns
     }
@@ -89,7 +91,7 @@ extension Checker {
                 if type.isOptional {
                     defaultValue = checkDefault(literal, for: member.name, type: type, registry: registry)
                 } else {
-                    diagnostics.append(.requiredParameterWithDefault(member.name, type: type.description, at: literal.location))
+                    diagnostics.append(.requiredParameterWithDefault(member.name, type: type.description, at: literal.location, length: literal.length))
                 }
             }
             parameters.append(ParameterDefinition(
@@ -110,6 +112,11 @@ extension Checker {
                 diagnostics.append(.duplicateTarget(nameOf(extra), first: targets[0].location))
             }
         }
+        // A '@target' whose type did not resolve was reported already; say nothing more about it.
+        let unresolvedTarget = syntax.parameters.contains { member in
+            member.annotations.contains { $0.name.name == "target" } && !parameters.contains { $0.name == member.name.name }
+        }
+        if targets.isEmpty, unresolvedTarget || syntax.bodyMissing { return }
         guard let action else {
             return
         }
@@ -119,7 +126,10 @@ extension Checker {
         case .update, .delete, .open:
             guard let entity, entityKind == .indexed else { return }
             guard let target = targets.first else {
-                diagnostics.append(.missingTarget(syntax.name, verb: action.verb, entity: entity.name))
+                // A parameter of the entity's type is most likely the one meant.
+                let candidate = parameters.first { $0.type.required == TypeExpression(.entity(entity)) }
+                diagnostics.append(.missingTarget(syntax.name, verb: action.verb, entity: entity.name,
+                                                  candidate: candidate.map { ($0.name, $0.location) }))
                 return
             }
             if target.type != TypeExpression(.entity(entity)) {
@@ -147,7 +157,8 @@ extension Checker {
             if propertyType.base != parameter.type.base || propertyType.isArray != parameter.type.isArray {
                 let name = syntax.parameters.first { $0.name.name == parameter.name }?.name ?? syntax.name
                 diagnostics.append(.parameterPropertyMismatch(name, intent: syntax.name.name, type: parameter.type.description,
-                                                              entity: entity.name, propertyType: propertyType.description))
+                                                              entity: entity.name, propertyType: propertyType.description,
+                                                              propertyAt: property.name.location))
             }
         }
     }
@@ -159,7 +170,7 @@ extension Checker {
     }
 
     private mutating func checkConfirmProperty(_ property: String, syntax: IntentSyntax, entity: QualifiedName?) {
-        guard let entity, case .entity(let entitySyntax)? = table[entity] else { return }
+        guard let entity, case .entity(let entitySyntax)? = table[entity], !entitySyntax.bodyMissing else { return }
         let names = entitySyntax.properties.map(\.name.name)
         guard !names.contains(property) else { return }
         let location = syntax.annotations.first { $0.name.name == "confirm" }?.arguments.first?.value.location ?? syntax.name.location
@@ -168,37 +179,41 @@ extension Checker {
     }
 
     /// Splits a phrase into text and `{parameter}` slots, checking every slot names a parameter.
-    private mutating func checkPhrase(_ text: String, at location: SourceLocation, intent: IntentSyntax, parameters: [ParameterDefinition]) -> Phrase? {
+    /// `literal` is where the phrase string is written, so problems point at the slot itself.
+    private mutating func checkPhrase(_ text: String, literal: LiteralSpan, intent: IntentSyntax) -> Phrase? {
         var parts: [Phrase.Part] = []
-        var literal = ""
+        var pending = ""
         var slot: String?
         var valid = true
         var iterator = Array(text).makeIterator()
         while let char = iterator.next() {
             if char == "\\" {
-                if let escaped = iterator.next() { (slot == nil ? { literal.append(escaped) } : { slot?.append(escaped) })() }
+                if let escaped = iterator.next() { (slot == nil ? { pending.append(escaped) } : { slot?.append(escaped) })() }
                 continue
             }
             if char == "{" {
                 guard slot == nil else {
-                    diagnostics.append(.invalidPhrase(text, "opens a slot inside another slot", at: location))
+                    diagnostics.append(.invalidPhrase(text, "opens a slot inside another slot", at: literal.location, length: literal.length))
                     return nil
                 }
-                if !literal.isEmpty { parts.append(.text(literal)) }
-                literal = ""
+                if !pending.isEmpty { parts.append(.text(pending)) }
+                pending = ""
                 slot = ""
             } else if char == "}" {
                 guard let name = slot else {
-                    diagnostics.append(.invalidPhrase(text, "has '}' without '{' (write \\} for a literal brace)", at: location))
+                    diagnostics.append(.invalidPhrase(text, "has '}' without '{' (write \\} for a literal brace)", at: literal.location, length: literal.length))
                     return nil
                 }
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty {
-                    diagnostics.append(.invalidPhrase(text, "has an empty slot '{}'", at: location))
+                    let (location, length) = slotPosition("{" + name + "}", in: literal)
+                    diagnostics.append(.invalidPhrase(text, "has an empty slot '{}'; name a parameter inside the braces", at: location, length: length))
                     valid = false
-                } else if !parameters.contains(where: { $0.name == trimmed }) {
-                    let names = parameters.map(\.name)
-                    diagnostics.append(.unknownPhrasePlaceholder(trimmed, intent: intent.name.name, at: location,
+                } else if !intent.bodyMissing, !intent.parameters.contains(where: { $0.name.name == trimmed }) {
+                    // Declared parameters count even when their type is wrong (that is reported on its own).
+                    let names = intent.parameters.map(\.name.name)
+                    let (location, length) = slotPosition("{" + name + "}", in: literal)
+                    diagnostics.append(.unknownPhrasePlaceholder(trimmed, intent: intent.name.name, parameters: names, at: location, length: length,
                                                                  suggestion: EditDistance.closest(to: trimmed, among: names)))
                     valid = false
                 }
@@ -207,14 +222,31 @@ extension Checker {
             } else if slot != nil {
                 slot?.append(char)
             } else {
-                literal.append(char)
+                pending.append(char)
             }
         }
         if slot != nil {
-            diagnostics.append(.invalidPhrase(text, "has a slot that is never closed with '}'", at: location))
+            diagnostics.append(.invalidPhrase(text, "has a slot that is never closed with '}'", at: literal.location, length: literal.length))
             return nil
         }
-        if !literal.isEmpty { parts.append(.text(literal)) }
+        if !pending.isEmpty { parts.append(.text(pending)) }
         return valid ? Phrase(parts: parts) : nil
+    }
+
+    /// Where `{slot}` is written inside the phrase string, found in the source line; the whole
+    /// string when the slot cannot be found there (a string continued with escapes, say).
+    private func slotPosition(_ slot: String, in literal: LiteralSpan) -> (SourceLocation, Int) {
+        let location = literal.location
+        guard let file = files.first(where: { $0.source.path == location.path }) else { return (location, literal.length) }
+        let line = Array(file.source.lineText(location.line).unicodeScalars)
+        let needle = Array(slot.unicodeScalars)
+        let start = location.column - 1
+        let end = min(line.count, start + literal.length)
+        guard needle.count <= end - start else { return (location, literal.length) }
+        for column in start...(end - needle.count) where Array(line[column..<column + needle.count]) == needle {
+            return (SourceLocation(path: location.path, line: location.line, column: column + 1, offset: location.offset + column - start),
+                    needle.count)
+        }
+        return (location, literal.length)
     }
 }

@@ -45,7 +45,7 @@ struct Checker {
             if let doc = file.domain?.doc, domainDocs[domain] == nil { domainDocs[domain] = doc }
             if let annotations = file.domain?.annotations, !annotations.isEmpty {
                 for annotation in annotations {
-                    diagnostics.append(.misplacedAnnotation(annotation.name.name, on: .entity, allowed: [], at: annotation.location))
+                    diagnostics.append(.annotationOnDomain(annotation.name.name, at: annotation.location))
                 }
             }
             for declaration in file.declarations {
@@ -56,7 +56,8 @@ struct Checker {
                 }
                 let qualified = QualifiedName(domain: domain, name: name.name)
                 if let existing = table[qualified] {
-                    diagnostics.append(.duplicateDeclaration(name, kind: declaration.kindName, domain: domain, first: existing.name.location))
+                    diagnostics.append(.duplicateDeclaration(name, kind: declaration.kindName, existingKind: existing.kindName, domain: domain,
+                                                             first: existing.name.location))
                     continue
                 }
                 table[qualified] = declaration
@@ -96,7 +97,7 @@ struct Checker {
             }
             seen[member.name.name] = member.name.location
             let annotations = checkAnnotations(member.annotations, on: .property)
-            guard let type = resolve(member.type, in: domain) else { continue }
+            // Before the type: a '@title' property whose type is wrong still is the title.
             if annotations.contains(named: "title") {
                 if let titleAt {
                     diagnostics.append(.duplicateTitle(member.name, entity: syntax.name.name, first: titleAt))
@@ -104,6 +105,7 @@ struct Checker {
                     titleAt = member.name.location
                 }
             }
+            guard let type = resolve(member.type, in: domain) else { continue }
             if let searchable = annotations.first(named: "searchable"), !holdsText(type, in: domain) {
                 diagnostics.append(.searchableNotText(member.name, type: type.description, at: searchable.location))
             }
@@ -113,7 +115,7 @@ struct Checker {
                 annotations: annotations, location: member.name.location
             ))
         }
-        if kind == .indexed {
+        if kind == .indexed, !syntax.bodyMissing {
             if let id = properties.first(where: { $0.name == "id" }) {
                 if id.type != .builtin(.uuid) {
                     let name = syntax.properties.first { $0.name.name == "id" }?.name ?? syntax.name
@@ -141,7 +143,7 @@ struct Checker {
             seen[enumCase.name.name] = enumCase.name.location
             cases.append(EnumCaseDefinition(name: enumCase.name.name, doc: enumCase.doc, annotations: checkAnnotations(enumCase.annotations, on: .enumCase)))
         }
-        if syntax.cases.isEmpty { diagnostics.append(.emptyEnum(syntax.name)) }
+        if syntax.cases.isEmpty, !syntax.bodyMissing { diagnostics.append(.emptyEnum(syntax.name)) }
         return EnumDefinition(
             name: QualifiedName(domain: domain, name: syntax.name.name), doc: syntax.doc,
             annotations: checkAnnotations(syntax.annotations, on: .enumeration), cases: cases, location: syntax.name.location
@@ -168,7 +170,7 @@ struct Checker {
             }
             cases.append(UnionCaseDefinition(name: unionCase.name.name, type: type, doc: unionCase.doc, annotations: annotations))
         }
-        if syntax.cases.isEmpty { diagnostics.append(.emptyUnion(syntax.name)) }
+        if syntax.cases.isEmpty, !syntax.bodyMissing { diagnostics.append(.emptyUnion(syntax.name)) }
         return UnionDefinition(
             name: QualifiedName(domain: domain, name: syntax.name.name), doc: syntax.doc,
             annotations: checkAnnotations(syntax.annotations, on: .union), cases: cases, location: syntax.name.location
@@ -179,11 +181,13 @@ struct Checker {
 
     /// Resolves a written type in the context of `domain`; reports unknown names with a suggestion.
     mutating func resolve(_ syntax: TypeSyntax, in domain: String) -> TypeExpression? {
+        if syntax.isMissing { return nil }  // the parser reported it
         let base: NamedType
         if let qualifier = syntax.domain {
             guard order[qualifier.name] != nil else {
+                let known = order.keys.sorted()
                 diagnostics.append(.unknownDomain(qualifier.name, at: qualifier.location,
-                                                  suggestion: EditDistance.closest(to: qualifier.name, among: order.keys.sorted())))
+                                                  suggestion: EditDistance.closest(to: qualifier.name, among: known), known: known))
                 return nil
             }
             guard let found = namedType(QualifiedName(domain: qualifier.name, name: syntax.name.name)) else {
@@ -250,23 +254,44 @@ struct Checker {
     /// runtime values. Returns nil (after reporting) when it does not fit.
     mutating func checkDefault(_ literal: LiteralSyntax, for name: Identifier, type: TypeExpression, registry: Registry?) -> Value? {
         if case .entity(let entityName) = type.base, table[entityName].map({ if case .entity(let e) = $0 { return e.kind == .indexed } else { return false } }) == true {
-            diagnostics.append(.referenceDefault(name, entity: entityName.name, at: literal.location))
+            diagnostics.append(.referenceDefault(name, entity: entityName.name, at: literal.location, length: literal.length))
             return nil
         }
         guard let registry else { return nil }
         if case .builtin(let builtin) = type.base, !type.isArray, builtin == .person || builtin == .place {
-            diagnostics.append(.invalidDefault(literal.spelling, type: type.description, reason: "\(builtin.rawValue) values cannot have a default", at: literal.location))
+            diagnostics.append(.invalidDefault(literal, type: type.description, reason: "\(builtin.rawValue) values cannot have a default"))
             return nil
+        }
+        // Common slips among the built-ins, answered with what to write instead.
+        if !type.isArray, case .builtin(let builtin) = type.base {
+            var advice: String?
+            let unquoted: Bool
+            switch literal {
+            case .integer, .double, .bool: unquoted = true
+            case .name(_, let span): unquoted = !span.isDotted
+            case .string, .array: unquoted = false
+            }
+            switch (builtin, literal) {
+            case (.bool, .bool): break
+            case (.bool, _): advice = "write true or false"
+            case (.int, .double): advice = "an Int is a whole number, such as 1 or -3"
+            default:
+                if unquoted, builtin.isWrittenAsText { advice = "write text values in quotes, as \"\(literal.spelling)\"" }
+            }
+            if let advice {
+                diagnostics.append(.invalidDefault(literal, type: type.description, reason: advice))
+                return nil
+            }
         }
         guard let json = jsonForDefault(literal, type: type) else {
             let expected = isEnum(type) ? "write a case name such as .\(enumCases(type).first ?? "case")" : "expected \(registry.describe(type.required))"
-            diagnostics.append(.invalidDefault(literal.spelling, type: type.description, reason: expected, at: literal.location))
+            diagnostics.append(.invalidDefault(literal, type: type.description, reason: expected))
             return nil
         }
         do {
             return try registry.decode(json, as: type.required)
         } catch {
-            diagnostics.append(.invalidDefault(literal.spelling, type: type.description, reason: error.description, at: literal.location))
+            diagnostics.append(.invalidDefault(literal, type: type.description, reason: error.description))
             return nil
         }
     }
@@ -292,7 +317,7 @@ struct Checker {
         }
     }
 
-    private func isEnum(_ type: TypeExpression) -> Bool {
+    fileprivate func isEnum(_ type: TypeExpression) -> Bool {
         if case .enumeration = type.base { return true }
         return false
     }
@@ -305,26 +330,45 @@ struct Checker {
     // MARK: Transient containment
 
     /// A transient entity that contains itself (directly or through others) has no finite value.
+    /// The error points at the property that starts the cycle and names every step of it.
     private mutating func checkTransientCycles(_ registry: Registry) {
         var reported = Set<QualifiedName>()
         for entity in registry.allEntities where entity.kind == .transient {
-            guard !reported.contains(entity.name), let cycle = findCycle(from: entity.name, registry: registry, path: [entity.name]) else { continue }
-            cycle.forEach { reported.insert($0) }
-            guard case .entity(let syntax)? = table[entity.name] else { continue }
-            diagnostics.append(.recursiveTransient(syntax.name, cycle: cycle.map(\.name) + [entity.name.name]))
+            guard !reported.contains(entity.name),
+                  let cycle = findCycle(from: entity.name, registry: registry, path: [])
+            else { continue }
+            cycle.forEach { reported.insert($0.entity) }
+            guard let first = cycle.first, let property = registry.entity(first.entity)?.property(first.property) else { continue }
+            let steps = cycle.map { "\($0.entity.name).\($0.property)" } + [entity.name.name]
+            diagnostics.append(.recursiveTransient(entity: entity.name.name, property: first.property, type: property.type.description,
+                                                   cycle: steps, at: property.location))
         }
     }
 
-    private func findCycle(from name: QualifiedName, registry: Registry, path: [QualifiedName]) -> [QualifiedName]? {
+    /// The chain of required, single-valued properties leading from `name` back to the start of `path`.
+    private func findCycle(from name: QualifiedName, registry: Registry,
+                           path: [(entity: QualifiedName, property: String)]) -> [(entity: QualifiedName, property: String)]? {
         guard let entity = registry.entity(name) else { return nil }
+        let start = path.first?.entity ?? name
         for property in entity.properties {
             // An array may be empty and an optional absent, so only required single values recurse forever.
             guard !property.type.isOptional, !property.type.isArray,
                   case .entity(let target) = property.type.base, registry.entity(target)?.kind == .transient else { continue }
-            if target == path[0] { return path }
-            if path.contains(target) { continue }
-            if let cycle = findCycle(from: target, registry: registry, path: path + [target]) { return cycle }
+            let step = path + [(entity: name, property: property.name)]
+            if target == start { return step }
+            if path.contains(where: { $0.entity == target }) || target == name { continue }
+            if let cycle = findCycle(from: target, registry: registry, path: step) { return cycle }
         }
         return nil
+    }
+}
+
+extension BuiltinType {
+    /// Values written as quoted text in defaults (`"PT15M"`, `"2026-06-15"`).
+    var isWrittenAsText: Bool {
+        switch self {
+        case .int, .double, .bool, .person, .place: return false
+        case .string, .date, .dateTime, .duration, .url, .uuid, .recurrence: return true
+        }
     }
 }

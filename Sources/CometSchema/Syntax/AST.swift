@@ -31,23 +31,35 @@ struct AnnotationSyntax: Sendable {
     let location: SourceLocation
 }
 
+/// Where a literal is written: its first column and how many columns it spans on that line.
+struct LiteralSpan: Sendable {
+    let location: SourceLocation
+    let length: Int
+    /// A name written with a leading dot (`.confirmed`).
+    var isDotted = false
+}
+
 /// A literal as written: in defaults and annotation arguments.
 indirect enum LiteralSyntax: Sendable {
-    case string(String, SourceLocation)
-    case integer(Int, SourceLocation)
-    case double(Double, SourceLocation)
-    case bool(Bool, SourceLocation)
+    case string(String, LiteralSpan)
+    case integer(Int, LiteralSpan)
+    case double(Double, LiteralSpan)
+    case bool(Bool, LiteralSpan)
     /// A bare or dotted name: `.confirmed`, `confirmed`, `attendees`.
-    case name(String, SourceLocation)
-    case array([LiteralSyntax], SourceLocation)
+    case name(String, LiteralSpan)
+    case array([LiteralSyntax], LiteralSpan)
 
-    var location: SourceLocation {
+    var span: LiteralSpan {
         switch self {
-        case .string(_, let location), .integer(_, let location), .double(_, let location),
-             .bool(_, let location), .name(_, let location), .array(_, let location):
-            return location
+        case .string(_, let span), .integer(_, let span), .double(_, let span),
+             .bool(_, let span), .name(_, let span), .array(_, let span):
+            return span
         }
     }
+
+    var location: SourceLocation { span.location }
+    /// Columns the literal spans, for caret underlines.
+    var length: Int { span.length }
 
     /// How the literal reads in a message.
     var spelling: String {
@@ -56,7 +68,7 @@ indirect enum LiteralSyntax: Sendable {
         case .integer(let value, _): return String(value)
         case .double(let value, _): return String(value)
         case .bool(let value, _): return value ? "true" : "false"
-        case .name(let name, _): return name
+        case .name(let name, let span): return (span.isDotted ? "." : "") + name
         case .array(let items, _): return "[" + items.map(\.spelling).joined(separator: ", ") + "]"
         }
     }
@@ -70,6 +82,15 @@ struct TypeSyntax: Sendable {
     let isOptional: Bool
     let location: SourceLocation
     let length: Int
+
+    /// A placeholder for a type the parser could not read (already reported). It keeps the
+    /// member, and its annotations, in the tree so the checker reports no cascade errors.
+    static func missing(at location: SourceLocation) -> TypeSyntax {
+        TypeSyntax(domain: nil, name: Identifier(name: "", location: location), isArray: false, isOptional: false,
+                   location: location, length: 1)
+    }
+
+    var isMissing: Bool { name.name.isEmpty }
 
     var spelling: String {
         let base = (domain.map { $0.name + "." } ?? "") + name.name
@@ -141,6 +162,9 @@ struct EntitySyntax: Sendable {
     let doc: String?
     let annotations: [AnnotationSyntax]
     let properties: [MemberSyntax]
+    /// The block could not be opened and was skipped (already reported): its members are unknown,
+    /// so checks about what it lacks are not made.
+    var bodyMissing = false
 }
 
 struct EnumSyntax: Sendable {
@@ -148,6 +172,9 @@ struct EnumSyntax: Sendable {
     let doc: String?
     let annotations: [AnnotationSyntax]
     let cases: [EnumCaseSyntax]
+    /// The block could not be opened and was skipped (already reported): its members are unknown,
+    /// so checks about what it lacks are not made.
+    var bodyMissing = false
 }
 
 struct UnionSyntax: Sendable {
@@ -155,6 +182,9 @@ struct UnionSyntax: Sendable {
     let doc: String?
     let annotations: [AnnotationSyntax]
     let cases: [UnionCaseSyntax]
+    /// The block could not be opened and was skipped (already reported): its members are unknown,
+    /// so checks about what it lacks are not made.
+    var bodyMissing = false
 }
 
 struct IntentSyntax: Sendable {
@@ -164,4 +194,7 @@ struct IntentSyntax: Sendable {
     let action: IntentActionSyntax?
     let returns: TypeSyntax?
     let parameters: [MemberSyntax]
+    /// The block could not be opened and was skipped (already reported): its members are unknown,
+    /// so checks about what it lacks are not made.
+    var bodyMissing = false
 }

@@ -104,9 +104,27 @@ struct Lexer {
 
     private mutating func lexIdentifier(startsLine: Bool) -> Token {
         let start = offset
-        while let byte = peek(), isIdentifierStart(byte) || isDigit(byte) { offset += 1 }
-        let name = String(decoding: bytes[start..<offset], as: UTF8.self)
-        return make(.identifier(name), from: start, startsLine: startsLine)
+        var hyphens: [Int] = []
+        while let byte = peek() {
+            if isIdentifierStart(byte) || isDigit(byte) {
+                offset += 1
+            } else if byte == UInt8(ascii: "-"), peek(1).map(isIdentifierStart) == true {
+                // "start-date": one mistake, reported once; lexing goes on as if it were camelCase.
+                hyphens.append(offset)
+                offset += 1
+            } else {
+                break
+            }
+        }
+        let written = String(decoding: bytes[start..<offset], as: UTF8.self)
+        guard let first = hyphens.first else {
+            return make(.identifier(written), from: start, startsLine: startsLine)
+        }
+        let camelCase = written.split(separator: "-").enumerated().map { index, part in
+            index == 0 ? String(part) : part.prefix(1).uppercased() + part.dropFirst()
+        }.joined()
+        diagnostics.append(.hyphenInName(written, camelCase: camelCase, at: source.location(ofOffset: first)))
+        return make(.identifier(camelCase), from: start, startsLine: startsLine)
     }
 
     private mutating func lexNumber(startsLine: Bool) -> Token {
@@ -146,9 +164,11 @@ struct Lexer {
         offset += 1
         var value: [UInt8] = []
         while true {
-            guard let byte = peek(), byte != UInt8(ascii: "\n") else {
-                diagnostics.append(.unterminatedString(at: source.location(ofOffset: start)))
-                return make(.string(String(decoding: value, as: UTF8.self)), from: start, startsLine: startsLine)
+            guard let byte = peek(), byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r") || peek(1) != UInt8(ascii: "\n") else {
+                var token = make(.string(String(decoding: value, as: UTF8.self)), from: start, startsLine: startsLine)
+                token.isUnterminated = true
+                diagnostics.append(.unterminatedString(at: token.location, length: token.length))
+                return token
             }
             offset += 1
             if byte == UInt8(ascii: "\"") { break }
@@ -157,7 +177,8 @@ struct Lexer {
                 continue
             }
             let escapeStart = offset - 1
-            guard let escaped = peek() else { continue }
+            // A backslash at the end of the line escapes nothing: the string is unterminated.
+            guard let escaped = peek(), escaped != UInt8(ascii: "\n"), escaped != UInt8(ascii: "\r") else { continue }
             offset += 1
             switch escaped {
             case UInt8(ascii: "\""): value.append(UInt8(ascii: "\""))

@@ -8,6 +8,9 @@ struct Parser {
     private let tokens: [Token]
     private var index = 0
     private(set) var diagnostics: [Diagnostic] = []
+    /// Set after "expected a declaration" until a declaration parses again, so one stretch of
+    /// unreadable text is reported once rather than line by line.
+    private var skippingUnreadable = false
 
     static let declarationKeywords: Set<String> = ["indexed", "transient", "entity", "enum", "union", "intent"]
     static let actionVerbs = ["creates", "updates", "deletes", "opens", "searches"]
@@ -48,59 +51,111 @@ struct Parser {
         return false
     }
 
-    /// Consumes `kind` or reports "expected X, found Y" with context.
-    private mutating func expect(_ kind: Token.Kind, _ what: String, context: String) -> Bool {
-        if consume(kind) { return true }
-        diagnostics.append(.expected(what, found: current, context: context))
+    /// The last token consumed, if any.
+    private var previous: Token? { index > 0 ? tokens[index - 1] : nil }
+
+    /// Whether the current token is on a later line than the previous one (or is the end of the file).
+    private var lineEnded: Bool {
+        guard let previous else { return false }
+        return atEnd || current.location.line > previous.location.line
+    }
+
+    /// Consumes `kind` or reports "expected X, found Y" with context. With `sameLine`, the token
+    /// belongs on the line of what came before it, so a line break counts as not finding it.
+    private mutating func expect(_ kind: Token.Kind, _ what: String, context: String, sameLine: Bool = false) -> Bool {
+        if !(sameLine && lineEnded), consume(kind) { return true }
+        reportExpected(what, context: context, sameLine: sameLine)
         return false
     }
 
-    private mutating func expectIdentifier(_ what: String, context: String) -> Identifier? {
-        if case .identifier(let name) = current.kind {
+    private mutating func expectIdentifier(_ what: String, context: String, sameLine: Bool = false) -> Identifier? {
+        if case .identifier(let name) = current.kind, !(sameLine && lineEnded) {
             let token = advance()
             return Identifier(name: name, location: token.location)
         }
-        diagnostics.append(.expected(what, found: current, context: context))
+        reportExpected(what, context: context, sameLine: sameLine)
         return nil
+    }
+
+    /// Reports "expected X, found Y". When `sameLine` and the line ended first, it says so and
+    /// points just past the last token of the line, where the missing piece belongs. Nothing is
+    /// reported right after an unterminated string: it swallowed the rest of its line, closing
+    /// delimiters included, and has been reported already.
+    private mutating func reportExpected(_ what: String, context: String, sameLine: Bool) {
+        if let previous, previous.isUnterminated, lineEnded { return }
+        if sameLine, lineEnded, let previous, !atEnd || current.location.line > previous.location.line {
+            diagnostics.append(.expectedBeforeEndOfLine(what, context: context, at: end(of: previous)))
+            return
+        }
+        diagnostics.append(.expected(what, found: current, context: context))
+    }
+
+    /// The column just after a token.
+    private func end(of token: Token) -> SourceLocation {
+        SourceLocation(path: token.location.path, line: token.location.line, column: token.location.column + token.length,
+                       offset: token.location.offset + token.length)
     }
 
     // MARK: File and declarations
 
     private mutating func parseFile() -> SchemaFileSyntax {
         var domain: DomainSyntax?
+        var domainKeyword: Token?
         var declarations: [DeclarationSyntax] = []
-        var sawDeclaration = false
+        /// The first declaration, where a missing domain line is reported.
+        var firstDeclaration: Token?
         while !atEnd {
             let start = index
             let (doc, annotations) = parseDocAndAnnotations()
-            if current.isIdentifier("domain") {
+            var isDomainLine = current.isIdentifier("domain")
+            if !isDomainLine, domainKeyword == nil, let word = current.identifier,
+               EditDistance.closest(to: word, among: ["domain"], maxDistance: 1) != nil,
+               peek(1).identifier != nil, peek(2).startsLine || peek(2).kind == .endOfFile {
+                // `domian calendar`: report the spelling, then read the line as the domain it is.
+                diagnostics.append(.expectedDeclaration(found: current, suggestion: "domain"))
+                isDomainLine = true
+            }
+            if isDomainLine {
                 let keyword = advance()
-                guard let name = expectIdentifier("a domain name", context: "after 'domain'") else {
+                guard let name = expectIdentifier("a domain name", context: "after 'domain'", sameLine: true) else {
                     skipToNextDeclaration()
                     continue
                 }
-                if domain != nil {
-                    diagnostics.append(.duplicateDomainDeclaration(at: keyword.location))
-                } else if sawDeclaration {
-                    diagnostics.append(.domainNotFirst(at: keyword.location))
-                    domain = DomainSyntax(name: name, doc: doc, annotations: annotations)
+                if let domainKeyword {
+                    diagnostics.append(.duplicateDomainDeclaration(at: keyword.location, first: domainKeyword.location))
                 } else {
+                    if firstDeclaration != nil {
+                        diagnostics.append(.domainNotFirst(at: keyword.location))
+                    }
                     domain = DomainSyntax(name: name, doc: doc, annotations: annotations)
+                    domainKeyword = keyword
                 }
+                skippingUnreadable = false
                 continue
             }
-            if atEnd { break }
-            if domain == nil, !sawDeclaration {
-                diagnostics.append(.missingDomain(at: current.location))
+            if atEnd {
+                reportDanglingAnnotations(annotations)
+                break
             }
-            sawDeclaration = true
+            if firstDeclaration == nil { firstDeclaration = current }
             if let declaration = parseDeclaration(doc: doc, annotations: annotations) {
                 declarations.append(declaration)
+                skippingUnreadable = false
             } else if index == start {
                 advance()
             }
         }
+        // Reported once, and not at all when the domain line is merely late (that has its own error).
+        if domain == nil, let firstDeclaration {
+            diagnostics.append(.missingDomain(at: firstDeclaration.location, length: firstDeclaration.length))
+        }
         return SchemaFileSyntax(source: source, domain: domain, declarations: declarations)
+    }
+
+    /// Annotations followed by the end of their block or file belong to nothing.
+    private mutating func reportDanglingAnnotations(_ annotations: [AnnotationSyntax]) {
+        guard let last = annotations.last else { return }
+        diagnostics.append(.danglingAnnotation(last.name.name, found: current, at: last.location))
     }
 
     /// Doc comments and annotations may come in any order before a declaration or member.
@@ -121,18 +176,32 @@ struct Parser {
     }
 
     private mutating func parseDeclaration(doc: String?, annotations: [AnnotationSyntax]) -> DeclarationSyntax? {
-        guard let keyword = current.identifier else {
-            diagnostics.append(.expectedDeclaration(found: current))
+        guard var keyword = current.identifier else {
+            reportExpectedDeclaration(suggestion: nil)
             skipToNextDeclaration()
             return nil
+        }
+        if !Parser.declarationKeywords.contains(keyword) {
+            let suggestion = EditDistance.closest(to: keyword, among: ["indexed", "transient", "enum", "union", "intent", "domain"], maxDistance: 1)
+            reportExpectedDeclaration(suggestion: suggestion)
+            // A misspelled keyword before a well-formed header (`Intent createTask creates Task {`):
+            // read the declaration as if it were spelled right, so its contents are still checked.
+            guard let suggestion, looksLikeHeader(of: suggestion) else {
+                skipToNextDeclaration()
+                return nil
+            }
+            keyword = suggestion
         }
         switch keyword {
         case "indexed", "transient":
             let kind = EntityKindSyntax(rawValue: keyword) ?? .indexed
             advance()
-            guard expect(.identifier("entity"), "'entity'", context: "after '\(keyword)'") else {
-                skipToNextDeclaration()
-                return nil
+            if !expect(.identifier("entity"), "'entity'", context: "after '\(keyword)'", sameLine: true) {
+                // `indexed Task {`: the name and body are there, so read the entity anyway.
+                guard current.identifier != nil, !lineEnded, peek(1).kind == .leftBrace else {
+                    skipToNextDeclaration()
+                    return nil
+                }
             }
             return parseEntity(kind: kind, doc: doc, annotations: annotations)
         case "entity":
@@ -144,13 +213,32 @@ struct Parser {
         case "union":
             advance()
             return parseUnion(doc: doc, annotations: annotations)
-        case "intent":
+        default:
             advance()
             return parseIntent(doc: doc, annotations: annotations)
+        }
+    }
+
+    private mutating func reportExpectedDeclaration(suggestion: String?) {
+        if skippingUnreadable { return }
+        skippingUnreadable = true
+        diagnostics.append(.expectedDeclaration(found: current, suggestion: suggestion))
+    }
+
+    /// Whether the tokens after the current (misspelled) keyword read like a `keyword` header.
+    private func looksLikeHeader(of keyword: String) -> Bool {
+        let name = peek(1), third = peek(2)
+        guard !name.startsLine else { return false }
+        switch keyword {
+        case "indexed", "transient":
+            return name.isIdentifier("entity")
+        case "enum", "union":
+            return name.identifier != nil && third.kind == .leftBrace
+        case "intent":
+            return name.identifier != nil
+                && (third.kind == .leftBrace || Parser.actionVerbs.contains(third.identifier ?? "") || third.isIdentifier("returns"))
         default:
-            diagnostics.append(.expectedDeclaration(found: current))
-            skipToNextDeclaration()
-            return nil
+            return false
         }
     }
 
@@ -158,26 +246,33 @@ struct Parser {
         kind: EntityKindSyntax, doc: String?, annotations: [AnnotationSyntax], keywordConsumed: Bool = true
     ) -> DeclarationSyntax? {
         if !keywordConsumed { advance() }
-        guard let name = expectIdentifier("an entity name", context: "after 'entity'") else {
+        guard let name = expectIdentifier("an entity name", context: "after 'entity'", sameLine: true) else {
             skipToNextDeclaration()
             return nil
         }
         let properties = parseMemberBlock(owner: "entity '\(name.name)'", ownerLocation: name.location)
-        return .entity(EntitySyntax(name: name, kind: kind, doc: doc, annotations: annotations, properties: properties))
+        return .entity(EntitySyntax(name: name, kind: kind, doc: doc, annotations: annotations, properties: properties ?? [],
+                                    bodyMissing: properties == nil))
     }
 
     private mutating func parseEnum(doc: String?, annotations: [AnnotationSyntax]) -> DeclarationSyntax? {
-        guard let name = expectIdentifier("an enum name", context: "after 'enum'") else {
+        guard let name = expectIdentifier("an enum name", context: "after 'enum'", sameLine: true) else {
             skipToNextDeclaration()
             return nil
         }
         let owner = "enum '\(name.name)'"
         var cases: [EnumCaseSyntax] = []
-        guard openBlock(owner: owner) else { return .enumeration(EnumSyntax(name: name, doc: doc, annotations: annotations, cases: [])) }
+        guard openBlock(owner: owner) else {
+            return .enumeration(EnumSyntax(name: name, doc: doc, annotations: annotations, cases: [], bodyMissing: true))
+        }
         while !atEnd, current.kind != .rightBrace {
+            if startsTopLevelDeclaration() { break }  // a forgotten '}': let closeBlock report it
             let start = index
             let (caseDoc, caseAnnotations) = parseDocAndAnnotations()
-            if current.kind == .rightBrace { break }
+            if current.kind == .rightBrace || atEnd {
+                reportDanglingAnnotations(caseAnnotations)
+                break
+            }
             if let caseName = expectIdentifier("a case name", context: "in \(owner)") {
                 cases.append(EnumCaseSyntax(name: caseName, doc: caseDoc, annotations: caseAnnotations))
                 if current.kind == .colon || current.kind == .equals {
@@ -194,22 +289,28 @@ struct Parser {
     }
 
     private mutating func parseUnion(doc: String?, annotations: [AnnotationSyntax]) -> DeclarationSyntax? {
-        guard let name = expectIdentifier("a union name", context: "after 'union'") else {
+        guard let name = expectIdentifier("a union name", context: "after 'union'", sameLine: true) else {
             skipToNextDeclaration()
             return nil
         }
         let owner = "union '\(name.name)'"
         var cases: [UnionCaseSyntax] = []
-        guard openBlock(owner: owner) else { return .union(UnionSyntax(name: name, doc: doc, annotations: annotations, cases: [])) }
+        guard openBlock(owner: owner) else {
+            return .union(UnionSyntax(name: name, doc: doc, annotations: annotations, cases: [], bodyMissing: true))
+        }
         while !atEnd, current.kind != .rightBrace {
+            if startsTopLevelDeclaration() { break }  // a forgotten '}': let closeBlock report it
             let start = index
             let (caseDoc, caseAnnotations) = parseDocAndAnnotations()
-            if current.kind == .rightBrace { break }
+            if current.kind == .rightBrace || atEnd {
+                reportDanglingAnnotations(caseAnnotations)
+                break
+            }
             guard let caseName = expectIdentifier("a case name", context: "in \(owner)") else {
                 skipToNextLine(from: start)
                 continue
             }
-            guard expect(.colon, "':'", context: "after case name '\(caseName.name)' (a union case is 'name: Type')"),
+            guard expect(.colon, "':'", context: "after case name '\(caseName.name)' (a union case is 'name: Type')", sameLine: true),
                   let type = parseType(context: "for case '\(caseName.name)'")
             else {
                 skipToNextLine(from: start)
@@ -223,30 +324,38 @@ struct Parser {
     }
 
     private mutating func parseIntent(doc: String?, annotations: [AnnotationSyntax]) -> DeclarationSyntax? {
-        guard let name = expectIdentifier("an intent name", context: "after 'intent'") else {
+        guard let name = expectIdentifier("an intent name", context: "after 'intent'", sameLine: true) else {
             skipToNextDeclaration()
             return nil
         }
         var action: IntentActionSyntax?
         var returns: TypeSyntax?
-        if let verb = current.identifier, Parser.actionVerbs.contains(verb) {
+        if let verb = current.identifier, Parser.actionVerbs.contains(verb), !lineEnded {
             let verbToken = advance()
             if let entity = parseType(context: "after '\(verb)'") {
                 action = IntentActionSyntax(verb: Identifier(name: verb, location: verbToken.location), entity: entity)
             }
-        } else if let word = current.identifier, word != "returns",
-                  let guess = EditDistance.closest(to: word, among: Parser.actionVerbs) {
+        } else if let word = current.identifier, word != "returns", !lineEnded,
+                  peek(1).identifier != nil || peek(1).kind == .leftBracket {
+            // `intent createEvent creats Event`: a misspelled verb before the entity.
+            let guess = EditDistance.closest(to: word, among: Parser.actionVerbs)
             diagnostics.append(.unknownActionVerb(word, suggestion: guess, at: current.location))
             advance()
             _ = parseType(context: "after '\(word)'")
+        } else if current.identifier != nil, !current.isIdentifier("returns"), !lineEnded, peek(1).kind == .leftBrace {
+            // `intent createTask Task {`: the verb is missing; skip the word and read the body.
+            diagnostics.append(.expected("an action ('creates Task', 'updates Task', …), 'returns Type' or '{'", found: current,
+                                         context: "after intent name '\(name.name)'"))
+            advance()
         }
-        if current.isIdentifier("returns") {
+        if current.isIdentifier("returns"), !lineEnded {
             advance()
             returns = parseType(context: "after 'returns'")
         }
         let parameters = parseMemberBlock(owner: "intent '\(name.name)'", ownerLocation: name.location)
         return .intent(IntentSyntax(
-            name: name, doc: doc, annotations: annotations, action: action, returns: returns, parameters: parameters
+            name: name, doc: doc, annotations: annotations, action: action, returns: returns, parameters: parameters ?? [],
+            bodyMissing: parameters == nil
         ))
     }
 
@@ -254,7 +363,23 @@ struct Parser {
 
     private mutating func openBlock(owner: String) -> Bool {
         if consume(.leftBrace) { return true }
-        diagnostics.append(.expected("'{'", found: current, context: "to open \(owner)"))
+        reportExpected("'{'", context: "to open \(owner)", sameLine: true)
+        // Stray tokens before a '{' on the same line (`intent x creates Ev=ent {`): skip to the '{'.
+        if !lineEnded {
+            var ahead = 0
+            while peek(ahead).kind != .endOfFile, peek(ahead).location.line == current.location.line {
+                if peek(ahead).kind == .leftBrace {
+                    index += ahead + 1
+                    return true
+                }
+                ahead += 1
+            }
+        }
+        // A forgotten '{' before a body on the following lines: read the body anyway.
+        if lineEnded, !atEnd, current.kind != .rightBrace, !startsTopLevelDeclaration(),
+           let word = firstWordAfterAnnotations(), !Parser.declarationKeywords.contains(word), word != "domain" {
+            return true
+        }
         skipToNextDeclaration()
         return false
     }
@@ -264,9 +389,9 @@ struct Parser {
         diagnostics.append(.unclosedBlock(owner: owner, found: current, openedAt: openedAt))
     }
 
-    /// `{ member* }` for entity properties and intent parameters.
-    private mutating func parseMemberBlock(owner: String, ownerLocation: SourceLocation) -> [MemberSyntax] {
-        guard openBlock(owner: owner) else { return [] }
+    /// `{ member* }` for entity properties and intent parameters; nil when the block could not be opened.
+    private mutating func parseMemberBlock(owner: String, ownerLocation: SourceLocation) -> [MemberSyntax]? {
+        guard openBlock(owner: owner) else { return nil }
         var members: [MemberSyntax] = []
         while !atEnd, current.kind != .rightBrace {
             if startsTopLevelDeclaration() { break }  // a forgotten '}': let closeBlock report it
@@ -274,7 +399,7 @@ struct Parser {
             if let member = parseMember(owner: owner) {
                 members.append(member)
                 _ = consume(.comma)
-            } else {
+            } else if index == start || !current.startsLine {
                 skipToNextLine(from: start)
             }
         }
@@ -282,35 +407,57 @@ struct Parser {
         return members
     }
 
+    /// One `name: Type [= default]` line. Once the name is read the member is kept even if the
+    /// rest of the line is broken, so its annotations still count and nothing cascades.
     private mutating func parseMember(owner: String) -> MemberSyntax? {
         let (doc, annotations) = parseDocAndAnnotations()
-        if current.kind == .rightBrace { return nil }
-        guard let name = expectIdentifier("a name", context: "in \(owner)") else { return nil }
-        guard expect(.colon, "':'", context: "after '\(name.name)' (write 'name: Type')") else { return nil }
-        guard let type = parseType(context: "for '\(name.name)'") else { return nil }
-        var defaultValue: LiteralSyntax?
-        if consume(.equals) {
-            guard let literal = parseLiteral(context: "as the default of '\(name.name)'") else { return nil }
-            defaultValue = literal
-        }
-        if !current.startsLine, current.kind != .rightBrace, current.kind != .comma, !atEnd {
-            diagnostics.append(.expected("a new line", found: current, context: "after the declaration of '\(name.name)'"))
+        if current.kind == .rightBrace || atEnd {
+            reportDanglingAnnotations(annotations)
             return nil
         }
-        return MemberSyntax(name: name, type: type, defaultValue: defaultValue, doc: doc, annotations: annotations)
+        guard let name = expectIdentifier("a name", context: "in \(owner)") else { return nil }
+        let member = { (type: TypeSyntax, defaultValue: LiteralSyntax?) in
+            MemberSyntax(name: name, type: type, defaultValue: defaultValue, doc: doc, annotations: annotations)
+        }
+        if !expect(.colon, "':'", context: "after '\(name.name)' (write '\(name.name): Type')", sameLine: true) {
+            // `title String`: only the colon is missing, so read the type; otherwise give up on the line.
+            let typeFollows = !lineEnded && (current.identifier != nil || current.kind == .leftBracket) && peek(1).kind != .colon
+            guard typeFollows else {
+                skipRestOfLine()
+                return member(.missing(at: name.location), nil)
+            }
+        }
+        guard let type = parseType(context: "for '\(name.name)'") else {
+            skipRestOfLine()
+            return member(.missing(at: name.location), nil)
+        }
+        var defaultValue: LiteralSyntax?
+        if current.kind == .equals, !lineEnded {
+            advance()
+            guard let literal = parseLiteral(context: "as the default of '\(name.name)'") else {
+                skipRestOfLine()
+                return member(type, nil)
+            }
+            defaultValue = literal
+        }
+        if !lineEnded, current.kind != .rightBrace, current.kind != .comma {
+            diagnostics.append(.expected("a new line", found: current, context: "after the declaration of '\(name.name)'"))
+            skipRestOfLine()
+        }
+        return member(type, defaultValue)
     }
 
     private mutating func parseType(context: String) -> TypeSyntax? {
         let start = current.location
         var isArray = false
-        if consume(.leftBracket) {
+        if !lineEnded, consume(.leftBracket) {
             isArray = true
             if current.kind == .leftBracket {
                 diagnostics.append(.nestedArray(at: current.location))
                 return nil
             }
         }
-        guard let first = expectIdentifier("a type", context: context) else { return nil }
+        guard let first = expectIdentifier("a type", context: context, sameLine: true) else { return nil }
         var domain: Identifier?
         var name = first
         if current.kind == .dot, case .identifier = peek(1).kind {
@@ -323,9 +470,9 @@ struct Parser {
                 diagnostics.append(.optionalArrayElement(at: current.location))
                 advance()
             }
-            guard expect(.rightBracket, "']'", context: "to close the array type") else { return nil }
+            guard expect(.rightBracket, "']'", context: "to close the array type", sameLine: true) else { return nil }
         }
-        let isOptional = consume(.question)
+        let isOptional = !lineEnded && consume(.question)
         let endToken = tokens[max(0, index - 1)]
         let length = endToken.location.line == start.line
             ? endToken.location.column + endToken.length - start.column
@@ -337,9 +484,9 @@ struct Parser {
 
     private mutating func parseAnnotation() -> AnnotationSyntax? {
         let at = advance()
-        guard let name = expectIdentifier("an annotation name", context: "after '@'") else { return nil }
+        guard let name = expectIdentifier("an annotation name", context: "after '@'", sameLine: true) else { return nil }
         var arguments: [AnnotationSyntax.Argument] = []
-        if consume(.leftParen) {
+        if !lineEnded, consume(.leftParen) {
             while !atEnd, current.kind != .rightParen {
                 var label: Identifier?
                 if case .identifier(let word) = current.kind, peek(1).kind == .colon {
@@ -347,61 +494,115 @@ struct Parser {
                     advance()
                     advance()
                 }
-                guard let value = parseLiteral(context: "in the arguments of '@\(name.name)'") else {
+                guard let value = parseLiteral(context: "in the arguments of '@\(name.name)'", sameLine: false) else {
                     skipPast(.rightParen)
                     return AnnotationSyntax(name: name, arguments: arguments, location: at.location)
                 }
                 arguments.append(.init(label: label, value: value))
                 if !consume(.comma) { break }
             }
-            if !expect(.rightParen, "')'", context: "to close the arguments of '@\(name.name)'") {
+            // Arguments may span lines, so may the ')'; when it is missing, say where it belongs.
+            if !consume(.rightParen) {
+                reportExpected("')'", context: "to close the arguments of '@\(name.name)'", sameLine: true)
                 skipPast(.rightParen)
             }
         }
         return AnnotationSyntax(name: name, arguments: arguments, location: at.location)
     }
 
-    private mutating func parseLiteral(context: String) -> LiteralSyntax? {
+    /// A default value or annotation argument. With `sameLine`, it must start on the line of what
+    /// introduces it (`=`); array items and annotation arguments may continue on later lines.
+    private mutating func parseLiteral(context: String, sameLine: Bool = true) -> LiteralSyntax? {
         let token = current
+        if sameLine, lineEnded {
+            reportExpected("a value", context: context, sameLine: true)
+            return nil
+        }
         switch token.kind {
-        case .string(let value): advance(); return .string(value, token.location)
-        case .integer(let value): advance(); return .integer(value, token.location)
-        case .double(let value): advance(); return .double(value, token.location)
-        case .identifier("true"): advance(); return .bool(true, token.location)
-        case .identifier("false"): advance(); return .bool(false, token.location)
-        case .identifier(let name): advance(); return .name(name, token.location)
+        case .string(let value): advance(); return .string(value, span(from: token))
+        case .integer(let value): advance(); return .integer(value, span(from: token))
+        case .double(let value): advance(); return .double(value, span(from: token))
+        case .identifier("true"): advance(); return .bool(true, span(from: token))
+        case .identifier("false"): advance(); return .bool(false, span(from: token))
+        case .identifier(let name): advance(); return .name(name, span(from: token))
         case .dot:
             advance()
-            guard let name = expectIdentifier("a case name", context: "after '.'") else { return nil }
-            return .name(name.name, token.location)
+            guard let name = expectIdentifier("a case name", context: "after '.'", sameLine: true) else { return nil }
+            var dotted = span(from: token)
+            dotted.isDotted = true
+            return .name(name.name, dotted)
         case .leftBracket:
             advance()
             var items: [LiteralSyntax] = []
             while !atEnd, current.kind != .rightBracket {
-                guard let item = parseLiteral(context: context) else { return nil }
+                guard let item = parseLiteral(context: context, sameLine: false) else { return nil }
                 items.append(item)
                 if !consume(.comma) { break }
             }
             guard expect(.rightBracket, "']'", context: "to close the array literal") else { return nil }
-            return .array(items, token.location)
+            return .array(items, span(from: token))
         default:
-            diagnostics.append(.expected("a value", found: token, context: context))
+            reportExpected("a value", context: context, sameLine: false)
             return nil
         }
     }
 
+    /// The span from `first` to the last token consumed (or just `first` across lines).
+    private func span(from first: Token) -> LiteralSpan {
+        let last = previous ?? first
+        let length = last.location.line == first.location.line
+            ? last.location.column + last.length - first.location.column
+            : first.length
+        return LiteralSpan(location: first.location, length: length)
+    }
+
     // MARK: Recovery
 
+    /// Whether the current line starts a declaration (perhaps after doc comments and annotations):
+    /// inside a block, that means the block's '}' was forgotten.
     private func startsTopLevelDeclaration() -> Bool {
-        guard current.startsLine, let word = current.identifier else { return false }
+        guard current.startsLine, let (word, at) = firstWordAfterAnnotationsWithIndex() else { return false }
         switch word {
+        case "domain":
+            return peek(at + 1 - index).identifier != nil && peek(at + 2 - index).startsLine
         case "indexed", "transient":
-            return peek(1).isIdentifier("entity")
+            return peek(at + 1 - index).isIdentifier("entity")
         case "enum", "union", "intent", "entity":
-            if case .identifier = peek(1).kind { return peek(2).kind == .leftBrace || Parser.actionVerbs.contains(peek(2).identifier ?? "") || peek(2).isIdentifier("returns") }
-            return false
+            guard case .identifier = peek(at + 1 - index).kind else { return false }
+            let third = peek(at + 2 - index)
+            return third.kind == .leftBrace || Parser.actionVerbs.contains(third.identifier ?? "") || third.isIdentifier("returns")
         default:
             return false
+        }
+    }
+
+    /// The first identifier after any doc comments and annotations at the current position.
+    private func firstWordAfterAnnotations() -> String? {
+        firstWordAfterAnnotationsWithIndex()?.word
+    }
+
+    private func firstWordAfterAnnotationsWithIndex() -> (word: String, index: Int)? {
+        var position = index
+        func token(_ at: Int) -> Token { tokens[min(at, tokens.count - 1)] }
+        while true {
+            switch token(position).kind {
+            case .docComment:
+                position += 1
+            case .at:
+                position += 2  // '@' and the name
+                if token(position).kind == .leftParen {
+                    var depth = 0
+                    repeat {
+                        if token(position).kind == .leftParen { depth += 1 }
+                        if token(position).kind == .rightParen { depth -= 1 }
+                        position += 1
+                    } while depth > 0 && token(position).kind != .endOfFile && !token(position).startsLine
+                }
+            case .identifier(let word):
+                return (word, position)
+            default:
+                return nil
+            }
         }
     }
 
@@ -409,6 +610,11 @@ struct Parser {
     private mutating func skipToNextLine(from start: Int? = nil) {
         if let start, index == start { advance() }
         while !atEnd, !current.startsLine, current.kind != .rightBrace { advance() }
+    }
+
+    /// Skips what is left of the current line (stopping at a closing brace).
+    private mutating func skipRestOfLine() {
+        while !atEnd, !lineEnded, current.kind != .rightBrace { advance() }
     }
 
     private mutating func skipPast(_ kind: Token.Kind) {

@@ -17,6 +17,9 @@ struct Token: Sendable, Equatable {
     let length: Int
     /// True when nothing but whitespace precedes the token on its line (used for error recovery).
     let startsLine: Bool
+    /// A string literal missing its closing quote (already reported): the parser does not also
+    /// report the delimiters the rest of the line lost.
+    var isUnterminated = false
 
     /// How the token reads in a message ("identifier 'Strng'", "'{'", "end of file").
     var spelling: String {

@@ -20,7 +20,8 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         let digits: [Int]
         if text.count == 10 {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2 else { return nil }
+            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+                  parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
             guard let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
             digits = [y, m, d]
         } else if text.count == 8, text.allSatisfy(\.isASCIIDigit) {

@@ -31,7 +31,7 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
         guard let instant = TimeZones.instant(of: local, in: zone) else {
             throw ValueError(.invalidDateTime, "cannot place \(local) in time zone '\(identifier)'")
         }
-        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: zone.identifier))
+        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: identifier))
     }
 
     /// The instant, or nil for a floating time (which has none until a zone is chosen).
@@ -88,31 +88,37 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
             zoneName = String(body[body.index(after: open)..<body.index(before: body.endIndex)])
             body = body[..<open]
         }
+        let invalid = ValueError(.invalidDateTime, "'\(text)' is not a date-time; write it like 2026-06-15T08:00:00, with Z, an offset or [Zone/Name] for a fixed instant")
         var offsetSeconds: Int?
+        // `Z` names the instant in UTC; with a zone it is valid whatever the zone's offset is
+        // (RFC 9557 §4.2), while a numeric offset must be the zone's own at that instant.
+        var isZulu = false
         if body.hasSuffix("Z") || body.hasSuffix("z") {
             offsetSeconds = 0
+            isZulu = true
             body = body.dropLast()
         } else if body.count > 6 {
-            let tail = body.suffix(6)
-            let chars = Array(tail)
-            if chars[0] == "+" || chars[0] == "-", chars[3] == ":",
-               let hours = Int(String(chars[1...2])), let minutes = Int(String(chars[4...5])) {
+            let chars = Array(body.suffix(6))
+            if chars[0] == "+" || chars[0] == "-", chars[3] == ":" {
+                // RFC 3339 time-numoffset: two-digit hours 00-23 and minutes 00-59.
+                let digits = [chars[1], chars[2], chars[4], chars[5]]
+                guard digits.allSatisfy(\.isASCIIDigit), let hours = Int(String(chars[1...2])), let minutes = Int(String(chars[4...5])),
+                      hours <= 23, minutes <= 59 else { throw invalid }
                 offsetSeconds = (hours * 3600 + minutes * 60) * (chars[0] == "-" ? -1 : 1)
                 body = body.dropLast(6)
             }
         }
-        guard let local = LocalDateTime(parsing: String(body)) else {
-            throw ValueError(.invalidDateTime, "'\(text)' is not a date-time; write it like 2026-06-15T08:00:00, with Z, an offset or [Zone/Name] for a fixed instant")
-        }
+        guard let local = LocalDateTime(parsing: String(body)) else { throw invalid }
         if let zoneName {
             let zone = try TimeZones.zone(zoneName)
             if let offsetSeconds {
                 let instant = TimeZones.epochSeconds(of: local, offset: offsetSeconds)
                 let actual = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
-                guard actual == offsetSeconds || offsetSeconds == 0 && text.contains("Z") else {
+                guard actual == offsetSeconds || isZulu else {
                     throw ValueError(.invalidDateTime, "offset \(TimeZones.offsetText(offsetSeconds)) in '\(text)' does not match time zone '\(zoneName)' (\(TimeZones.offsetText(actual)) at that time)")
                 }
-                kind = .zoned(epochSeconds: instant, timeZone: zone.identifier)
+                // The zone keeps the name it was written with: Foundation would rename `UTC` to `GMT`.
+                kind = .zoned(epochSeconds: instant, timeZone: zoneName)
             } else {
                 self = try DateTimeValue.zoned(local, timeZone: zoneName)
             }

@@ -50,7 +50,9 @@ public struct DurationValue: Sendable, Hashable, CustomStringConvertible {
         chars = chars.dropFirst()
         var inTime = false
         var number = ""
-        var seen: Set<Character> = []
+        // Units come in RFC 5545 order (W, D, then T with H, M, S): `PT30S15M` is not a duration.
+        let order: [Character] = ["W", "D", "h", "m", "s"]
+        var lastRank = -1
         var fields: [Character: Int] = [:]
         for char in chars {
             if char.isASCIIDigit {
@@ -64,8 +66,9 @@ public struct DurationValue: Sendable, Hashable, CustomStringConvertible {
             }
             let key: Character = inTime ? Character(char.lowercased()) : char
             let allowed: Set<Character> = inTime ? ["h", "m", "s"] : ["W", "D"]
-            guard allowed.contains(key), !number.isEmpty, !seen.contains(key), let value = Int(number) else { return nil }
-            seen.insert(key)
+            guard allowed.contains(key), !number.isEmpty, let rank = order.firstIndex(of: key), rank > lastRank,
+                  let value = Int(number) else { return nil }
+            lastRank = rank
             fields[key] = value
             number = ""
         }

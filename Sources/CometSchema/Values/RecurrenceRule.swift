@@ -105,7 +105,12 @@ public struct RecurrenceRule: Sendable, Hashable, CustomStringConvertible {
         case .count(let count): parts.append("COUNT=\(count)")
         case .untilDate(let date): parts.append("UNTIL=\(date.icalText)")
         case .untilDateTime(let value):
-            parts.append("UNTIL=\(value.localTime.icalText)\(value.isFloating ? "" : "Z")")
+            // RFC 5545: a DATE-TIME UNTIL is floating or in UTC; a zoned instant is written in UTC.
+            switch value.kind {
+            case .floating(let local): parts.append("UNTIL=\(local.icalText)")
+            case .utc(let seconds), .zoned(let seconds, _):
+                parts.append("UNTIL=\(TimeZones.localFromEpoch(seconds).icalText)Z")
+            }
         }
         if interval != 1 { parts.append("INTERVAL=\(interval)") }
         func list(_ name: String, _ values: [Int]) {
@@ -132,8 +137,9 @@ private struct RecurrenceRuleParser {
     static let partNames = ["FREQ", "UNTIL", "COUNT", "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY",
                             "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST"]
 
-    func fail(_ part: String, _ message: String) -> ValueError {
-        ValueError(.invalidRecurrence, "invalid RRULE part '\(part)': \(message)")
+    /// The suggestion goes in the error's own field, so `description` prints it once.
+    func fail(_ part: String, _ message: String, suggestion: String? = nil) -> ValueError {
+        ValueError(.invalidRecurrence, "invalid RRULE part '\(part)': \(message)", suggestion: suggestion)
     }
 
     mutating func parse(_ body: String) throws(ValueError) -> RecurrenceRule {
@@ -145,8 +151,8 @@ private struct RecurrenceRuleParser {
             }
             let name = pieces[0].uppercased().trimmingCharacters(in: .whitespaces)
             guard RecurrenceRuleParser.partNames.contains(name) else {
-                let hint = EditDistance.closest(to: name, among: RecurrenceRuleParser.partNames).map { "; did you mean '\($0)'?" } ?? ""
-                throw ValueError(.invalidRecurrence, "unknown RRULE part '\(pieces[0])'\(hint)")
+                throw ValueError(.invalidRecurrence, "unknown RRULE part '\(pieces[0])'",
+                                 suggestion: EditDistance.closest(to: name, among: RecurrenceRuleParser.partNames))
             }
             guard values[name] == nil else { throw fail(raw, "\(name) is given twice") }
             values[name] = (raw, String(pieces[1]).trimmingCharacters(in: .whitespaces))
@@ -156,8 +162,8 @@ private struct RecurrenceRuleParser {
         }
         guard let frequency = RecurrenceRule.Frequency(rawValue: freqPart.value.uppercased()) else {
             let names = RecurrenceRule.Frequency.allCases.map(\.rawValue)
-            let hint = EditDistance.closest(to: freqPart.value.uppercased(), among: names).map { "; did you mean '\($0)'?" } ?? ""
-            throw fail(freqPart.raw, "'\(freqPart.value)' is not a frequency (\(names.joined(separator: ", ")))\(hint)")
+            throw fail(freqPart.raw, "'\(freqPart.value)' is not a frequency (\(names.joined(separator: ", ")))",
+                       suggestion: EditDistance.closest(to: freqPart.value.uppercased(), among: names))
         }
         var rule = RecurrenceRule(frequency: frequency)
 
@@ -210,9 +216,10 @@ private struct RecurrenceRuleParser {
         guard let part = values[name] else { return [] }
         var result: [Int] = []
         for item in part.value.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = item.hasPrefix("+") ? item.dropFirst() : item
-            guard let number = Int(trimmed), range.contains(number), !(signed && number == 0) else {
-                let bounds = signed ? "\(range.upperBound) to -1 or 1 to \(range.upperBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            let bounds = signed ? "\(range.lowerBound) to -1 or 1 to \(range.upperBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            guard !item.isEmpty else { throw fail(part.raw, "an empty item in the list; write numbers from \(bounds), separated by commas") }
+            // Int accepts one sign, "+5" or "-5", and nothing else ("+-5", " 5").
+            guard let number = Int(item), range.contains(number), !(signed && number == 0) else {
                 throw fail(part.raw, "'\(item)' is out of range (\(bounds))")
             }
             result.append(number)
@@ -227,8 +234,7 @@ private struct RecurrenceRuleParser {
         }
         let prefix = upper.dropLast(2)
         if prefix.isEmpty { return .init(weekday) }
-        let digits = prefix.hasPrefix("+") ? prefix.dropFirst() : prefix
-        guard let ordinal = Int(digits), ordinal != 0, (-53...53).contains(ordinal) else {
+        guard let ordinal = Int(prefix), ordinal != 0, (-53...53).contains(ordinal) else {
             throw fail(part, "'\(item)': the ordinal must be 1 to 53 or -53 to -1")
         }
         return .init(weekday, ordinal: ordinal)

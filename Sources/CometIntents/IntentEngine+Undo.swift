@@ -1,0 +1,63 @@
+import Foundation
+import CometSchema
+import CometStore
+
+extension IntentEngine {
+    /// Restores what the newest undoable intent changed: the same records with the same ids,
+    /// values, overrides and everything it deleted. Refuses when a record changed since.
+    public func undo() -> IntentOutcome { replay(undo: true) }
+
+    /// Applies again what the last undo took back.
+    public func redo() -> IntentOutcome { replay(undo: false) }
+
+    /// The newest journal entries, newest first.
+    public func history(limit: Int = 20) throws -> [JournalEntry] {
+        try store.transaction { try $0.journal(limit: limit) }
+    }
+
+    private func replay(undo: Bool) -> IntentOutcome {
+        do {
+            return try store.transaction { transaction in
+                guard let entry = try transaction.journalEntry(toUndo: undo), let sequence = entry.sequence else {
+                    return .failed(undo ? IntentError(.nothingToUndo, "there is nothing to undo")
+                                        : IntentError(.nothingToRedo, "there is nothing to redo"))
+                }
+                // Only replay onto exactly the state the entry left (or found): never clobber later edits.
+                for change in entry.changes {
+                    let current = try transaction.fetch(change.entity, id: change.id)
+                    let expected = undo ? change.after : change.before
+                    guard current == expected else {
+                        let name = (current ?? expected).map { registry.title(of: $0) } ?? change.id.uuidString.lowercased()
+                        return .failed(IntentError(.undoConflict, "cannot \(undo ? "undo" : "redo") “\(entry.summary)”: “\(name)” has changed since; nothing was changed"))
+                    }
+                }
+                let steps = undo ? entry.changes.reversed() : entry.changes
+                for change in steps {
+                    if let state = undo ? change.before : change.after {
+                        try transaction.save(state)
+                    } else {
+                        try transaction.delete(change.entity, id: change.id)
+                    }
+                }
+                try transaction.setJournal(sequence, undone: undo)
+                let verb = undo ? "Undid" : "Redid"
+                let dialog = Dialog(full: "\(verb): \(entry.summary).", supporting: "\(verb) \(entry.summary)")
+                let restored = steps.compactMap { undo ? $0.before : $0.after }
+                let record = restored.first { $0.entity.name == entry.changes.first?.entity.name } ?? restored.first
+                return .done(IntentResult(intent: QualifiedName(domain: "", name: undo ? "undo" : "redo"), action: nil, record: record,
+                                          records: restored, occurrences: [], dialog: dialog, snippet: nil, journalSequence: sequence))
+            }
+        } catch let error as StoreError {
+            return .failed(IntentError(.storage, error.message))
+        } catch {
+            return .failed(IntentError(.storage, "\(error)"))
+        }
+    }
+}
+
+extension IntentEngine {
+    /// Reads one record (for front ends that show what a reference points at).
+    public func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
+        try store.transaction { try $0.fetch(entity, id: id) }
+    }
+}

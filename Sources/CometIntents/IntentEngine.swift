@@ -1,0 +1,102 @@
+import Foundation
+import CometSchema
+import CometStore
+import CometText
+
+/// Runs intents of any domain against the registry and a store: binds parameters with their
+/// value state, validates them, resolves entity references, applies the confirmation policy,
+/// performs in one transaction, journals the inverse, and answers with an `IntentOutcome`.
+/// Not Sendable (it owns a store connection): one engine per thread, or behind an actor.
+public final class IntentEngine {
+    public let registry: Registry
+    let store: any EntityStore
+    /// The person's zone: floating times are shown in it and relative times read in it.
+    public var timeZone: TimeZone
+    let clock: @Sendable () -> Date
+
+    public init(store: any EntityStore, timeZone: TimeZone = .current, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.registry = store.registry
+        self.timeZone = timeZone
+        self.clock = clock
+    }
+
+    /// Runs one request. Never throws: every problem is an outcome.
+    public func perform(_ request: IntentRequest) -> IntentOutcome {
+        do {
+            return try performChecked(request)
+        } catch let error as IntentError {
+            return .failed(error)
+        } catch let error as StoreError {
+            return .failed(IntentError(.storage, "the calendar store could not do that: \(error.message)"))
+        } catch {
+            return .failed(IntentError(.storage, "\(error)"))
+        }
+    }
+
+    /// Finds an intent by plain or qualified name, with a suggestion when it does not exist.
+    public func intent(named name: String) throws -> IntentDefinition {
+        let matches = registry.lookup(name).compactMap { declaration -> IntentDefinition? in
+            if case .intent(let intent) = declaration { return intent }
+            return nil
+        }
+        if matches.count == 1 { return matches[0] }
+        if matches.count > 1 {
+            throw IntentError(.unknownIntent, "intent '\(name)' exists in several domains; name one: " + matches.map { "'\($0.name)'" }.joined(separator: ", "))
+        }
+        let names = registry.allIntents.map(\.name.name)
+        throw IntentError(.unknownIntent, "no intent is named '\(name)' (intents: \(names.joined(separator: ", ")))",
+                          suggestion: EditDistance.closest(to: name, among: names))
+    }
+
+    private func performChecked(_ request: IntentRequest) throws -> IntentOutcome {
+        let intent = try intent(named: request.intent)
+        try validate(request, for: intent)
+        return try store.transaction { transaction in
+            let recorder = ChangeRecorder(transaction)
+            var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, recorder: recorder)
+            if let outcome = try invocation.resolveReferences(request.references) { return outcome }
+            if let outcome = invocation.missingRequiredValue() { return outcome }
+            let plan: Plan
+            switch try invocation.plan() {
+            case .ask(let outcome): return outcome
+            case .plan(let found): plan = found
+            }
+            if let prompt = invocation.confirmationPrompt(plan) {
+                switch request.confirmation {
+                case .pending: return .needsConfirmation(prompt: prompt, snippet: invocation.previewSnippet(plan))
+                case .declined: return .cancelled(invocation.cancelledDialog(plan))
+                case .confirmed: break
+                }
+            }
+            let result = try invocation.perform(plan)
+            return .done(result)
+        }
+    }
+
+    /// Every parameter named exists, cleared ones are optional, set values fit their types.
+    private func validate(_ request: IntentRequest, for intent: IntentDefinition) throws {
+        let names = intent.parameters.map(\.name)
+        for name in request.parameters.mentionedNames + request.references.keys.sorted() {
+            guard intent.parameter(name) != nil else {
+                throw IntentError(.unknownParameter, "'\(name)' is not a parameter of \(intent.name.name) (parameters: \(names.joined(separator: ", ")))",
+                                  parameter: name, suggestion: EditDistance.closest(to: name, among: names))
+            }
+        }
+        for parameter in intent.parameters {
+            switch request.parameters[parameter.name] {
+            case .unset: continue
+            case .cleared:
+                if parameter.isRequired {
+                    throw IntentError(.clearedRequired, "'\(parameter.name)' is required by \(intent.name.name) and cannot be cleared", parameter: parameter.name)
+                }
+            case .set(let value):
+                do {
+                    try registry.validate(value, as: parameter.type.required)
+                } catch {
+                    throw IntentError(error, parameter: parameter.name)
+                }
+            }
+        }
+    }
+}

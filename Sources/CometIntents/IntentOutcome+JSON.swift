@@ -1,0 +1,80 @@
+import Foundation
+import CometSchema
+import CometStore
+
+/// The JSON shape of outcomes (docs/json.md), shared by `--json`, the conversation runner and
+/// the daemon.
+extension IntentEngine {
+    public func json(_ outcome: IntentOutcome) -> JSONValue {
+        var object = JSONObject()
+        object["outcome"] = .string(outcome.name)
+        switch outcome {
+        case .done(let result):
+            object["intent"] = .string(result.intent.name)
+            if let record = result.record { object["entity"] = .object(registry.encode(record)) }
+            if result.action == .search || !result.records.isEmpty && result.action == nil {
+                object["entities"] = .array(result.records.map { .object(registry.encode($0)) })
+            }
+            if result.action == .search, !result.occurrences.isEmpty || result.records.isEmpty {
+                object["occurrences"] = .array(result.occurrences.map(json))
+            }
+            object["dialog"] = json(result.dialog)
+            if let snippet = result.snippet { object["snippet"] = json(snippet) }
+            if let sequence = result.journalSequence { object["journal"] = .int(Int(sequence)) }
+        case .needsValue(let parameter, let prompt):
+            object["parameter"] = .string(parameter)
+            object["prompt"] = .string(prompt)
+        case .needsConfirmation(let prompt, let snippet):
+            object["prompt"] = .string(prompt)
+            object["snippet"] = json(snippet)
+        case .needsDisambiguation(let parameter, let prompt, let candidates):
+            object["parameter"] = .string(parameter)
+            object["prompt"] = .string(prompt)
+            object["candidates"] = .array(candidates.map { candidate in
+                var item = JSONObject()
+                item["id"] = .string(candidate.id.uuidString.lowercased())
+                item["title"] = .string(candidate.title)
+                item["subtitle"] = candidate.subtitle.map(JSONValue.string)
+                return .object(item)
+            })
+        case .cancelled(let dialog):
+            object["dialog"] = json(dialog)
+        case .failed(let error):
+            object["error"] = json(error)
+        }
+        return .object(object)
+    }
+
+    public func json(_ error: IntentError) -> JSONValue {
+        var object = JSONObject()
+        object["code"] = .string(error.code.rawValue)
+        object["message"] = .string(error.message)
+        object["parameter"] = error.parameter.map(JSONValue.string)
+        object["suggestion"] = error.suggestion.map(JSONValue.string)
+        return .object(object)
+    }
+
+    public func json(_ occurrence: Occurrence) -> JSONValue {
+        var object = JSONObject()
+        object["id"] = .string(occurrence.record.id.uuidString.lowercased())
+        object["title"] = .string(registry.title(of: occurrence.record))
+        object["start"] = .string(occurrence.start.description)
+        object["end"] = .string(occurrence.end.description)
+        object["recurring"] = .bool(occurrence.isRecurrenceInstance)
+        object["recurrenceId"] = .string(occurrence.recurrenceKey.description)
+        object["entity"] = .object(registry.encode(occurrence.record))
+        return .object(object)
+    }
+
+    private func json(_ dialog: Dialog) -> JSONValue {
+        .object(JSONObject([("full", .string(dialog.full)), ("supporting", .string(dialog.supporting))]))
+    }
+
+    public func json(_ snippet: Snippet) -> JSONValue {
+        var object = JSONObject()
+        object["title"] = .string(snippet.title)
+        object["subtitle"] = snippet.subtitle.map(JSONValue.string)
+        object["fields"] = .array(snippet.fields.map { .object(JSONObject([("label", .string($0.label)), ("value", .string($0.value))])) })
+        return .object(object)
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import CometSchema
+import CometStore
+
+extension Invocation {
+    func plan() throws -> PlanOrQuestion {
+        guard let action = intent.action, let entity else {
+            throw IntentError(.notSupported, "intent '\(intent.name.name)' declares no action (creates, updates, …), so the engine cannot run it")
+        }
+        switch action {
+        case .create: return .plan(try planCreate(entity))
+        case .update: return try planUpdate(entity)
+        case .delete: return try planDelete(entity)
+        case .open:
+            let target = try targetRecord(entity)
+            return .plan(Plan(kind: .open, target: target, spanText: nil, changed: []) { _ in (target, [], []) })
+        case .search: return .plan(try planSearch(entity))
+        }
+    }
+
+    /// The record named by the `@target` parameter.
+    func targetRecord(_ entity: EntityDefinition) throws -> EntityRecord {
+        guard let target = intent.targetParameter, case .set(.reference(let id)) = bindings[target.name],
+              let record = try transaction.fetch(entity.name, id: id) else {
+            throw IntentError(.notFound, "the \(presenter.noun(entity.name)) to act on was not found", parameter: intent.targetParameter?.name)
+        }
+        return record
+    }
+
+    /// Parameters that carry a property's new value: same name as a property of the entity.
+    func propertyParameters(_ entity: EntityDefinition) -> [ParameterDefinition] {
+        intent.parameters.filter { !$0.isTarget && entity.property($0.name) != nil && $0.name != "id" }
+    }
+
+    // MARK: Create
+
+    private func planCreate(_ entity: EntityDefinition) throws -> Plan {
+        var values: [String: Value] = [:]
+        var changed = Set<String>()
+        for property in entity.properties where property.name != "id" {
+            if intent.parameter(property.name) != nil, case .set(let value) = bindings[property.name] {
+                values[property.name] = value
+                changed.insert(property.name)
+            } else if let defaultValue = property.defaultValue {
+                values[property.name] = defaultValue
+            }
+        }
+        var record = EntityRecord(entity: entity.name, id: UUID(), values: values)
+        try fillDefaultReferences(&record, entity)
+        try applyDefaultMarker(&record, entity, isNew: true)
+        try TemporalRules(entity: entity)?.normalize(&record, previous: nil, changed: changed)
+        let created = record
+        return Plan(kind: .create, target: nil, spanText: nil, changed: Array(changed)) { recorder in
+            try clearOtherDefaults(created, entity, recorder)
+            try recorder.save(created)
+            return (created, [], [])
+        }
+    }
+
+    /// A required reference left out (an event's calendar) goes to the record marked default,
+    /// or to the only record there is.
+    private func fillDefaultReferences(_ record: inout EntityRecord, _ entity: EntityDefinition) throws {
+        for property in entity.properties where property.isRequired && record[property.name] == nil {
+            guard case .entity(let target) = property.type.base, let targetDefinition = registry.entity(target), targetDefinition.kind == .indexed else { continue }
+            let noun = presenter.noun(target)
+            if let marker = targetDefinition.properties.first(where: { $0.annotations.contains(named: "marksDefault") }),
+               let chosen = try transaction.fetchAll(target, matching: [.equals(marker.name, .bool(true))], limit: 1).first {
+                record[property.name] = .reference(chosen.id)
+                continue
+            }
+            let all = try transaction.fetchAll(target, matching: [], limit: 2)
+            if all.count == 1 {
+                record[property.name] = .reference(all[0].id)
+            } else if all.isEmpty {
+                throw IntentError(.notFound, "there is no \(noun) yet to put this \(presenter.noun(entity.name)) in; create one first", parameter: property.name)
+            } else {
+                throw IntentError(.invalidValue, "say which \(noun) to use (there are several and none is the default)", parameter: property.name)
+            }
+        }
+    }
+
+    /// `@marksDefault`: the first record of its kind becomes the default; at most one is.
+    private func applyDefaultMarker(_ record: inout EntityRecord, _ entity: EntityDefinition, isNew: Bool) throws {
+        guard isNew, let marker = entity.properties.first(where: { $0.annotations.contains(named: "marksDefault") }),
+              intent.parameter(marker.name).map({ bindings[$0.name] == .unset }) ?? true else { return }
+        if try transaction.count(entity.name) == 0 { record[marker.name] = .bool(true) }
+    }
+
+    private func clearOtherDefaults(_ record: EntityRecord, _ entity: EntityDefinition, _ recorder: ChangeRecorder) throws {
+        guard let marker = entity.properties.first(where: { $0.annotations.contains(named: "marksDefault") }),
+              record[marker.name] == .bool(true) else { return }
+        for other in try transaction.fetchAll(entity.name, matching: [.equals(marker.name, .bool(true))], limit: nil) where other.id != record.id {
+            var updated = other
+            updated[marker.name] = .bool(false)
+            try recorder.save(updated)
+        }
+    }
+
+    // MARK: Update
+
+    /// The new values an update asks for, applied to `record`; cleared properties go back to
+    /// their default or away, and clearing a required one without default is an error.
+    func applyChanges(to record: EntityRecord, _ entity: EntityDefinition) throws -> (EntityRecord, Set<String>) {
+        var updated = record
+        var changed = Set<String>()
+        for parameter in propertyParameters(entity) {
+            guard let property = entity.property(parameter.name) else { continue }
+            switch bindings[parameter.name] {
+            case .unset: continue
+            case .set(let value):
+                updated[property.name] = value
+            case .cleared:
+                if let defaultValue = property.defaultValue {
+                    updated[property.name] = defaultValue
+                } else if property.isRequired {
+                    throw IntentError(.clearedRequired, "every \(presenter.noun(entity.name)) needs a \(Presenter.words(property.name)), so it cannot be cleared; give a new value instead", parameter: property.name)
+                } else {
+                    updated[property.name] = nil
+                }
+            }
+            changed.insert(property.name)
+        }
+        return (updated, changed)
+    }
+
+    private func planUpdate(_ entity: EntityDefinition) throws -> PlanOrQuestion {
+        let target = try targetRecord(entity)
+        let (_, changed) = try applyChanges(to: target, entity)
+        guard !changed.isEmpty else {
+            let names = propertyParameters(entity).map(\.name).joined(separator: ", ")
+            throw IntentError(.invalidValue, "nothing to change: set or clear at least one of \(names)")
+        }
+        if let rules = TemporalRules(entity: entity), rules.isSeries(target) || rules.isOverride(target) {
+            return try SeriesEditor(invocation: self, entity: entity, rules: rules).planUpdate(target, changed: changed)
+        }
+        var (updated, _) = try applyChanges(to: target, entity)
+        try TemporalRules(entity: entity)?.normalize(&updated, previous: target, changed: changed)
+        bumpSequence(&updated, entity)
+        let result = updated
+        return .plan(Plan(kind: .update, target: target, spanText: nil, changed: changed.sorted()) { recorder in
+            try clearOtherDefaults(result, entity, recorder)
+            try recorder.save(result)
+            return (result, [], [])
+        })
+    }
+
+    /// SEQUENCE goes up with every change, so calendar clients see the newer version.
+    func bumpSequence(_ record: inout EntityRecord, _ entity: EntityDefinition) {
+        guard let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "SEQUENCE" && $0.type.base == .builtin(.int) }) else { return }
+        if case .int(let number)? = record[property.name] {
+            record[property.name] = .int(number + 1)
+        } else {
+            record[property.name] = .int(1)
+        }
+    }
+
+    // MARK: Delete
+
+    private func planDelete(_ entity: EntityDefinition) throws -> PlanOrQuestion {
+        let target = try targetRecord(entity)
+        if let rules = TemporalRules(entity: entity), rules.isSeries(target) || rules.isOverride(target) {
+            return try SeriesEditor(invocation: self, entity: entity, rules: rules).planDelete(target)
+        }
+        return .plan(Plan(kind: .delete, target: target, spanText: nil, changed: []) { _ in
+            try deleteCascading(target)
+            return (nil, [], [])
+        })
+    }
+
+    // MARK: Search
+
+    /// Search intents follow a convention: `text` searches the `@searchable` properties,
+    /// `from`/`to` (DateTime) select occurrences in a range, and parameters named like
+    /// properties filter by equality.
+    private func planSearch(_ entity: EntityDefinition) throws -> Plan {
+        var filters: [RecordFilter] = []
+        for parameter in intent.parameters where entity.property(parameter.name) != nil {
+            if case .set(let value) = bindings[parameter.name] { filters.append(.equals(parameter.name, value)) }
+        }
+        let text: String? = { if case .set(.string(let text)) = bindings["text"] { return text } else { return nil } }()
+        let from: DateTimeValue? = { if case .set(.dateTime(let value)) = bindings["from"] { return value } else { return nil } }()
+        let to: DateTimeValue? = { if case .set(.dateTime(let value)) = bindings["to"] { return value } else { return nil } }()
+        let zone = engine.timeZone
+        let transaction = self.transaction
+        return Plan(kind: .search, target: nil, spanText: nil, changed: []) { _ in
+            if from != nil || to != nil, entity.temporalFields != nil {
+                let lower = from.map { instant(of: $0, zone: zone) } ?? Date(timeIntervalSince1970: -62_135_596_800)
+                let upper = to.map { instant(of: $0, zone: zone) } ?? Date(timeIntervalSince1970: 253_402_300_799)
+                var occurrences = try transaction.occurrences(entity.name, from: lower, to: upper, zone: zone, matching: filters)
+                if let text {
+                    let hits = Set(try transaction.search(entity.name, text: text, limit: 10_000).map(\.id))
+                    occurrences = occurrences.filter { hits.contains($0.record.id) }
+                }
+                return (nil, [], Array(occurrences.prefix(1_000)))
+            }
+            if let text {
+                let hits = try transaction.search(entity.name, text: text, limit: 200)
+                return (nil, hits.filter { record in filters.allSatisfy { record[$0.property] == $0.value } }, [])
+            }
+            return (nil, try transaction.fetchAll(entity.name, matching: filters, limit: 1_000), [])
+        }
+    }
+}
+
+/// The instant of a DateTime; a floating one read in `zone`.
+func instant(of value: DateTimeValue, zone: TimeZone) -> Date {
+    if let instant = value.instant { return instant }
+    return Date(timeIntervalSince1970: TimeInterval(value.localTime.dateTime(in: zone).sortKey))
+}

@@ -1,0 +1,217 @@
+import Foundation
+import CometSchema
+import CometStore
+
+/// Words for people: dialogs, confirmation prompts, candidates and snippets, built from the
+/// registry (titles, `@display` names) so every domain gets sentences without Swift code.
+struct Presenter {
+    let registry: Registry
+    let transaction: any StoreTransaction
+    let timeZone: TimeZone
+    let now: Date
+
+    /// iCalendar properties that are bookkeeping, not something to show on a card.
+    static let housekeeping: Set<String> = ["UID", "SEQUENCE", "RELATED-TO", "RECURRENCE-ID", "EXDATE", "RDATE"]
+
+    /// "event", "calendar": an entity's `@display` name, or its name in lower case.
+    func noun(_ name: QualifiedName) -> String {
+        registry.entity(name)?.annotations.first(named: "display")?.firstString ?? Presenter.words(name.name)
+    }
+
+    /// "startDate" → "start date".
+    static func words(_ identifier: String) -> String {
+        var result = ""
+        for character in identifier {
+            if character.isUppercase, !result.isEmpty { result += " " }
+            result += character.lowercased()
+        }
+        return result
+    }
+
+    private func label(_ property: PropertyDefinition) -> String {
+        let text = property.annotations.first(named: "display")?.firstString ?? Presenter.words(property.name)
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
+    // MARK: Time
+
+    static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+    /// "Mon Jun 15 08:00–09:00", in the value's own zone (named when it is not the viewer's),
+    /// with the year only when it is not this year. Deterministic: no locale involved.
+    func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false) -> String {
+        let local = start.localTime
+        let currentYear = TimeZones.localNow(now, in: timeZone).date.year
+        var text = dayText(local.date, currentYear: currentYear)
+        if allDay {
+            if let end, end.localTime.date.dayNumber - local.date.dayNumber > 1 {
+                let last = LocalDateTime(wallSeconds: end.localTime.wallSeconds - 86_400).date
+                text += " – " + dayText(last, currentYear: currentYear)
+            }
+            return text + " (all day)"
+        }
+        text += String(format: " %02d:%02d", local.hour, local.minute)
+        if let end, end.sortKey != start.sortKey {
+            let endLocal = end.localTime
+            if endLocal.date == local.date {
+                text += String(format: "–%02d:%02d", endLocal.hour, endLocal.minute)
+            } else {
+                text += " – " + dayText(endLocal.date, currentYear: currentYear) + String(format: " %02d:%02d", endLocal.hour, endLocal.minute)
+            }
+        }
+        if let zone = start.timeZoneIdentifier, zone != timeZone.identifier { text += " (\(zone))" }
+        if case .utc = start.kind, timeZone.identifier != "UTC", timeZone.identifier != "GMT" { text += " (UTC)" }
+        return text
+    }
+
+    private func dayText(_ date: CalendarDate, currentYear: Int) -> String {
+        let weekday = Presenter.weekdays[Int(((date.dayNumber % 7) + 7 + 4) % 7)]
+        let month = Presenter.months[date.month - 1]
+        var text = "\(weekday.prefix(3)) \(month.prefix(3)) \(date.day)"
+        if date.year != currentYear { text += " \(date.year)" }
+        return text
+    }
+
+    // MARK: Records
+
+    func title(_ record: EntityRecord) -> String { registry.title(of: record) }
+
+    /// What tells a record apart from others with the same title: its subtitle (an event's time).
+    func subtitle(_ record: EntityRecord) -> String? {
+        guard let definition = registry.entity(record.entity) else { return nil }
+        if let rules = TemporalRules(entity: definition), let start = rules.start(record) {
+            var text = when(start, end: rules.end(record), allDay: rules.isAllDay(record))
+            if rules.isSeries(record), let property = rules.fields.recurrence, case .recurrence(let rule)? = record[property] {
+                text += ", " + RecurrenceText.describe(rule)
+            }
+            return text
+        }
+        guard let property = definition.subtitleProperty, let value = record[property.name] else { return nil }
+        return display(value, type: property.type)
+    }
+
+    func candidate(_ record: EntityRecord) -> Candidate {
+        Candidate(id: record.id, title: title(record), subtitle: subtitle(record))
+    }
+
+    /// A value as a card shows it: references by their title, times as `when` text.
+    func display(_ value: Value, type: TypeExpression) -> String {
+        switch value {
+        case .reference(let id):
+            if case .entity(let name) = type.base, let record = try? transaction.fetch(name, id: id) { return title(record) }
+            return id.uuidString.lowercased()
+        case .dateTime(let dateTime): return when(dateTime, end: nil)
+        case .recurrence(let rule): return RecurrenceText.describe(rule)
+        case .duration(let duration): return DurationText.describe(duration)
+        case .union(_, let payload):
+            if case .duration(let duration) = payload { return DurationText.describe(duration) + (duration.isNegative ? " before" : " after") }
+            return display(payload, type: type)
+        case .array(let items): return items.map { display($0, type: type.element) }.joined(separator: ", ")
+        case .enumCase(let name):
+            if case .enumeration(let enumName) = type.base,
+               let display = registry.enumeration(enumName)?.enumCase(name)?.annotations.first(named: "display")?.firstString { return display }
+            return Presenter.words(name)
+        case .object(let properties):
+            if case .entity(let name) = type.base, let definition = registry.entity(name), let titleProperty = definition.titleProperty,
+               let titleValue = properties[titleProperty.name] {
+                let extra = definition.properties.filter { $0.name != titleProperty.name }.compactMap { property -> String? in
+                    guard let value = properties[property.name], value != property.defaultValue else { return nil }
+                    return display(value, type: property.type)
+                }
+                return registry.displayText(titleValue) + (extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")))")
+            }
+            return registry.displayText(value)
+        default: return registry.displayText(value)
+        }
+    }
+
+    func snippet(_ record: EntityRecord) -> Snippet {
+        guard let definition = registry.entity(record.entity) else { return Snippet(title: title(record), subtitle: nil, fields: []) }
+        let rules = TemporalRules(entity: definition)
+        let skipped = Set([definition.titleProperty?.name, rules?.fields.start, rules?.fields.end, rules?.fields.isAllDay,
+                           rules?.timeZoneProperty, rules?.fields.recurrence].compactMap { $0 })
+        var fields: [Snippet.Field] = []
+        if let rules, rules.isSeries(record), let property = rules.fields.recurrence, case .recurrence(let rule)? = record[property] {
+            fields.append(.init(label: "Repeats", value: RecurrenceText.describe(rule)))
+        }
+        for property in definition.properties where property.name != "id" && !skipped.contains(property.name) {
+            if let ical = property.ical?.firstString?.uppercased(), Presenter.housekeeping.contains(ical), property.ical?.string("param") == nil { continue }
+            guard let value = record[property.name] else { continue }
+            if value == property.defaultValue, property.type.base != .builtin(.string) { continue }
+            if case .array(let items) = value, items.isEmpty { continue }
+            fields.append(.init(label: label(property), value: display(value, type: property.type)))
+        }
+        return Snippet(title: title(record), subtitle: subtitle(record), fields: fields)
+    }
+
+    // MARK: Dialogs
+
+    private func quoted(_ record: EntityRecord?) -> String {
+        record.map { "“\(title($0))”" } ?? "it"
+    }
+
+    func confirmation(_ plan: Plan, intent: IntentDefinition) -> String {
+        let name = quoted(plan.target)
+        let span = plan.spanText.map { ", \($0)" } ?? ""
+        switch plan.kind {
+        case .delete:
+            let when = plan.spanText == nil ? plan.target.flatMap(subtitle).map { " (\($0))" } ?? "" : ""
+            return "Delete \(name)\(when)\(span)?"
+        case .update:
+            var sentence = "Change \(name)\(span)?"
+            if case .whenTargetHas(let property) = intent.confirmation, let target = plan.target,
+               case .array(let items)? = target[property], !items.isEmpty {
+                sentence += " It has \(items.count) \(Presenter.words(property)), who may need to hear about it."
+            }
+            return sentence
+        default:
+            return "\(intent.name.name.prefix(1).uppercased() + intent.name.name.dropFirst()) \(name)\(span)?"
+        }
+    }
+
+    func cancelled(_ plan: Plan) -> Dialog {
+        let name = quoted(plan.target)
+        switch plan.kind {
+        case .delete: return Dialog(full: "OK, I won't delete \(name).", supporting: "Nothing was deleted.")
+        case .update: return Dialog(full: "OK, I'll leave \(name) as it is.", supporting: "Nothing was changed.")
+        default: return Dialog(full: "OK, I won't do that.", supporting: "Nothing was changed.")
+        }
+    }
+
+    func done(_ plan: Plan, result: EntityRecord?, count: Int, intent: IntentDefinition) -> Dialog {
+        let entityNoun = intent.entity.map(noun) ?? "item"
+        switch plan.kind {
+        case .create:
+            let name = quoted(result)
+            let when = result.flatMap(subtitle)
+            return Dialog(full: "Created \(name)" + (when.map { " for \($0)" } ?? "") + ".",
+                          supporting: "Created \(entityNoun) \(name)")
+        case .update:
+            let name = quoted(result ?? plan.target)
+            let what = plan.changed.map(Presenter.words)
+            let list = what.count <= 1 ? (what.first ?? "details") : what.dropLast().joined(separator: ", ") + " and " + (what.last ?? "")
+            let span = plan.spanText.map { " for \($0)" } ?? ""
+            let when = (result ?? plan.target).flatMap(subtitle).map { " It's now \($0)." } ?? ""
+            return Dialog(full: "Changed the \(list) of \(name)\(span).\(plan.changed.contains(where: { $0.lowercased().contains("date") }) ? when : "")",
+                          supporting: "Updated \(entityNoun) \(name)")
+        case .delete:
+            let name = quoted(plan.target)
+            let span = plan.spanText.map { " (\($0))" } ?? ""
+            return Dialog(full: "Deleted \(name)\(span).", supporting: "Deleted \(entityNoun) \(name)")
+        case .open:
+            return Dialog(full: "Here's \(quoted(result)).", supporting: result.flatMap(subtitle) ?? quoted(result))
+        case .search:
+            let plural = count == 1 ? entityNoun : entityNoun + "s"
+            return Dialog(full: count == 0 ? "I didn't find any \(entityNoun)s." : "I found \(count) \(plural).",
+                          supporting: "\(count) \(plural)")
+        }
+    }
+}
+
+extension TimeZones {
+    /// The wall-clock reading of an instant in a zone (for "this year" and "today").
+    static func localNow(_ date: Date, in zone: TimeZone) -> LocalDateTime {
+        DateTimeValue.utc(date).wallTime(in: zone)
+    }
+}

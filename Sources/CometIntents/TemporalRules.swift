@@ -1,0 +1,109 @@
+import Foundation
+import CometSchema
+
+/// Calendar rules for entities with a start time (found through their DTSTART mapping): the
+/// zone property follows the start, all-day times are whole days, a moved start keeps the
+/// length, and nothing ends before it starts.
+struct TemporalRules {
+    let fields: TemporalFields
+    /// The String property mapped to DTSTART's TZID parameter.
+    let timeZoneProperty: String?
+
+    init?(entity: EntityDefinition) {
+        guard let fields = entity.temporalFields else { return nil }
+        self.fields = fields
+        timeZoneProperty = entity.properties.first { property in
+            property.type.base == .builtin(.string) && property.ical?.firstString?.uppercased() == "DTSTART"
+                && property.ical?.string("param")?.uppercased() == "TZID"
+        }?.name
+    }
+
+    func start(_ record: EntityRecord) -> DateTimeValue? {
+        if case .dateTime(let value)? = record[fields.start] { return value }
+        return nil
+    }
+
+    func end(_ record: EntityRecord) -> DateTimeValue? {
+        guard let property = fields.end, case .dateTime(let value)? = record[property] else { return nil }
+        return value
+    }
+
+    func isAllDay(_ record: EntityRecord) -> Bool {
+        guard let property = fields.isAllDay, case .bool(let flag)? = record[property] else { return false }
+        return flag
+    }
+
+    func isSeries(_ record: EntityRecord) -> Bool {
+        guard !isOverride(record) else { return false }
+        if let property = fields.recurrence, record[property] != nil { return true }
+        if let property = fields.additions, case .array(let items)? = record[property], !items.isEmpty { return true }
+        return false
+    }
+
+    func isOverride(_ record: EntityRecord) -> Bool {
+        guard let property = fields.recurrenceID else { return false }
+        return record[property] != nil
+    }
+
+    func uid(_ record: EntityRecord) -> String? {
+        guard let property = fields.uid, case .string(let text)? = record[property] else { return nil }
+        return text
+    }
+
+    /// Applies the rules to a record after a create or an update. `changed` names the properties
+    /// the request set or cleared; `previous` is the record before an update.
+    func normalize(_ record: inout EntityRecord, previous: EntityRecord?, changed: Set<String>) throws {
+        if let uidProperty = fields.uid, record[uidProperty] == nil {
+            record[uidProperty] = .string(record.id.uuidString.lowercased())
+        }
+        guard var start = start(record) else { return }
+        var end = end(record)
+
+        // A moved start keeps the event's length unless the end moved too.
+        if let previous, changed.contains(fields.start), let endProperty = fields.end, !changed.contains(endProperty),
+           let oldStart = self.start(previous), let oldEnd = self.end(previous) {
+            end = start.adding(seconds: oldEnd.sortKey - oldStart.sortKey)
+        }
+
+        if let zoneProperty = timeZoneProperty {
+            if changed.contains(zoneProperty) {
+                if case .string(let identifier)? = record[zoneProperty] {
+                    let zone: TimeZone
+                    do { zone = try TimeZones.zone(identifier) } catch {
+                        throw IntentError(.unknownTimeZone, error.message, parameter: zoneProperty)
+                    }
+                    start = reexpress(start, in: zone)
+                    end = end.map { reexpress($0, in: zone) }
+                } else {
+                    start = .floating(start.localTime)
+                    end = end.map { .floating($0.localTime) }
+                }
+            }
+            record[zoneProperty] = start.timeZoneIdentifier.map(Value.string)
+        }
+
+        if isAllDay(record) {
+            start = .floating(LocalDateTime(date: start.localTime.date, hour: 0, minute: 0) ?? start.localTime)
+            if let value = end {
+                let endLocal = value.localTime
+                let day = endLocal.hour == 0 && endLocal.minute == 0 && endLocal.second == 0 ? endLocal.date : (LocalDateTime(wallSeconds: endLocal.wallSeconds + 86_400).date)
+                end = .floating(LocalDateTime(date: day, hour: 0, minute: 0) ?? endLocal)
+            }
+            if end == nil || (end?.sortKey ?? 0) <= start.sortKey { end = start.adding(days: 1) }
+            if let zoneProperty = timeZoneProperty { record[zoneProperty] = nil }
+        }
+
+        if let end, end.sortKey < start.sortKey, !(end.isFloating != start.isFloating) {
+            throw IntentError(.endBeforeStart, "the end (\(end)) is before the start (\(start)); give an end after the start, or move the start", parameter: fields.end)
+        }
+        record[fields.start] = .dateTime(start)
+        if let endProperty = fields.end { record[endProperty] = end.map(Value.dateTime) }
+    }
+
+    /// A floating wall time placed in `zone`; an instant shown in `zone`.
+    private func reexpress(_ value: DateTimeValue, in zone: TimeZone) -> DateTimeValue {
+        if value.isFloating { return value.localTime.dateTime(in: zone) }
+        guard let instant = value.instant else { return value }
+        return DateTimeValue(kind: .zoned(epochSeconds: Int64(instant.timeIntervalSince1970), timeZone: zone.identifier))
+    }
+}

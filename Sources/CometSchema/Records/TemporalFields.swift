@@ -1,0 +1,48 @@
+/// Which properties of an entity carry its time, found through their iCalendar mapping so any
+/// domain that maps DTSTART (events) gets an occurrence index with no Swift code of its own.
+public struct TemporalFields: Sendable, Hashable {
+    /// DTSTART: a DateTime.
+    public let start: String
+    /// DTEND: a DateTime.
+    public let end: String?
+    /// A Bool mapped to DTSTART;VALUE=DATE.
+    public let isAllDay: String?
+    /// RRULE: a Recurrence.
+    public let recurrence: String?
+    /// EXDATE and RDATE: arrays of DateTime.
+    public let exclusions: String?
+    public let additions: String?
+    /// RECURRENCE-ID: a DateTime; set on a record that overrides one occurrence of a series.
+    public let recurrenceID: String?
+    /// UID: the series a master and its overrides share.
+    public let uid: String?
+}
+
+extension EntityDefinition {
+    /// Nil when the entity has no DateTime property mapped to DTSTART.
+    public var temporalFields: TemporalFields? {
+        func property(mappedTo name: String, type: TypeExpression) -> String? {
+            properties.first { property in
+                guard let ical = property.ical, ical.firstString?.uppercased() == name, ical.string("param") == nil else { return false }
+                return property.type.base == type.base && property.type.isArray == type.isArray
+            }?.name
+        }
+        let dateTime = TypeExpression(.builtin(.dateTime))
+        let dateTimes = TypeExpression(.builtin(.dateTime), isArray: true)
+        guard let start = property(mappedTo: "DTSTART", type: dateTime) else { return nil }
+        let allDay = properties.first { property in
+            property.type.base == .builtin(.bool) && property.ical?.firstString?.uppercased() == "DTSTART"
+                && property.ical?.string("param")?.uppercased() == "VALUE"
+        }?.name
+        return TemporalFields(
+            start: start,
+            end: property(mappedTo: "DTEND", type: dateTime),
+            isAllDay: allDay,
+            recurrence: property(mappedTo: "RRULE", type: TypeExpression(.builtin(.recurrence))),
+            exclusions: property(mappedTo: "EXDATE", type: dateTimes),
+            additions: property(mappedTo: "RDATE", type: dateTimes),
+            recurrenceID: property(mappedTo: "RECURRENCE-ID", type: dateTime),
+            uid: property(mappedTo: "UID", type: TypeExpression(.builtin(.string)))
+        )
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import CSQLite
+
+/// One SQLite connection. It owns its handle and closes it in `deinit`. Not Sendable: a
+/// connection is used from one thread at a time; servers put it behind an actor.
+final class Connection {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(db)
+            throw StoreError(.cannotOpen, "cannot open store '\(path)': \(message)", resultCode: rc)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        try execute("PRAGMA busy_timeout = 5000")
+        try execute("PRAGMA foreign_keys = ON")
+        if !readOnly, path != ":memory:" {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL without results (DDL, pragmas). Never for SQL built from input: use `prepare`.
+    func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errorMessage)
+            throw error(rc, message, sql: sql)
+        }
+    }
+
+    /// A prepared statement, cached by SQL text so hot paths prepare once.
+    func prepare(_ sql: String) throws -> Statement {
+        if let cached = statementCache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    func error(_ rc: Int32, _ message: String? = nil, sql: String?) -> StoreError {
+        let primary = rc & 0xFF
+        let code: StoreError.Code
+        switch primary {
+        case SQLITE_CONSTRAINT: code = .constraint
+        case SQLITE_BUSY, SQLITE_LOCKED: code = .busy
+        case SQLITE_CORRUPT, SQLITE_NOTADB: code = .corrupt
+        case SQLITE_CANTOPEN: code = .cannotOpen
+        case SQLITE_READONLY, SQLITE_PERM: code = .permissions
+        default: code = .sqlite
+        }
+        return StoreError(code, message ?? lastErrorMessage, resultCode: rc, sql: sql)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import CometSchema
+
+/// One occurrence of an entity with a time: a single event, one instance of a series, or an
+/// override standing in for one instance.
+public struct Occurrence: Sendable, Hashable {
+    public let record: EntityRecord
+    public let start: DateTimeValue
+    public let end: DateTimeValue
+    /// True for instances generated from a recurrence rule (not for overrides or singles).
+    public let isRecurrenceInstance: Bool
+    /// The start the occurrence has in its series (the RECURRENCE-ID an override would carry).
+    public let recurrenceKey: DateTimeValue
+}
+
+/// Keeps the occurrence table of an entity: one row per single event or override, and one row
+/// per instance of a series inside the materialized window. Range queries inside the window are
+/// index lookups; outside it, series are expanded on the fly.
+struct OccurrenceIndex {
+    let connection: Connection
+    let layout: TableLayout
+    let window: ClosedRange<Int64>
+
+    /// Upper bound on instances materialized per series, so a SECONDLY rule cannot flood the table.
+    static let maximumInstancesPerSeries = 5_000
+
+    private var table: String { layout.occurrenceTable ?? "" }
+
+    /// Recomputes the rows of one record.
+    func update(_ record: EntityRecord) throws {
+        guard let temporal = layout.temporal else { return }
+        try remove(record.id)
+        guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
+        let insert = try connection.prepare("INSERT INTO \(quote(table)) (entity_id, start_key, end_key, floating, series_uid, original_key, is_override) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let id = SQLValue.text(record.id.uuidString.lowercased())
+        let uid = shape.uid.map(SQLValue.text) ?? .null
+        let floating = SQLValue.integer(shape.isFloating ? 1 : 0)
+        if let recurrenceID = shape.recurrenceID {
+            try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(recurrenceID), .integer(1)])
+            return
+        }
+        guard let series = shape.series else {
+            try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(shape.startKey), .integer(0)])
+            return
+        }
+        let starts = shape.instanceKeys(series, from: window.lowerBound, through: window.upperBound, limit: OccurrenceIndex.maximumInstancesPerSeries)
+        for key in starts {
+            try insert.run([id, .integer(key), .integer(key + shape.durationSeconds), floating, uid, .integer(key), .integer(0)])
+        }
+        let last = series.isUnbounded ? SQLValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
+        try connection.prepare("INSERT OR REPLACE INTO \(quote(table + "_series")) (entity_id, first_key, last_key) VALUES (?, ?, ?)")
+            .run([id, .integer(shape.startKey), last])
+    }
+
+    func remove(_ id: UUID) throws {
+        let key = SQLValue.text(id.uuidString.lowercased())
+        try connection.prepare("DELETE FROM \(quote(table)) WHERE entity_id = ?").run([key])
+        try connection.prepare("DELETE FROM \(quote(table + "_series")) WHERE entity_id = ?").run([key])
+    }
+
+    /// Occurrences overlapping [from, to) as (entity id, start key, end key, recurrence key, is instance),
+    /// ordered by start. Keys of floating rows are wall readings; callers filter them by zone.
+    func rows(from: Int64, to: Int64, maximumDuration: Int64) throws -> [(UUID, Int64, Int64, Int64, Bool)] {
+        let slack = OccurrenceKey.floatingSlack
+        var result: [(UUID, Int64, Int64, Int64, Bool)] = []
+        let sql = """
+            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_override, o.series_uid IS NOT NULL AND o.is_override = 0 AND EXISTS (SELECT 1 FROM \(quote(table + "_series")) s WHERE s.entity_id = o.entity_id)
+            FROM \(quote(table)) o
+            WHERE o.start_key >= ? AND o.start_key < ? AND o.end_key > ?
+              AND (o.is_override = 1 OR o.series_uid IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM \(quote(table)) x WHERE x.series_uid = o.series_uid AND x.is_override = 1 AND x.original_key = o.original_key))
+            ORDER BY o.start_key
+            """
+        try connection.prepare(sql).query([.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)]) { row in
+            guard let text = row.text(0), let id = UUID(uuidString: text),
+                  let start = row.integer(1), let end = row.integer(2), let original = row.integer(3) else { return }
+            result.append((id, start, end, original, row.integer(5) == 1))
+        }
+        return result
+    }
+
+    /// Series whose instances may fall in [from, to) but were not materialized there.
+    func seriesOverlapping(from: Int64, to: Int64) throws -> [UUID] {
+        var ids: [UUID] = []
+        try connection.prepare("SELECT entity_id FROM \(quote(table + "_series")) WHERE first_key < ? AND (last_key IS NULL OR last_key >= ?)")
+            .query([.integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)]) { row in
+                if let text = row.text(0), let id = UUID(uuidString: text) { ids.append(id) }
+            }
+        return ids
+    }
+
+    /// Original keys of the overrides of a series (to leave those instances out when expanding).
+    func overriddenKeys(uid: String) throws -> Set<Int64> {
+        var keys = Set<Int64>()
+        try connection.prepare("SELECT original_key FROM \(quote(table)) WHERE series_uid = ? AND is_override = 1").query([.text(uid)]) { row in
+            if let key = row.integer(0) { keys.insert(key) }
+        }
+        return keys
+    }
+}
+
+/// The time shape of one record: where it starts, how long it lasts, and its series if any.
+struct SeriesShape {
+    let start: DateTimeValue
+    let startKey: Int64
+    let durationSeconds: Int64
+    let isFloating: Bool
+    let isAllDay: Bool
+    let uid: String?
+    /// The key of the occurrence an override replaces.
+    let recurrenceID: Int64?
+    let series: RecurrenceSet?
+    let zone: TimeZone?
+
+    init?(record: EntityRecord, temporal: TemporalFields) {
+        guard case .dateTime(let start)? = record[temporal.start] else { return nil }
+        self.start = start
+        self.startKey = start.sortKey
+        self.isFloating = start.isFloating
+        self.zone = start.expansionZone
+        if let allDay = temporal.isAllDay, case .bool(true)? = record[allDay] { isAllDay = true } else { isAllDay = false }
+        if let end = temporal.end, case .dateTime(let endValue)? = record[end] {
+            durationSeconds = max(0, endValue.sortKey - start.sortKey)
+        } else {
+            durationSeconds = isAllDay ? 86_400 : 0
+        }
+        if let uidProperty = temporal.uid, case .string(let text)? = record[uidProperty] { uid = text } else { uid = nil }
+        if let property = temporal.recurrenceID, case .dateTime(let original)? = record[property] {
+            recurrenceID = original.sortKey
+        } else {
+            recurrenceID = nil
+        }
+        let rule: RecurrenceRule?
+        if let property = temporal.recurrence, case .recurrence(let value)? = record[property] { rule = value } else { rule = nil }
+        let additions = SeriesShape.dateTimes(record, temporal.additions)
+        let exclusions = SeriesShape.dateTimes(record, temporal.exclusions)
+        if recurrenceID == nil, rule != nil || !additions.isEmpty {
+            let zone = self.zone
+            series = RecurrenceSet(
+                start: start.localTime, timeZone: zone, rule: rule,
+                additions: additions.map { SeriesShape.wall($0, in: zone) },
+                exclusions: exclusions.map { SeriesShape.wall($0, in: zone) },
+                isAllDay: isAllDay
+            )
+        } else {
+            series = nil
+        }
+    }
+
+    private static func dateTimes(_ record: EntityRecord, _ property: String?) -> [DateTimeValue] {
+        guard let property, case .array(let items)? = record[property] else { return [] }
+        return items.compactMap { if case .dateTime(let value) = $0 { return value } else { return nil } }
+    }
+
+    /// A date-time as a wall reading in the series' zone (EXDATEs may be given in UTC).
+    static func wall(_ value: DateTimeValue, in zone: TimeZone?) -> LocalDateTime {
+        value.wallTime(in: zone)
+    }
+
+    /// The key of a wall-clock instance in the series' zone.
+    func key(of local: LocalDateTime) -> Int64 {
+        local.dateTime(in: zone).sortKey
+    }
+
+    /// Keys of instances whose start lies in [from, through].
+    func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, limit: Int) -> [Int64] {
+        // Wall times differ from instants by at most the zone offset: widen by a day, then filter exactly.
+        let fromWall = LocalDateTime(wallSeconds: from - 86_400 - durationSeconds)
+        let throughWall = LocalDateTime(wallSeconds: through + 86_400)
+        return series.occurrences(from: fromWall, through: throughWall, limit: limit)
+            .map { key(of: $0) }
+            .filter { $0 + durationSeconds >= from && $0 <= through }
+    }
+}

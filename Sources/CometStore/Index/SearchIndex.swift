@@ -1,0 +1,80 @@
+import CometSchema
+
+/// The full-text index of one entity's `@searchable` properties (SQLite FTS5). Rows share the
+/// entity table's rowid, so a hit joins back without a lookup by id.
+struct SearchIndex {
+    let connection: Connection
+    let layout: TableLayout
+    let coding: ValueCoding
+
+    private var table: String? { layout.searchTable }
+    private var properties: [PropertyDefinition] { layout.entity.searchableProperties }
+
+    func rebuild() throws {
+        guard let table else { return }
+        try connection.execute("DELETE FROM \(quote(table))")
+        var rows: [(Int64, EntityRecord)] = []
+        let reader = RecordReader(layout: layout, coding: coding)
+        try connection.prepare("SELECT rowid, \(layout.selectList) FROM \(quote(layout.table))").query { row in
+            guard let rowid = row.integer(0) else { return }
+            rows.append((rowid, try reader.record(from: row, offset: 1)))
+        }
+        for (rowid, record) in rows { try insert(rowid: rowid, record: record) }
+    }
+
+    func update(rowid: Int64, record: EntityRecord) throws {
+        guard table != nil else { return }
+        try remove(rowid: rowid)
+        try insert(rowid: rowid, record: record)
+    }
+
+    func remove(rowid: Int64) throws {
+        guard let table else { return }
+        try connection.prepare("DELETE FROM \(quote(table)) WHERE rowid = ?").run([.integer(rowid)])
+    }
+
+    private func insert(rowid: Int64, record: EntityRecord) throws {
+        guard let table else { return }
+        let columns = (["rowid"] + properties.map { quote($0.name) }).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: properties.count + 1).joined(separator: ", ")
+        let values: [SQLValue] = [.integer(rowid)] + properties.map { property in
+            record[property.name].map { .text(SearchIndex.text(of: $0)) } ?? .null
+        }
+        try connection.prepare("INSERT INTO \(quote(table)) (\(columns)) VALUES (\(placeholders))").run(values)
+    }
+
+    /// Rowids of matching rows, best first. Every word must match, as a prefix ("lun" finds
+    /// "Lunar"); case and diacritics are ignored by the tokenizer.
+    func matches(_ text: String, limit: Int) throws -> [Int64] {
+        guard let table, let query = SearchIndex.ftsQuery(text) else { return [] }
+        var rowids: [Int64] = []
+        try connection.prepare("SELECT rowid FROM \(quote(table)) WHERE \(quote(table)) MATCH ? ORDER BY bm25(\(quote(table))) LIMIT ?")
+            .query([.text(query), .integer(Int64(limit))]) { row in
+                if let rowid = row.integer(0) { rowids.append(rowid) }
+            }
+        return rowids
+    }
+
+    /// The user's words as an FTS5 query of quoted prefix terms: no operator in the input can
+    /// change the query's meaning.
+    static func ftsQuery(_ text: String) -> String? {
+        let words = text.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        guard !words.isEmpty else { return nil }
+        return words.map { "\"\($0.replacingOccurrences(of: "\"", with: ""))\"*" }.joined(separator: " ")
+    }
+
+    /// The words of a value, for indexing: text, names and addresses of people and places,
+    /// and the text inside unions, objects and arrays.
+    static func text(of value: Value) -> String {
+        switch value {
+        case .string(let text): return text
+        case .url(let url): return url.absoluteString
+        case .person(let person): return [person.name, person.email, person.phone].compactMap { $0 }.joined(separator: " ")
+        case .place(let place): return [place.name, place.address].compactMap { $0 }.joined(separator: " ")
+        case .union(_, let payload): return text(of: payload)
+        case .object(let properties): return properties.keys.sorted().compactMap { properties[$0] }.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
+        case .array(let items): return items.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
+        default: return ""
+        }
+    }
+}

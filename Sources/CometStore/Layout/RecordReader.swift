@@ -1,0 +1,28 @@
+import Foundation
+import CometSchema
+
+/// Turns a row selected with `TableLayout.selectList` into an `EntityRecord`.
+struct RecordReader {
+    let layout: TableLayout
+    let coding: ValueCoding
+
+    func record(from row: Row, offset: Int = 0) throws -> EntityRecord {
+        guard let idText = row.text(offset), let id = UUID(uuidString: idText) else {
+            throw StoreError(.invalidData, "a row of \(layout.table) has no valid id")
+        }
+        var values: [String: Value] = [:]
+        var index = offset + 1
+        for column in layout.columns {
+            if let value = try coding.value(from: row[index], for: column, table: layout.table) {
+                values[column.property.name] = value
+            }
+            index += column.keyColumn == nil ? 1 : 2
+        }
+        return EntityRecord(entity: layout.entity.name, id: id, values: values)
+    }
+
+    /// Bound values for INSERT/UPDATE in `selectList` order (id first).
+    func sqlValues(of record: EntityRecord) -> [SQLValue] {
+        [.text(record.id.uuidString.lowercased())] + layout.columns.flatMap { coding.sqlValues(record.values[$0.property.name], for: $0) }
+    }
+}

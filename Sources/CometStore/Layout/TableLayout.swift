@@ -1,0 +1,126 @@
+import CometSchema
+
+/// How one property is kept in its table.
+enum ColumnKind: Hashable {
+    case text, integer, real, bool
+    /// An id of another indexed entity, with a foreign key to its table.
+    case reference(table: String)
+    /// RFC 9557 text plus a sortable instant key in `<column>__key` (see `OccurrenceKey`).
+    case dateTime
+    /// Anything structured (arrays, unions, Person, Place, transient objects): compact JSON.
+    case json
+}
+
+struct ColumnLayout: Hashable {
+    let property: PropertyDefinition
+    let column: String
+    let kind: ColumnKind
+
+    var sqlType: String {
+        switch kind {
+        case .integer, .bool: return "INTEGER"
+        case .real: return "REAL"
+        case .text, .reference, .dateTime, .json: return "TEXT"
+        }
+    }
+
+    /// The sort/range key column of a DateTime property.
+    var keyColumn: String? { kind == .dateTime ? column + "__key" : nil }
+
+    /// What the migrator compares to see whether a column changed meaning.
+    var signature: String { "\(property.type.description)|\(sqlType)" }
+}
+
+/// The tables of one indexed entity, derived from its definition: the entity table, its
+/// full-text table (when properties are `@searchable`) and its occurrence table (when it maps
+/// DTSTART). Names come from schema identifiers, which the lexer limits to [A-Za-z0-9_].
+struct TableLayout {
+    let entity: EntityDefinition
+    let table: String
+    let columns: [ColumnLayout]
+    let searchTable: String?
+    let occurrenceTable: String?
+    let temporal: TemporalFields?
+
+    init(entity: EntityDefinition, registry: Registry) {
+        self.entity = entity
+        self.table = TableLayout.tableName(entity.name)
+        self.columns = entity.properties.filter { $0.name != "id" }.map { property in
+            ColumnLayout(property: property, column: property.name, kind: TableLayout.kind(of: property.type, registry: registry))
+        }
+        self.searchTable = entity.searchableProperties.isEmpty ? nil : table + "__search"
+        self.temporal = entity.temporalFields
+        self.occurrenceTable = temporal == nil ? nil : table + "__occurrences"
+    }
+
+    static func tableName(_ name: QualifiedName) -> String { "\(name.domain)__\(name.name)" }
+
+    static func kind(of type: TypeExpression, registry: Registry) -> ColumnKind {
+        if type.isArray { return .json }
+        switch type.base {
+        case .builtin(let builtin):
+            switch builtin {
+            case .string, .url, .uuid, .date, .duration, .recurrence: return .text
+            case .int: return .integer
+            case .double: return .real
+            case .bool: return .bool
+            case .dateTime: return .dateTime
+            case .person, .place: return .json
+            }
+        case .enumeration: return .text
+        case .union: return .json
+        case .entity(let name):
+            return registry.entity(name)?.kind == .indexed ? .reference(table: tableName(name)) : .json
+        }
+    }
+
+    func column(_ property: String) -> ColumnLayout? { columns.first { $0.property.name == property } }
+
+    /// `"id", "title", "startDate", "startDate__key", …` in a stable order.
+    var selectList: String {
+        (["\"id\""] + columns.flatMap { column in [quote(column.column)] + (column.keyColumn.map { [quote($0)] } ?? []) })
+            .joined(separator: ", ")
+    }
+
+    var createStatement: String {
+        var definitions = ["\"id\" TEXT PRIMARY KEY NOT NULL"]
+        for column in columns {
+            definitions.append(columnDefinition(column))
+            if let key = column.keyColumn { definitions.append("\(quote(key)) INTEGER") }
+        }
+        return "CREATE TABLE \(quote(table)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// A column definition usable in CREATE TABLE and ALTER TABLE … ADD COLUMN.
+    func columnDefinition(_ column: ColumnLayout) -> String {
+        var text = "\(quote(column.column)) \(column.sqlType)"
+        if case .reference(let target) = column.kind {
+            // Deleting what is referenced is the engine's job (it journals what it removes);
+            // the key only guarantees no row points at nothing.
+            text += " REFERENCES \(quote(target))(\"id\")"
+        }
+        return text
+    }
+
+    /// Indexes: references (for cascades and filters), DateTime keys (for ordering), UID.
+    var indexStatements: [String] {
+        var statements: [String] = []
+        for column in columns {
+            if case .reference = column.kind {
+                statements.append("CREATE INDEX IF NOT EXISTS \(quote(table + "__" + column.column)) ON \(quote(table))(\(quote(column.column)))")
+            }
+            if let key = column.keyColumn {
+                statements.append("CREATE INDEX IF NOT EXISTS \(quote(table + "__" + key)) ON \(quote(table))(\(quote(key)))")
+            }
+        }
+        if let uid = temporal?.uid {
+            statements.append("CREATE INDEX IF NOT EXISTS \(quote(table + "__uid")) ON \(quote(table))(\(quote(uid)))")
+        }
+        return statements
+    }
+}
+
+/// Quotes an SQL identifier.
+func quote(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

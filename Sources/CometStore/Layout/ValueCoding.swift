@@ -1,0 +1,67 @@
+import Foundation
+import CometSchema
+
+/// Converts typed values to SQLite values and back, per column kind.
+struct ValueCoding {
+    let registry: Registry
+
+    func sqlValues(_ value: Value?, for column: ColumnLayout) -> [SQLValue] {
+        let main = sqlValue(value, for: column)
+        guard column.keyColumn != nil else { return [main] }
+        if case .dateTime(let dateTime)? = value { return [main, .integer(OccurrenceKey.key(of: dateTime))] }
+        return [main, .null]
+    }
+
+    private func sqlValue(_ value: Value?, for column: ColumnLayout) -> SQLValue {
+        guard let value else { return .null }
+        switch (column.kind, value) {
+        case (.bool, .bool(let flag)): return .integer(flag ? 1 : 0)
+        case (.integer, .int(let number)): return .integer(Int64(number))
+        case (.real, .double(let number)): return .real(number)
+        case (.real, .int(let number)): return .real(Double(number))
+        case (.text, .string(let text)): return .text(text)
+        case (.text, .enumCase(let name)): return .text(name)
+        case (.reference, .reference(let id)): return .text(id.uuidString.lowercased())
+        case (.dateTime, .dateTime(let dateTime)): return .text(dateTime.description)
+        case (.text, _), (.json, _):
+            let json = registry.encode(value)
+            if case .string(let text) = json, column.kind == .text { return .text(text) }
+            return .text(JSONWriter.compact(json))
+        default:
+            return .text(JSONWriter.compact(registry.encode(value)))
+        }
+    }
+
+    /// Reads a column back; data that no longer fits its type is an error naming the column.
+    func value(from sql: SQLValue, for column: ColumnLayout, table: String) throws -> Value? {
+        let type = column.property.type.required
+        do {
+            switch (column.kind, sql) {
+            case (_, .null): return nil
+            case (.bool, .integer(let number)): return .bool(number != 0)
+            case (.integer, .integer(let number)): return .int(Int(number))
+            case (.real, .real(let number)): return .double(number)
+            case (.real, .integer(let number)): return .double(Double(number))
+            case (.reference, .text(let text)):
+                guard let id = UUID(uuidString: text) else { throw ValueError(.invalidUUID, "'\(text)' is not an id") }
+                return .reference(id)
+            case (.text, .text(let text)), (.dateTime, .text(let text)):
+                return try registry.decode(.string(text), as: type)
+            case (.json, .text(let text)):
+                return try registry.decode(try JSONParser.parse(text), as: type)
+            default:
+                throw ValueError(.typeMismatch, "unexpected stored value")
+            }
+        } catch {
+            throw StoreError(.invalidData, "stored value of \(table).\(column.column) does not fit type '\(column.property.type)': \(error)")
+        }
+    }
+}
+
+/// Range queries widen their window by this much for floating times, whose keys are wall
+/// readings taken as UTC, and filter them precisely in the viewer's zone.
+enum OccurrenceKey {
+    static let floatingSlack: Int64 = 14 * 3600
+
+    static func key(of dateTime: DateTimeValue) -> Int64 { dateTime.sortKey }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import CometSchema
+
+/// The embedded store: one SQLite file (WAL, foreign keys, busy timeout), tables derived from
+/// the registry, a full-text index, an occurrence index and the undo journal.
+/// Not Sendable: use it from one thread, or behind an actor.
+public final class SQLiteStore: EntityStore {
+    public let registry: Registry
+    public let path: String
+    let connection: Connection
+    let layouts: [QualifiedName: TableLayout]
+    let coding: ValueCoding
+    /// The range (epoch seconds) in which series instances are materialized.
+    private(set) var window: ClosedRange<Int64>
+    private var maximumDurations: [String: Int64] = [:]
+
+    /// Where the store lives when no path is given: `$COMETCAL_DB`, else
+    /// `$XDG_DATA_HOME/cometcal/cometcal.sqlite`, else `~/.local/share/cometcal/cometcal.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["COMETCAL_DB"], !path.isEmpty { return path }
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        return ((base as NSString).appendingPathComponent("cometcal") as NSString).appendingPathComponent("cometcal.sqlite")
+    }
+
+    /// Opens (creating if needed) the store at `path` and migrates it to the registry.
+    /// `now` fixes the materialization window (tests pass a fixed clock).
+    public init(path: String, registry: Registry, now: Date = Date()) throws {
+        self.registry = registry
+        self.path = path
+        if path != ":memory:" { try SQLiteStore.prepareFile(at: path) }
+        connection = try Connection(path: path)
+        coding = ValueCoding(registry: registry)
+        var layouts: [QualifiedName: TableLayout] = [:]
+        for entity in registry.allEntities where entity.kind == .indexed {
+            layouts[entity.name] = TableLayout(entity: entity, registry: registry)
+        }
+        self.layouts = layouts
+        let nowSeconds = Int64(now.timeIntervalSince1970)
+        window = (nowSeconds - 366 * 86_400)...(nowSeconds + 2 * 366 * 86_400)
+        let ordered = layouts.values.sorted { $0.table < $1.table }
+        try Migrator(connection: connection, layouts: ordered, coding: coding).migrate()
+        try refreshWindowIfNeeded()
+    }
+
+    /// The store holds personal data: its directory is private to the owner (0700) and the file
+    /// readable and writable by the owner only (0600). SQLite gives -wal/-shm the file's mode.
+    private static func prepareFile(at path: String) throws {
+        let manager = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !manager.fileExists(atPath: directory) {
+            do {
+                try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError(.cannotOpen, "cannot create the store's directory '\(directory)': \(error.localizedDescription)")
+            }
+        }
+        if !manager.fileExists(atPath: path) {
+            guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw StoreError(.cannotOpen, "cannot create the store '\(path)'; check that the directory is writable")
+            }
+        }
+    }
+
+    public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        try connection.transaction { try body(Session(store: self)) }
+    }
+
+    func layout(_ entity: QualifiedName) throws -> TableLayout {
+        guard let layout = layouts[entity] else {
+            throw StoreError(.notFound, "'\(entity)' is not an indexed entity; only indexed entities are stored")
+        }
+        return layout
+    }
+
+    func occurrenceIndex(_ layout: TableLayout) -> OccurrenceIndex {
+        OccurrenceIndex(connection: connection, layout: layout, window: window)
+    }
+
+    func maximumDuration(_ layout: TableLayout) throws -> Int64 {
+        if let cached = maximumDurations[layout.table] { return cached }
+        guard let table = layout.occurrenceTable else { return 0 }
+        var value: Int64 = 0
+        if case .integer(let found)? = try connection.prepare("SELECT max(end_key - start_key) FROM \(quote(table))").scalar() { value = found }
+        maximumDurations[layout.table] = value
+        return value
+    }
+
+    func noteDuration(_ seconds: Int64, of layout: TableLayout) {
+        if let current = maximumDurations[layout.table], current >= seconds { return }
+        maximumDurations[layout.table] = max(seconds, maximumDurations[layout.table] ?? 0)
+    }
+
+    /// Series are materialized in a window from a year before "now" to two years after. The
+    /// stored window is kept while it still reaches a year ahead; then it moves and every series
+    /// is expanded again.
+    private func refreshWindowIfNeeded() throws {
+        let stored = try connection.prepare("SELECT value FROM _meta WHERE key = 'window'").scalar()
+        let proposed = window
+        if case .text(let text)? = stored {
+            let bounds = text.split(separator: ":").compactMap { Int64($0) }
+            if bounds.count == 2, bounds[0] <= bounds[1], bounds[1] >= proposed.lowerBound + 2 * 366 * 86_400, bounds[0] <= proposed.lowerBound + 366 * 86_400 {
+                window = bounds[0]...bounds[1]
+                return
+            }
+        }
+        let current = "\(proposed.lowerBound):\(proposed.upperBound)"
+        try connection.transaction {
+            for layout in layouts.values where layout.occurrenceTable != nil {
+                guard let table = layout.occurrenceTable else { continue }
+                var ids: [String] = []
+                try connection.prepare("SELECT entity_id FROM \(quote(table + "_series"))").query { row in
+                    if let id = row.text(0) { ids.append(id) }
+                }
+                let session = Session(store: self)
+                for text in ids {
+                    guard let id = UUID(uuidString: text), let record = try session.fetch(layout.entity.name, id: id) else { continue }
+                    try occurrenceIndex(layout).update(record)
+                }
+            }
+            try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('window', ?)").run([.text(current)])
+        }
+    }
+}

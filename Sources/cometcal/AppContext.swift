@@ -1,0 +1,57 @@
+import Foundation
+import CometArguments
+import CometSchema
+import CometStore
+import CometIntents
+
+/// What a command that touches the calendar needs: the registry, the store, the engine, and
+/// how to read and print values for this person (their zone, their clock, their terminal).
+final class AppContext {
+    let registry: Registry
+    let engine: IntentEngine
+    let terminal: Terminal
+    let parsed: ParsedCommand
+    let valueText: ValueText
+    let zone: TimeZone
+    let now: Date
+
+    init(parsed: ParsedCommand, terminal: Terminal, schemaPaths: [String]) throws {
+        self.parsed = parsed
+        self.terminal = terminal
+        do {
+            registry = try Registry.load(paths: schemaPaths)
+        } catch let error as SchemaError {
+            throw CommandFailure(code: .dataError, message: error.description + "error: the schemas have \(error.errorCount) error(s); run 'cometcal schema check'")
+        } catch let error as SchemaLoadError {
+            throw CommandFailure(code: .noInput, message: error.description)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        zone = environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current
+        // COMETCAL_NOW fixes the clock (an ISO 8601 instant): for reproducible demos and tests.
+        if let fixed = environment["COMETCAL_NOW"], let instant = (try? DateTimeValue(parsing: fixed))?.instant {
+            now = instant
+        } else {
+            now = Date()
+        }
+        let path = parsed.value("db") ?? SQLiteStore.defaultPath()
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(path: path, registry: registry, now: now)
+        } catch let error as StoreError {
+            let code: ExitCode = error.code == .destructiveMigration ? .dataError : (error.code == .cannotOpen || error.code == .permissions ? .ioError : .dataError)
+            throw CommandFailure(code: code, message: "cannot use the store at \(path): \(error.message)")
+        }
+        let clock = now
+        let fixedClock = environment["COMETCAL_NOW"] != nil
+        engine = IntentEngine(store: store, timeZone: zone, clock: { fixedClock ? clock : Date() })
+        valueText = ValueText(registry: registry, zone: zone, now: now)
+    }
+
+    var wantsJSON: Bool { parsed.flag("json") }
+}
+
+/// A command that could not run: what to print and which exit code to use.
+struct CommandFailure: Error {
+    let code: ExitCode
+    let message: String
+}

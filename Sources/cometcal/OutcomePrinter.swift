@@ -1,0 +1,91 @@
+import Foundation
+import CometSchema
+import CometIntents
+
+/// Prints engine outcomes for people (dialog, card, lists) or as JSON with `--json`.
+struct OutcomePrinter {
+    let context: AppContext
+
+    var terminal: Terminal { context.terminal }
+
+    func print(_ outcome: IntentOutcome, runner: IntentRunner?) {
+        if context.wantsJSON {
+            terminal.out(JSONWriter.pretty(context.engine.json(outcome)))
+            return
+        }
+        switch outcome {
+        case .done(let result):
+            if result.action == .search {
+                printSearch(result)
+                return
+            }
+            terminal.out(result.dialog.full)
+            if let snippet = result.snippet, result.action != .delete {
+                terminal.out()
+                card(snippet)
+            }
+        case .needsValue(let parameter, let prompt):
+            var hint = "give " + (runner?.flagSpelling(parameter) ?? parameter)
+            if let definition = runner?.intent.parameter(parameter), case .enumeration(let name) = definition.type.base,
+               let cases = context.registry.enumeration(name)?.cases.map(\.name) {
+                hint += " " + cases.joined(separator: "|")
+            }
+            if parameter == "occurrence" { hint += " with the start of the occurrence, e.g. '2026-06-16 09:30'" }
+            terminal.err("error: \(prompt) (\(hint))")
+        case .needsConfirmation(let prompt, let snippet):
+            card(snippet, to: .standardError)
+            terminal.err("error: this needs confirmation: \(prompt)\nAdd --yes to confirm without a terminal.")
+        case .needsDisambiguation(_, let prompt, let candidates):
+            var lines = ["error: \(prompt)"]
+            for candidate in candidates {
+                lines.append("  \(candidate.id.uuidString.lowercased())  \(candidate.title)" + (candidate.subtitle.map { "  — \($0)" } ?? ""))
+            }
+            lines.append("Name one by its id, or use more of its title.")
+            terminal.err(lines.joined(separator: "\n"))
+        case .cancelled(let dialog):
+            terminal.out(dialog.full)
+        case .failed(let error):
+            terminal.err("error: \(error.message)" + (error.suggestion.map { "; did you mean '\($0)'?" } ?? ""))
+        }
+    }
+
+    enum Stream { case standardOutput, standardError }
+
+    /// A snippet as an aligned card.
+    func card(_ snippet: Snippet, to stream: Stream = .standardOutput) {
+        var lines = ["  " + terminal.style(snippet.title, .bold)]
+        if let subtitle = snippet.subtitle { lines.append("  " + terminal.style(subtitle, .cyan)) }
+        let width = snippet.fields.map(\.label.count).max() ?? 0
+        for field in snippet.fields {
+            let label = field.label.padding(toLength: width, withPad: " ", startingAt: 0)
+            lines.append("  " + terminal.style(label, .dim) + "  " + field.value)
+        }
+        let text = lines.joined(separator: "\n")
+        if stream == .standardOutput { terminal.out(text) } else { terminal.err(text) }
+    }
+
+    private func printSearch(_ result: IntentResult) {
+        if !result.occurrences.isEmpty {
+            AgendaPrinter(context: context).print(result.occurrences)
+            return
+        }
+        guard !result.records.isEmpty else {
+            terminal.out(result.dialog.full)
+            return
+        }
+        for record in result.records {
+            let title = context.registry.title(of: record)
+            let subtitle = subtitleText(record)
+            terminal.out(terminal.style(title, .bold) + (subtitle.isEmpty ? "" : "  " + terminal.style(subtitle, .dim)))
+        }
+    }
+
+    private func subtitleText(_ record: EntityRecord) -> String {
+        guard let entity = context.registry.entity(record.entity) else { return "" }
+        if let start = entity.temporalFields?.start, case .dateTime(let value)? = record[start] {
+            return value.description
+        }
+        if let subtitle = entity.subtitleProperty, let value = record[subtitle.name] { return context.registry.displayText(value) }
+        return ""
+    }
+}

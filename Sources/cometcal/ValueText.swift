@@ -1,0 +1,201 @@
+import Foundation
+import CometSchema
+
+/// Reads the values people type on a command line: ISO 8601 and simple date forms
+/// (`2026-06-15 08:00`, `tomorrow 10:00`, `friday 9am`, `+1h`), durations (`15m`, `1h30m`,
+/// `-PT15M`), recurrence (`weekly`, RRULEs), people (`Ada <ada@example.org>`), enum cases, and
+/// JSON (`{…}`, `[…]`) for anything structured. Times without a zone are read in the person's zone.
+struct ValueText {
+    let registry: Registry
+    let zone: TimeZone
+    let now: Date
+
+    struct Problem: Error {
+        let message: String
+    }
+
+    func parse(_ text: String, as type: TypeExpression) throws -> Value {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let first = trimmed.first, first == "{" || first == "[" || (first == "\"" && !type.isArray) {
+            do {
+                return try registry.decode(try JSONParser.parse(trimmed), as: type.required)
+            } catch let error as JSONParseError {
+                throw Problem(message: "'\(text)' looks like JSON but is not: \(error)")
+            } catch {
+                throw Problem(message: "\(error)")
+            }
+        }
+        let value = try parseSingle(trimmed, as: type.element)
+        do {
+            try registry.validate(value, as: type.element)
+        } catch {
+            throw Problem(message: "\(error)")
+        }
+        return value
+    }
+
+    private func parseSingle(_ text: String, as type: TypeExpression) throws -> Value {
+        switch type.base {
+        case .builtin(let builtin): return try parseBuiltin(text, builtin)
+        case .enumeration: return .enumCase(text)
+        case .union(let name):
+            guard let union = registry.union(name) else { throw Problem(message: "unknown union \(name)") }
+            // The first case (in schema order) that can read the text: "-15m" is an alarm's
+            // `relative` duration before it is an absolute time; "Lab 3" is a location's `text`.
+            for unionCase in union.cases {
+                if let value = try? parse(text, as: unionCase.type) { return .union(unionCase.name, value) }
+            }
+            let cases = union.cases.map { "{\"\($0.name)\": …}" }.joined(separator: " or ")
+            throw Problem(message: "'\(text)' is not a \(name.name); write JSON such as \(cases)")
+        case .entity(let name):
+            guard let entity = registry.entity(name), entity.kind == .transient, let title = entity.titleProperty else {
+                throw Problem(message: "name a \(name.name) by its title or id")
+            }
+            // A transient entity from text: its title property, the rest defaulted.
+            var properties: [String: Value] = [:]
+            for property in entity.properties { if let value = property.defaultValue { properties[property.name] = value } }
+            properties[title.name] = try parse(text, as: title.type.required)
+            return .object(properties)
+        }
+    }
+
+    private func parseBuiltin(_ text: String, _ builtin: BuiltinType) throws -> Value {
+        switch builtin {
+        case .string: return .string(text)
+        case .int:
+            guard let number = Int(text) else { throw Problem(message: "'\(text)' is not a whole number") }
+            return .int(number)
+        case .double:
+            guard let number = Double(text) else { throw Problem(message: "'\(text)' is not a number") }
+            return .double(number)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "y", "1", "on": return .bool(true)
+            case "false", "no", "n", "0", "off": return .bool(false)
+            default: throw Problem(message: "'\(text)' is not yes or no")
+            }
+        case .date:
+            if let date = CalendarDate(parsing: text) { return .date(date) }
+            guard let local = try relative(text) else { throw Problem(message: "'\(text)' is not a date; write 2026-06-15, today or tomorrow") }
+            return .date(local.date)
+        case .dateTime: return .dateTime(try dateTime(text))
+        case .duration: return .duration(try duration(text))
+        case .url:
+            guard let url = URL(string: text), url.scheme != nil else { throw Problem(message: "'\(text)' is not an absolute URL (https://…)") }
+            return .url(url)
+        case .uuid:
+            guard let uuid = UUID(uuidString: text) else { throw Problem(message: "'\(text)' is not a UUID") }
+            return .uuid(uuid)
+        case .person: return .person(PersonValue(displayText: text))
+        case .place:
+            throw Problem(message: "write a place as JSON: {\"name\": \"Observatory\", \"address\": \"…\", \"latitude\": 52.5, \"longitude\": 13.4}")
+        case .recurrence:
+            do { return .recurrence(try RecurrenceRule(parsing: text)) } catch { throw Problem(message: error.message) }
+        }
+    }
+
+    // MARK: Time
+
+    func dateTime(_ text: String) throws -> DateTimeValue {
+        if let parsed = try? DateTimeValue(parsing: text) {
+            // A bare wall time means the person's own clock, not a floating time.
+            if case .floating(let local) = parsed.kind { return local.dateTime(in: zone) }
+            return parsed
+        }
+        if let local = try relative(text) { return local.dateTime(in: zone) }
+        if let date = CalendarDate(parsing: text), let local = LocalDateTime(date: date, hour: 0, minute: 0) {
+            return local.dateTime(in: zone)
+        }
+        throw Problem(message: "'\(text)' is not a date and time; write 2026-06-15 08:00, 2026-06-15T08:00:00+02:00, tomorrow 10:00, friday 9am or +1h")
+    }
+
+    private var today: LocalDateTime { DateTimeValue.utc(now).wallTime(in: zone) }
+
+    /// `now`, `+90m`, `-1d`, `today`, `tomorrow 10:00`, `monday 9am`, `next friday 14:30`.
+    func relative(_ text: String) throws -> LocalDateTime? {
+        let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
+        if lower == "now" { return today }
+        if let first = lower.first, first == "+" || first == "-", lower.count > 1 {
+            guard let offset = DurationValue(parsing: lower) ?? friendlyDuration(lower) else { return nil }
+            return LocalDateTime(wallSeconds: DateTimeValue.utc(now).adding(seconds: Int64(offset.approximateSeconds)).wallTime(in: zone).wallSeconds)
+        }
+        var words = lower.split(separator: " ").map(String.init)
+        guard !words.isEmpty else { return nil }
+        var day: CalendarDate?
+        let base = today.date
+        func shifted(_ days: Int) -> CalendarDate { LocalDateTime(wallSeconds: (base.dayNumber + Int64(days)) * 86_400).date }
+        if words[0] == "next", words.count > 1 { words.removeFirst() }
+        switch words[0] {
+        case "today": day = base
+        case "tomorrow": day = shifted(1)
+        case "yesterday": day = shifted(-1)
+        default:
+            let names = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+            if let index = names.firstIndex(where: { $0 == words[0] || $0.prefix(3) == words[0] }) {
+                let current = Int(((base.dayNumber % 7) + 7 + 4) % 7)
+                var ahead = (index - current + 7) % 7
+                if ahead == 0 { ahead = 7 }
+                day = shifted(ahead)
+            } else if let date = CalendarDate(parsing: words[0]) {
+                day = date
+            }
+        }
+        guard let day else { return nil }
+        guard words.count > 1 else { return LocalDateTime(date: day, hour: 0, minute: 0) }
+        guard let (hour, minute) = clockTime(words.dropFirst().joined(separator: " ")) else {
+            throw Problem(message: "'\(words.dropFirst().joined(separator: " "))' is not a time of day; write 10:00, 9am or 14:30")
+        }
+        return LocalDateTime(date: day, hour: hour, minute: minute)
+    }
+
+    /// `10:00`, `9am`, `9:30 pm`, `noon`, `midnight`.
+    func clockTime(_ text: String) -> (Int, Int)? {
+        var lower = text.lowercased().replacingOccurrences(of: " ", with: "")
+        if lower == "noon" { return (12, 0) }
+        if lower == "midnight" { return (0, 0) }
+        var offset = 0
+        if lower.hasSuffix("am") || lower.hasSuffix("pm") {
+            offset = lower.hasSuffix("pm") ? 12 : 0
+            lower.removeLast(2)
+            let parts = lower.split(separator: ":").compactMap { Int($0) }
+            guard let hour = parts.first, (1...12).contains(hour), parts.count <= 2 else { return nil }
+            let minute = parts.count == 2 ? parts[1] : 0
+            guard (0...59).contains(minute) else { return nil }
+            return ((hour % 12) + offset, minute)
+        }
+        let parts = lower.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        return (hour, minute)
+    }
+
+    func duration(_ text: String) throws -> DurationValue {
+        if let parsed = DurationValue(parsing: text) ?? friendlyDuration(text.lowercased()) { return parsed }
+        throw Problem(message: "'\(text)' is not a duration; write 15m, 1h30m, 2d, -10m or PT15M")
+    }
+
+    /// `15m`, `1h30m`, `2d`, `1w`, `-10m`, `90 minutes`.
+    func friendlyDuration(_ text: String) -> DurationValue? {
+        var body = Substring(text.replacingOccurrences(of: " ", with: ""))
+        var negative = false
+        if body.first == "-" || body.first == "+" {
+            negative = body.first == "-"
+            body = body.dropFirst()
+        }
+        let units: [(String, Int)] = [("weeks", 604_800), ("week", 604_800), ("w", 604_800), ("days", 86_400), ("day", 86_400), ("d", 86_400),
+                                      ("hours", 3600), ("hour", 3600), ("h", 3600), ("minutes", 60), ("minute", 60), ("min", 60), ("m", 60),
+                                      ("seconds", 1), ("second", 1), ("s", 1)]
+        var total = 0
+        var sawUnit = false
+        while !body.isEmpty {
+            let digits = body.prefix { $0.isNumber }
+            guard !digits.isEmpty, let number = Int(digits) else { return nil }
+            body = body.dropFirst(digits.count)
+            guard let unit = units.first(where: { body.hasPrefix($0.0) }) else { return nil }
+            body = body.dropFirst(unit.0.count)
+            total += number * unit.1
+            sawUnit = true
+        }
+        guard sawUnit else { return nil }
+        return DurationValue(totalSeconds: negative ? -total : total)
+    }
+}

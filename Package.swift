@@ -39,6 +39,12 @@ let package = Package(
             dependencies: ["CometSchema", "CometStore", "CometIntents", "CometArguments", "CometText"]
         ),
 
+        // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same run.
+        .executableTarget(
+            name: "cometcal-bench",
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CSQLite"]
+        ),
+
         .testTarget(
             name: "CometSchemaTests",
             dependencies: ["CometSchema"],
@@ -51,6 +57,10 @@ let package = Package(
         .testTarget(
             name: "CometTextTests",
             dependencies: ["CometText"]
+        ),
+        .testTarget(
+            name: "CometIntentsTests",
+            dependencies: ["CometIntents", "CometStore", "CometSchema"]
         ),
         .testTarget(
             name: "CLITests",

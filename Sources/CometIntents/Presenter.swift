@@ -129,7 +129,7 @@ struct Presenter {
     func snippet(_ record: EntityRecord) -> Snippet {
         guard let definition = registry.entity(record.entity) else { return Snippet(title: title(record), subtitle: nil, fields: []) }
         let rules = TemporalRules(entity: definition)
-        let skipped = Set([definition.titleProperty?.name, rules?.fields.start, rules?.fields.end, rules?.fields.isAllDay,
+        let skipped = Set([definition.titleProperty?.name, definition.subtitleProperty?.name, rules?.fields.start, rules?.fields.end, rules?.fields.isAllDay,
                            rules?.timeZoneProperty, rules?.fields.recurrence].compactMap { $0 })
         var fields: [Snippet.Field] = []
         if let rules, rules.isSeries(record), let property = rules.fields.recurrence, case .recurrence(let rule)? = record[property] {

@@ -166,12 +166,24 @@ struct SeriesEditor {
             for override in overrides {
                 if !stillRecurring || ruleChanged && !matchesRule(shifted(override, by: delta), of: result) {
                     try recorder.delete(entity.name, id: override.id)  // its occurrence no longer exists
-                } else if delta != 0 {
-                    try recorder.save(shifted(override, by: delta))
+                } else {
+                    let updatedOverride = propagated(changed, from: master, to: result, into: shifted(override, by: delta))
+                    if updatedOverride != override { try recorder.save(updatedOverride) }
                 }
             }
             return (result, [], [])
         }
+    }
+
+    /// A series-wide change reaches an override where the override still had the series' old
+    /// value; what was changed for that occurrence alone is kept. Times are shifted separately.
+    private func propagated(_ changed: Set<String>, from old: EntityRecord, to new: EntityRecord, into override: EntityRecord) -> EntityRecord {
+        var result = override
+        let timeProperties = Set([fields.start, fields.end, fields.recurrence, fields.exclusions, fields.additions, fields.recurrenceID].compactMap { $0 })
+        for property in changed where !timeProperties.contains(property) && override[property] == old[property] {
+            result[property] = new[property]
+        }
+        return result
     }
 
     /// An override moved with its series: its RECURRENCE-ID, and its times by the same amount.

@@ -140,11 +140,18 @@ public enum JSONParser {
             }
         }
 
+        /// Reads a string starting at its opening quote. Errors point where a person would look:
+        /// an unterminated string at its opening quote (not at the end of the file), a bad
+        /// escape at its backslash, a raw control character at itself.
         mutating func parseString() throws(JSONParseError) -> String {
+            let stringStart = offset
             offset += 1
             var scalars: [UInt8] = []
             while true {
-                guard let byte = current else { throw error("unterminated string") }
+                guard let byte = current else {
+                    offset = stringStart
+                    throw error("unterminated string")
+                }
                 if byte == UInt8(ascii: "\"") {
                     offset += 1
                     break
@@ -155,8 +162,12 @@ public enum JSONParser {
                     offset += 1
                     continue
                 }
+                let escapeStart = offset
                 offset += 1
-                guard let escaped = current else { throw error("unterminated escape in string") }
+                guard let escaped = current else {
+                    offset = stringStart
+                    throw error("unterminated string")
+                }
                 offset += 1
                 switch escaped {
                 case UInt8(ascii: "\""): scalars.append(UInt8(ascii: "\""))
@@ -168,22 +179,37 @@ public enum JSONParser {
                 case UInt8(ascii: "r"): scalars.append(0x0D)
                 case UInt8(ascii: "t"): scalars.append(0x09)
                 case UInt8(ascii: "u"):
-                    var code = try hex4()
+                    guard var code = hex4() else {
+                        offset = escapeStart
+                        throw error("expected four hex digits after \\u")
+                    }
                     if (0xD800...0xDBFF).contains(code) {
                         guard current == UInt8(ascii: "\\"), offset + 1 < bytes.count, bytes[offset + 1] == UInt8(ascii: "u") else {
+                            offset = escapeStart
                             throw error("unpaired surrogate in \\u escape")
                         }
+                        let lowStart = offset
                         offset += 2
-                        let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate in \\u escape") }
+                        guard let low = hex4() else {
+                            offset = lowStart
+                            throw error("expected four hex digits after \\u")
+                        }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            offset = escapeStart
+                            throw error("invalid low surrogate in \\u escape")
+                        }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00...0xDFFF).contains(code) {
+                        offset = escapeStart
                         throw error("unpaired surrogate in \\u escape")
                     }
-                    guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                    guard let scalar = Unicode.Scalar(code) else {
+                        offset = escapeStart
+                        throw error("invalid \\u escape")
+                    }
                     scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
                 default:
-                    offset -= 1
+                    offset = escapeStart
                     throw error("invalid escape '\\\(Character(Unicode.Scalar(escaped)))' in string")
                 }
             }
@@ -191,9 +217,19 @@ public enum JSONParser {
             return string
         }
 
-        mutating func hex4() throws(JSONParseError) -> UInt32 {
-            guard offset + 4 <= bytes.count, let code = UInt32(String(decoding: bytes[offset..<offset + 4], as: UTF8.self), radix: 16) else {
-                throw error("expected four hex digits after \\u")
+        /// Exactly four hex digits (no sign, no spaces), or nil without moving.
+        mutating func hex4() -> UInt32? {
+            guard offset + 4 <= bytes.count else { return nil }
+            var code: UInt32 = 0
+            for byte in bytes[offset..<offset + 4] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                code = code << 4 | UInt32(digit)
             }
             offset += 4
             return code
@@ -205,7 +241,10 @@ public enum JSONParser {
             guard let first = current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { throw error("expected a digit") }
             if first == UInt8(ascii: "0") {
                 offset += 1
-                if let next = current, next >= UInt8(ascii: "0"), next <= UInt8(ascii: "9") { throw error("leading zeros are not allowed in numbers") }
+                if let next = current, next >= UInt8(ascii: "0"), next <= UInt8(ascii: "9") {
+                    offset = start
+                    throw error("leading zeros are not allowed in numbers")
+                }
             } else {
                 digits()
             }

@@ -40,8 +40,9 @@ extension IntentEngine {
                     }
                 }
                 try transaction.setJournal(sequence, undone: undo)
-                let verb = undo ? "Undid" : "Redid"
-                let dialog = Dialog(full: "\(verb): \(entry.summary).", supporting: "\(verb) \(entry.summary)")
+                let verb = undo ? "Undone" : "Redone"
+                let summary = entry.summary.prefix(1).lowercased() + entry.summary.dropFirst()
+                let dialog = Dialog(full: "\(verb): \(summary).", supporting: "\(verb): \(summary)")
                 let restored = steps.compactMap { undo ? $0.before : $0.after }
                 let record = restored.first { $0.entity.name == entry.changes.first?.entity.name } ?? restored.first
                 return .done(IntentResult(intent: QualifiedName(domain: "", name: undo ? "undo" : "redo"), action: nil, record: record,
@@ -56,6 +57,12 @@ extension IntentEngine {
 }
 
 extension IntentEngine {
+    /// How a record is named in lists: its title and what tells it apart (an event's time).
+    public func describe(_ record: EntityRecord) -> Candidate {
+        (try? store.transaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).candidate(record) })
+            ?? Candidate(id: record.id, title: registry.title(of: record), subtitle: nil)
+    }
+
     /// Reads one record (for front ends that show what a reference points at).
     public func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
         try store.transaction { try $0.fetch(entity, id: id) }

@@ -73,19 +73,12 @@ struct OutcomePrinter {
             terminal.out(result.dialog.full)
             return
         }
-        for record in result.records {
-            let title = context.registry.title(of: record)
-            let subtitle = subtitleText(record)
-            terminal.out(terminal.style(title, .bold) + (subtitle.isEmpty ? "" : "  " + terminal.style(subtitle, .dim)))
+        let described = result.records.map(context.engine.describe)
+        let width = min(40, described.map(\.title.count).max() ?? 0)
+        for candidate in described {
+            let title = candidate.title.count < width ? candidate.title + String(repeating: " ", count: width - candidate.title.count) : candidate.title
+            let line = terminal.style(title, .bold) + (candidate.subtitle.map { "  " + terminal.style($0, .dim) } ?? "")
+            terminal.out(line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
         }
-    }
-
-    private func subtitleText(_ record: EntityRecord) -> String {
-        guard let entity = context.registry.entity(record.entity) else { return "" }
-        if let start = entity.temporalFields?.start, case .dateTime(let value)? = record[start] {
-            return value.description
-        }
-        if let subtitle = entity.subtitleProperty, let value = record[subtitle.name] { return context.registry.displayText(value) }
-        return ""
     }
 }

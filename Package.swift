@@ -29,8 +29,11 @@ let package = Package(
         // The embedded store: SQLite tables derived from the registry, full-text and occurrence
         // indexes, the undo journal.
         .target(name: "CometStore", dependencies: ["CometSchema", "CSQLite"]),
-        // The intent engine: validation, resolution, policy, spans, undo, dialogs.
-        .target(name: "CometIntents", dependencies: ["CometSchema", "CometStore", "CometText"]),
+        // iCalendar through libical: a streaming reader with line numbers, the schema-driven
+        // mapping entity ⇄ component, and the writer.
+        .target(name: "CometICal", dependencies: ["CometSchema", "CLibical"]),
+        // The intent engine: validation, resolution, policy, spans, undo, dialogs, import/export.
+        .target(name: "CometIntents", dependencies: ["CometSchema", "CometStore", "CometICal", "CometText"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 

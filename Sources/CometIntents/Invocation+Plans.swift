@@ -46,6 +46,7 @@ extension Invocation {
             }
         }
         var record = EntityRecord(entity: entity.name, id: UUID(), values: values)
+        stamp(&record, entity, isNew: true)
         try fillDefaultReferences(&record, entity)
         try applyDefaultMarker(&record, entity, isNew: true)
         try TemporalRules(entity: entity)?.normalize(&record, previous: nil, changed: changed)
@@ -144,8 +145,23 @@ extension Invocation {
         })
     }
 
-    /// SEQUENCE goes up with every change, so calendar clients see the newer version.
+    /// CREATED (when new) and LAST-MODIFIED (always) record the change in UTC, for any entity
+    /// that maps them.
+    func stamp(_ record: inout EntityRecord, _ entity: EntityDefinition, isNew: Bool) {
+        let now = Value.dateTime(.utc(engine.clock()))
+        for property in entity.properties where property.type == .builtin(.dateTime, optional: property.type.isOptional) && !property.type.isArray {
+            switch property.ical?.firstString?.uppercased() {
+            case "CREATED"? where isNew && record[property.name] == nil: record[property.name] = now
+            case "LAST-MODIFIED"?: record[property.name] = now
+            default: continue
+            }
+        }
+    }
+
+    /// SEQUENCE goes up with every change, so calendar clients see the newer version; the
+    /// change is stamped in LAST-MODIFIED.
     func bumpSequence(_ record: inout EntityRecord, _ entity: EntityDefinition) {
+        stamp(&record, entity, isNew: false)
         guard let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "SEQUENCE" && $0.type.base == .builtin(.int) }) else { return }
         if case .int(let number)? = record[property.name] {
             record[property.name] = .int(number + 1)

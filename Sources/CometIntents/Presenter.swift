@@ -11,7 +11,7 @@ struct Presenter {
     let now: Date
 
     /// iCalendar properties that are bookkeeping, not something to show on a card.
-    static let housekeeping: Set<String> = ["UID", "SEQUENCE", "RELATED-TO", "RECURRENCE-ID", "EXDATE", "RDATE"]
+    static let housekeeping: Set<String> = ["UID", "SEQUENCE", "RELATED-TO", "RECURRENCE-ID", "EXDATE", "RDATE", "CREATED", "LAST-MODIFIED", "DTSTAMP", "*"]
 
     /// "event", "calendar": an entity's `@display` name, or its name in lower case.
     func noun(_ name: QualifiedName) -> String {

@@ -12,6 +12,8 @@ final class BenchRun {
     let progress: (String) -> Void
 
     private var seededFixture: Fixture?
+    /// The store's contents right after seeding (before any scenario changed it).
+    private(set) var storeAfterSeed: StoreStats?
     private var referenceDatabase: ReferenceDatabase?
     private var referenceResults: [String: Measurement] = [:]
 
@@ -29,6 +31,7 @@ final class BenchRun {
         seededFixture = fixture
         progress(options.databasePath == nil ? "seeding \(options.events) events into \(fixture.path)" : "store: \(fixture.path)")
         try fixture.seed(progress: progress)
+        storeAfterSeed = StoreStats.measure(path: fixture.path)
         return fixture
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// sample per operation. New groups of scenarios (iCalendar import, with libical's own parse as
 /// reference) add themselves to `Scenario.catalogue` and `Reference.catalogue`; the harness,
 /// the statistics and the report need no change.
-struct Scenario {
+struct Scenario: Sendable {
     let name: String
     /// What one operation is, for the report.
     let summary: String
@@ -12,19 +12,19 @@ struct Scenario {
     let referenceName: String?
     /// The p50 this scenario aims at, in ms (the targets), if any.
     let targetP50: Double?
-    let run: (BenchRun) throws -> Measurement
+    let run: @Sendable (BenchRun) throws -> Measurement
 
     static var catalogue: [Scenario] { CalendarScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
 /// same machine, in the same run (the machines are noisy; absolute numbers drift, ratios less).
-struct Reference {
+struct Reference: Sendable {
     let name: String
     /// "raw SQLite insert+commit": reads after "= 3.2× ".
     let label: String
     let summary: String
-    let measure: (BenchRun) throws -> Measurement
+    let measure: @Sendable (BenchRun) throws -> Measurement
 
     static var catalogue: [Reference] { SQLiteReferences.all }
 }

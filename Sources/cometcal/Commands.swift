@@ -58,6 +58,7 @@ enum Commands {
         if !event.subcommands.isEmpty { subcommands.append(event) }
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands.append(agenda) }
         subcommands += topLevel
+        if registry != nil { subcommands += [importCommand, exportCommand] }
         subcommands += [undo, redo, history, intentCommand, schema]
         return CommandSpec(
             name: "cometcal",
@@ -112,6 +113,30 @@ enum Commands {
             .value("calendar", valueName: "calendar", help: "Only events of this calendar."),
         ],
         examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work"]
+    )
+
+    static let importCommand = CommandSpec(
+        name: "import", abstract: "Import iCalendar (.ics) files: all or nothing, and safe to repeat.",
+        discussion: "Every VEVENT becomes an event with everything the schema holds; properties it has no field for are kept and exported again. The file's X-WR-CALNAME names the calendar unless --calendar is given. Importing the same file again changes nothing; a newer SEQUENCE or LAST-MODIFIED updates. A file with problems writes nothing and lists each problem with its line and UID (--skip-invalid imports the rest). See docs/icalendar.md for what is accepted.",
+        options: [
+            .value("calendar", valueName: "name", help: "Import into this calendar (created if missing)."),
+            .flag("skip-invalid", help: "Import the valid components and report the others."),
+        ],
+        positionals: [PositionalSpec("files", arity: .variadicAtLeastOne, help: "The .ics files; - reads standard input.")],
+        examples: ["cometcal import ~/Downloads/basic.ics", "cometcal import work.ics home.ics", "curl … | cometcal import - --calendar Holidays"]
+    )
+
+    static let exportCommand = CommandSpec(
+        name: "export", abstract: "Export events as iCalendar (RFC 5545).",
+        discussion: "Writes one VCALENDAR with a VTIMEZONE for each zone used (plain Olson TZIDs), overrides as RECURRENCE-ID components, and kept unknown properties. The same data always gives the same bytes.",
+        options: [
+            .value("calendar", valueName: "name", help: "Only this calendar's events."),
+            .value("from", valueName: "when", help: "Only events with occurrences from this time on."),
+            .value("to", valueName: "when", help: "Only events with occurrences before this time."),
+            .value("event", valueName: "event", help: "Only this event (with its overrides)."),
+            .value("output", short: "o", valueName: "file", help: "Write to this file instead of standard output."),
+        ],
+        examples: ["cometcal export -o backup.ics", "cometcal export --calendar Work --from 2026-06-01 --to 2026-07-01"]
     )
 
     static let undo = CommandSpec(name: "undo", abstract: "Undo the last change (restores exactly what was there).")

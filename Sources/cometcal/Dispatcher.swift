@@ -48,6 +48,8 @@ struct CalendarCommands {
         }
         switch path {
         case ["agenda"]: return try agenda()
+        case ["import"]: return try ICalCommands(context: context).importFiles()
+        case ["export"]: return try ICalCommands(context: context).export()
         case ["undo"]: return replay(context.engine.undo())
         case ["redo"]: return replay(context.engine.redo())
         case ["history"]: return try history()

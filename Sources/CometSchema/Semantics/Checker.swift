@@ -31,16 +31,22 @@ struct Checker {
 
     // MARK: Declaring names
 
-    static func domainName(of file: SchemaFileSyntax) -> String {
+    /// The domain a file's declarations belong to. Without a domain line (already reported), the
+    /// file is taken to belong with the other files of its directory, if they agree on one domain,
+    /// else to the domain named like the directory, so checking goes on without cascades.
+    static func domainName(of file: SchemaFileSyntax, among files: [SchemaFileSyntax]) -> String {
         if let domain = file.domain { return domain.name.name }
-        // Without a domain line (already reported), fall back to the directory name to keep checking.
-        let parts = file.source.path.split(separator: "/")
+        let parts = file.source.path.split(separator: "/", omittingEmptySubsequences: false)
+        let directory = parts.dropLast().joined(separator: "/")
+        let neighbours = Set(files.filter { $0.source.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") == directory }
+            .compactMap { $0.domain?.name.name })
+        if neighbours.count == 1, let only = neighbours.first { return only }
         return parts.count >= 2 ? String(parts[parts.count - 2]) : "default"
     }
 
     private mutating func declareAll() {
         for file in files {
-            let domain = Checker.domainName(of: file)
+            let domain = Checker.domainName(of: file, among: files)
             if order[domain] == nil { order[domain] = [] }
             if let doc = file.domain?.doc, domainDocs[domain] == nil { domainDocs[domain] = doc }
             if let annotations = file.domain?.annotations, !annotations.isEmpty {

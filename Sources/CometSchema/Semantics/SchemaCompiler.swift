@@ -53,7 +53,10 @@ public enum SchemaCompiler {
     }
 
     static func schemaFiles(under directory: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
+        // The enumerator does not descend into a symbolic link, so resolve one given as the
+        // directory itself; reported paths keep the spelling the user gave.
+        let resolved = (directory as NSString).resolvingSymlinksInPath
+        guard let enumerator = FileManager.default.enumerator(atPath: resolved) else { return [] }
         var found: [String] = []
         while let relative = enumerator.nextObject() as? String {
             if relative.hasSuffix("." + fileExtension) {

@@ -83,6 +83,7 @@ struct Parser {
     /// delimiters included, and has been reported already.
     private mutating func reportExpected(_ what: String, context: String, sameLine: Bool) {
         if let previous, previous.isUnterminated, lineEnded { return }
+        if current.isUnterminated { return }  // the string is reported; what it swallowed is unknowable
         if sameLine, lineEnded, let previous, !atEnd || current.location.line > previous.location.line {
             diagnostics.append(.expectedBeforeEndOfLine(what, context: context, at: end(of: previous)))
             return
@@ -222,6 +223,7 @@ struct Parser {
     private mutating func reportExpectedDeclaration(suggestion: String?) {
         if skippingUnreadable { return }
         skippingUnreadable = true
+        if current.isUnterminated { return }
         diagnostics.append(.expectedDeclaration(found: current, suggestion: suggestion))
     }
 
@@ -267,8 +269,8 @@ struct Parser {
         }
         while !atEnd, current.kind != .rightBrace {
             if startsTopLevelDeclaration() { break }  // a forgotten '}': let closeBlock report it
-            let start = index
             let (caseDoc, caseAnnotations) = parseDocAndAnnotations()
+            let start = index
             if current.kind == .rightBrace || atEnd {
                 reportDanglingAnnotations(caseAnnotations)
                 break
@@ -300,8 +302,8 @@ struct Parser {
         }
         while !atEnd, current.kind != .rightBrace {
             if startsTopLevelDeclaration() { break }  // a forgotten '}': let closeBlock report it
-            let start = index
             let (caseDoc, caseAnnotations) = parseDocAndAnnotations()
+            let start = index
             if current.kind == .rightBrace || atEnd {
                 reportDanglingAnnotations(caseAnnotations)
                 break
@@ -317,7 +319,10 @@ struct Parser {
                 continue
             }
             cases.append(UnionCaseSyntax(name: caseName, type: type, doc: caseDoc, annotations: caseAnnotations))
-            _ = consume(.comma)
+            if !consume(.comma), !lineEnded, current.kind != .rightBrace {
+                diagnostics.append(.expected("a new line", found: current, context: "after case '\(caseName.name)'"))
+                skipRestOfLine()
+            }
         }
         closeBlock(owner: owner, openedAt: name.location)
         return .union(UnionSyntax(name: name, doc: doc, annotations: annotations, cases: cases))
@@ -399,7 +404,7 @@ struct Parser {
             if let member = parseMember(owner: owner) {
                 members.append(member)
                 _ = consume(.comma)
-            } else if index == start || !current.startsLine {
+            } else if index == start {
                 skipToNextLine(from: start)
             }
         }
@@ -415,13 +420,19 @@ struct Parser {
             reportDanglingAnnotations(annotations)
             return nil
         }
-        guard let name = expectIdentifier("a name", context: "in \(owner)") else { return nil }
+        guard let name = expectIdentifier("a name", context: "in \(owner)") else {
+            skipToNextLine(from: index)  // the line does not start with a name: skip it, reported token included
+            return nil
+        }
         let member = { (type: TypeSyntax, defaultValue: LiteralSyntax?) in
             MemberSyntax(name: name, type: type, defaultValue: defaultValue, doc: doc, annotations: annotations)
         }
         if !expect(.colon, "':'", context: "after '\(name.name)' (write '\(name.name): Type')", sameLine: true) {
             // `title String`: only the colon is missing, so read the type; otherwise give up on the line.
-            let typeFollows = !lineEnded && (current.identifier != nil || current.kind == .leftBracket) && peek(1).kind != .colon
+            let next = peek(1)
+            let typeFollows = !lineEnded && (current.kind == .leftBracket || current.identifier != nil
+                && (next.location.line > current.location.line || next.kind == .endOfFile
+                    || [.question, .equals, .dot, .comma, .rightBrace].contains(next.kind)))
             guard typeFollows else {
                 skipRestOfLine()
                 return member(.missing(at: name.location), nil)
@@ -484,7 +495,10 @@ struct Parser {
 
     private mutating func parseAnnotation() -> AnnotationSyntax? {
         let at = advance()
-        guard let name = expectIdentifier("an annotation name", context: "after '@'", sameLine: true) else { return nil }
+        guard let name = expectIdentifier("an annotation name", context: "after '@'", sameLine: true) else {
+            if !lineEnded, current.kind == .leftParen { skipPast(.rightParen) }  // `@("x")`: its arguments go with it
+            return nil
+        }
         var arguments: [AnnotationSyntax.Argument] = []
         if !lineEnded, consume(.leftParen) {
             while !atEnd, current.kind != .rightParen {

@@ -113,7 +113,8 @@ struct TableLayout {
                 statements.append("CREATE INDEX IF NOT EXISTS \(quote(table + "__" + key)) ON \(quote(table))(\(quote(key)))")
             }
         }
-        if let uid = temporal?.uid {
+        // The iCalendar UID: how imports find what they imported before.
+        if let uid = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "UID" && $0.ical?.string("param") == nil })?.name {
             statements.append("CREATE INDEX IF NOT EXISTS \(quote(table + "__uid")) ON \(quote(table))(\(quote(uid)))")
         }
         return statements

@@ -1,0 +1,349 @@
+import Foundation
+import CometSchema
+
+/// Turns one parsed component into property values of its entity, driven by the `@ical`
+/// annotations: which property, parameter or value each field maps to. Calendar semantics that
+/// no annotation can express (times and zones, DURATION, GEO with LOCATION, VALARM triggers)
+/// are handled here by type. Properties no field maps are kept verbatim in the `@ical("*")` field.
+struct ComponentDecoder {
+    let registry: Registry
+    let entity: EntityDefinition
+    let zones: ZoneResolver
+    /// The calendar's default zone for floating times (X-WR-TIMEZONE), if any.
+    let defaultZone: String?
+
+    struct Decoded {
+        var values: [String: Value]
+        var problems: [ICalProblem]
+    }
+
+    /// iCalendar properties that are consumed by rules other than a field's own name.
+    static let consumedElsewhere: Set<String> = ["DURATION", "GEO", "DTSTAMP", "X-LIC-ERROR"]
+
+    func decode(_ raw: RawComponent, _ node: LibicalNode) -> Decoded {
+        var values: [String: Value] = [:]
+        var problems: [ICalProblem] = []
+        let uid = raw.value("UID")
+        let properties = node.properties
+        func problem(_ name: String, _ message: String) {
+            problems.append(ICalProblem(line: raw.line(of: name) ?? raw.beginLine, uid: uid, message: message))
+        }
+        var mapped = Set<String>(ComponentDecoder.consumedElsewhere)
+        let start = properties.first { $0.name == "DTSTART" }
+
+        for property in entity.properties {
+            guard let ical = property.ical else { continue }
+            let name = ical.firstString?.uppercased()
+            if name == "*" { continue }
+            if let param = ical.string("param")?.uppercased() {
+                // A field read from a parameter of the component's own property (DTSTART;VALUE=DATE, DTSTART;TZID).
+                guard let owner = name, let source = properties.first(where: { $0.name == owner }) else { continue }
+                mapped.insert(owner)
+                if property.type.base == .builtin(.bool), let whenTrue = ical.string("whenTrue") {
+                    values[property.name] = .bool(source.parameter(param)?.uppercased() == whenTrue.uppercased())
+                } else if param == "TZID" {
+                    if let tzid = source.parameter("TZID"), case .zoned(let identifier)? = zones.resolve(tzid) {
+                        values[property.name] = .string(identifier)
+                    } else if source.parameter("TZID") == nil, let defaultZone, !source.text.hasSuffix("Z"), source.parameter("VALUE") != "DATE" {
+                        values[property.name] = .string(defaultZone)
+                    }
+                } else if let text = source.parameter(param) {
+                    values[property.name] = .string(text)
+                }
+                continue
+            }
+            guard let name else { continue }
+            mapped.insert(name)
+            let sources = properties.filter { $0.name == name }
+            let children = node.children.filter { $0.kindName == name }
+            do {
+                if let value = try decodeField(property, name: name, sources: sources, children: children, start: start, properties: properties) {
+                    values[property.name] = value
+                }
+            } catch let error as DecodeError {
+                problem(name, error.message)
+            } catch {
+                problem(name, "\(error)")
+            }
+        }
+        if values[entityStartProperty ?? ""] == nil, let startField = entityStartProperty, entity.property(startField)?.isRequired == true {
+            problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
+        }
+        // DURATION stands for DTEND when there is none.
+        if let endField = entity.temporalFields?.end, values[endField] == nil, let durationText = properties.first(where: { $0.name == "DURATION" })?.text,
+           let startField = entityStartProperty, case .dateTime(let startValue)? = values[startField] {
+            guard let duration = DurationValue(parsing: durationText) else {
+                problem("DURATION", "DURATION '\(durationText)' is not a duration")
+                return Decoded(values: values, problems: problems)
+            }
+            values[endField] = .dateTime(startValue.adding(days: duration.signedDays).adding(seconds: Int64(duration.signedTimeSeconds)))
+        }
+        if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
+            let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
+            var kept: [String] = raw.properties.filter { !mapped.contains($0.name) && $0.name != "BEGIN" && $0.name != "END" }.map(\.text)
+            for child in raw.children where !handledChildren.contains(child.name) {
+                kept.append(child.text.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\r\n", with: "\n"))
+            }
+            if !kept.isEmpty { values[extras.name] = .string(kept.joined(separator: "\n")) }
+        }
+        return Decoded(values: values, problems: problems)
+    }
+
+    private var entityStartProperty: String? { entity.temporalFields?.start }
+
+    struct DecodeError: Error {
+        let message: String
+    }
+
+    // MARK: Fields
+
+    private func decodeField(_ property: PropertyDefinition, name: String, sources: [LibicalProperty], children: [LibicalNode],
+                             start: LibicalProperty?, properties: [LibicalProperty]) throws -> Value? {
+        let type = property.type
+        if type.isArray {
+            var items: [Value] = []
+            if case .entity(let transient) = type.base, let definition = registry.entity(transient), definition.kind == .transient {
+                for source in sources { items.append(.object(try decodeTransient(definition, from: source))) }
+            } else if case .union(let unionName) = type.base, let union = registry.union(unionName), !children.isEmpty {
+                for child in children { if let value = try decodeUnionChild(union, child, start: start, properties: properties) { items.append(value) } }
+            } else {
+                for source in sources {
+                    for piece in ComponentDecoder.listItems(source, type: type.element) {
+                        items.append(try decodeScalar(piece, from: source, type: type.element, property: property))
+                    }
+                }
+            }
+            if items.isEmpty { return nil }
+            return .array(items)
+        }
+        if case .union(let unionName) = type.base, let union = registry.union(unionName) {
+            return try decodeUnion(union, name: name, sources: sources, properties: properties)
+        }
+        guard let source = sources.first else { return nil }
+        if case .entity(let transient) = type.base, let definition = registry.entity(transient), definition.kind == .transient {
+            return .object(try decodeTransient(definition, from: source))
+        }
+        return try decodeScalar(source.text, from: source, type: type, property: property)
+    }
+
+    /// Multi-valued properties (EXDATE, RDATE, CATEGORIES) may list values with commas.
+    static func listItems(_ source: LibicalProperty, type: TypeExpression) -> [String] {
+        let text = source.text
+        switch type.base {
+        case .builtin(.dateTime), .builtin(.date):
+            return text.split(separator: ",").map { piece in
+                // RDATE;VALUE=PERIOD: the period's start is the occurrence.
+                String(piece.split(separator: "/").first ?? piece).trimmingCharacters(in: .whitespaces)
+            }
+        case .builtin(.string):
+            return splitUnescapedCommas(text)
+        default:
+            return [text]
+        }
+    }
+
+    static func splitUnescapedCommas(_ text: String) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var escaped = false
+        for character in text {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "," {
+                items.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        items.append(current.trimmingCharacters(in: .whitespaces))
+        return items.filter { !$0.isEmpty }
+    }
+
+    private func decodeScalar(_ text: String, from source: LibicalProperty, type: TypeExpression, property: PropertyDefinition) throws -> Value {
+        switch type.base {
+        case .builtin(.string): return .string(text)
+        case .builtin(.int):
+            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else { throw DecodeError(message: "\(source.name) '\(text)' is not a whole number") }
+            return .int(number)
+        case .builtin(.double):
+            guard let number = Double(text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a number") }
+            return .double(number)
+        case .builtin(.bool):
+            if let whenTrue = property.ical?.string("whenTrue") { return .bool(text.uppercased() == whenTrue.uppercased()) }
+            return .bool(["TRUE", "YES", "1"].contains(text.uppercased()))
+        case .builtin(.dateTime): return .dateTime(try dateTime(text, from: source))
+        case .builtin(.date):
+            guard let date = CalendarDate(parsing: String(text.prefix(8))) else { throw DecodeError(message: "\(source.name) '\(text)' is not a date") }
+            return .date(date)
+        case .builtin(.duration):
+            guard let duration = DurationValue(parsing: text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a duration") }
+            return .duration(duration)
+        case .builtin(.url):
+            guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)), url.scheme != nil else { throw DecodeError(message: "\(source.name) '\(text)' is not a URL") }
+            return .url(url)
+        case .builtin(.uuid):
+            guard let uuid = UUID(uuidString: text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a UUID") }
+            return .uuid(uuid)
+        case .builtin(.recurrence): return .recurrence(try recurrence(text, source: source))
+        case .builtin(.person): return .person(person(source))
+        case .builtin(.place):
+            return .place(PlaceValue(name: text))
+        case .enumeration(let name):
+            guard let definition = registry.enumeration(name),
+                  let match = definition.cases.first(where: { ($0.annotations.first(named: "ical")?.firstString ?? $0.name).uppercased() == text.uppercased() }) else {
+                throw DecodeError(message: "\(source.name) '\(text)' is not one of \(registry.enumeration(name)?.cases.compactMap { $0.annotations.first(named: "ical")?.firstString }.joined(separator: ", ") ?? "")")
+            }
+            return .enumCase(match.name)
+        case .union, .entity:
+            throw DecodeError(message: "\(source.name) cannot be read as \(type)")
+        }
+    }
+
+    // MARK: Times
+
+    /// DATE, DATE-TIME (UTC, with TZID, or floating) → DateTimeValue. Dates become floating
+    /// midnights; floating times take the calendar's X-WR-TIMEZONE when it has one.
+    func dateTime(_ text: String, from source: LibicalProperty) throws -> DateTimeValue {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if source.parameter("VALUE")?.uppercased() == "DATE" || trimmed.count == 8 {
+            guard let date = CalendarDate(parsing: String(trimmed.prefix(8))), let midnight = LocalDateTime(date: date, hour: 0, minute: 0) else {
+                throw DecodeError(message: "\(source.name) '\(text)' is not a date")
+            }
+            return .floating(midnight)
+        }
+        let isUTC = trimmed.uppercased().hasSuffix("Z")
+        guard let local = LocalDateTime(parsing: isUTC ? String(trimmed.dropLast()) : trimmed) else {
+            throw DecodeError(message: "\(source.name) '\(text)' is not a date-time")
+        }
+        if isUTC { return local.dateTime(in: TimeZone(identifier: "UTC")) }
+        if let tzid = source.parameter("TZID") {
+            switch zones.resolve(tzid) {
+            case .zoned(let identifier): return local.dateTime(in: TimeZone(identifier: identifier))
+            case .offsets(let converter): return DateTimeValue(kind: .utc(epochSeconds: converter(local)))
+            case nil:
+                throw DecodeError(message: "TZID '\(tzid)' is neither an IANA time zone nor defined by a VTIMEZONE in the file; add its VTIMEZONE or use an IANA name such as Europe/Berlin")
+            }
+        }
+        if let defaultZone { return local.dateTime(in: TimeZone(identifier: defaultZone)) }
+        return .floating(local)
+    }
+
+    private func recurrence(_ text: String, source: LibicalProperty) throws -> RecurrenceRule {
+        var parts = text.split(separator: ";").map(String.init)
+        let names = parts.map { $0.split(separator: "=").first.map { $0.uppercased() } ?? "" }
+        // COUNT and UNTIL together (RFC 5545 forbids it; producers do it): keep whichever ends first.
+        if names.contains("COUNT"), names.contains("UNTIL") {
+            let withCount = parts.filter { !$0.uppercased().hasPrefix("UNTIL=") }.joined(separator: ";")
+            let withUntil = parts.filter { !$0.uppercased().hasPrefix("COUNT=") }.joined(separator: ";")
+            if let countRule = try? RecurrenceRule(parsing: withCount), let untilRule = try? RecurrenceRule(parsing: withUntil) {
+                return ComponentDecoder.earlierEnding(countRule, untilRule)
+            }
+            parts = parts.filter { !$0.uppercased().hasPrefix("UNTIL=") }
+        }
+        do {
+            return try RecurrenceRule(parsing: parts.joined(separator: ";"))
+        } catch {
+            throw DecodeError(message: "RRULE: \(error.message)")
+        }
+    }
+
+    /// Of two rules that differ only in their end, the one whose series ends first.
+    static func earlierEnding(_ countRule: RecurrenceRule, _ untilRule: RecurrenceRule) -> RecurrenceRule {
+        guard case .count(let count) = countRule.end else { return countRule }
+        // Compare from a neutral start: the COUNT-th occurrence against UNTIL.
+        let start = LocalDateTime(wallSeconds: 0)
+        let produced = RecurrenceSet(start: start, timeZone: nil, rule: untilRule, additions: [], exclusions: [], isAllDay: false)
+            .occurrences(limit: count + 1).count
+        return produced < count ? untilRule : countRule
+    }
+
+    // MARK: People
+
+    /// ORGANIZER/ATTENDEE: CN is the name; a mailto: value the email; anything else is kept as
+    /// the address (some producers omit mailto:).
+    func person(_ source: LibicalProperty) -> PersonValue {
+        var address = source.text.trimmingCharacters(in: .whitespaces)
+        if address.lowercased().hasPrefix("mailto:") { address = String(address.dropFirst(7)) }
+        let name = source.parameter("CN")
+        if address.contains("@") { return PersonValue(name: name, email: address) }
+        if address.lowercased().hasPrefix("tel:") { return PersonValue(name: name, phone: String(address.dropFirst(4))) }
+        return PersonValue(name: name ?? (address.isEmpty ? nil : address), email: nil)
+    }
+
+    /// A transient entity from one property and its parameters (ATTENDEE;PARTSTAT=…;ROLE=…).
+    private func decodeTransient(_ definition: EntityDefinition, from source: LibicalProperty) throws -> [String: Value] {
+        var values: [String: Value] = [:]
+        for property in definition.properties {
+            guard let ical = property.ical else {
+                if let value = property.defaultValue { values[property.name] = value }
+                continue
+            }
+            if let param = ical.string("param")?.uppercased() {
+                guard let text = source.parameter(param) else {
+                    if let value = property.defaultValue { values[property.name] = value }
+                    continue
+                }
+                if property.type.base == .builtin(.bool), let whenTrue = ical.string("whenTrue") {
+                    values[property.name] = .bool(text.uppercased() == whenTrue.uppercased())
+                } else if case .enumeration(let name) = property.type.base {
+                    // Non-standard values (PARTSTAT=X-FOO) fall back to the default rather than failing the event.
+                    let match = registry.enumeration(name)?.cases.first { ($0.annotations.first(named: "ical")?.firstString ?? $0.name).uppercased() == text.uppercased() }
+                    values[property.name] = match.map { .enumCase($0.name) } ?? property.defaultValue
+                } else {
+                    values[property.name] = .string(text)
+                }
+            } else if property.type.base == .builtin(.person) {
+                values[property.name] = .person(person(source))
+            } else {
+                values[property.name] = .string(source.text)
+            }
+        }
+        return values.compactMapValues { $0 }
+    }
+
+    // MARK: Unions
+
+    /// LOCATION (text) or LOCATION with GEO (a place).
+    private func decodeUnion(_ union: UnionDefinition, name: String, sources: [LibicalProperty], properties: [LibicalProperty]) throws -> Value? {
+        let text = sources.first?.text
+        if let placeCase = union.cases.first(where: { $0.type.base == .builtin(.place) }),
+           let geo = properties.first(where: { $0.name == "GEO" })?.text {
+            let parts = geo.split(whereSeparator: { $0 == ";" || $0 == "," }).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            if parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) {
+                let lines = text?.split(separator: "\n", maxSplits: 1).map(String.init) ?? []
+                return .union(placeCase.name, .place(PlaceValue(name: lines.first.flatMap { $0.isEmpty ? nil : $0 },
+                                                                address: lines.count > 1 ? lines[1] : nil,
+                                                                latitude: parts[0], longitude: parts[1])))
+            }
+            throw DecodeError(message: "GEO '\(geo)' is not latitude;longitude")
+        }
+        guard let text, !text.isEmpty, let textCase = union.cases.first(where: { $0.type.base == .builtin(.string) }) else { return nil }
+        return .union(textCase.name, .string(text))
+    }
+
+    /// VALARM: TRIGGER as a duration (relative to the start, or to the end with RELATED=END,
+    /// which is turned into one relative to the start) or an absolute DATE-TIME.
+    private func decodeUnionChild(_ union: UnionDefinition, _ child: LibicalNode, start: LibicalProperty?, properties: [LibicalProperty]) throws -> Value? {
+        guard let trigger = child.properties.first(where: { $0.name == "TRIGGER" }) else {
+            throw DecodeError(message: "VALARM without TRIGGER: an alarm needs to know when to fire")
+        }
+        let text = trigger.text
+        if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || (DurationValue(parsing: text) == nil && text.count >= 15) {
+            guard let absolute = union.cases.first(where: { $0.type.base == .builtin(.dateTime) }) else { return nil }
+            return .union(absolute.name, .dateTime(try dateTime(text, from: trigger)))
+        }
+        guard var duration = DurationValue(parsing: text), let relative = union.cases.first(where: { $0.type.base == .builtin(.duration) }) else {
+            throw DecodeError(message: "TRIGGER '\(text)' is neither a duration nor a date-time")
+        }
+        if trigger.parameter("RELATED")?.uppercased() == "END", let start,
+           let endProperty = properties.first(where: { $0.name == "DTEND" }) ?? nil,
+           let startValue = try? dateTime(start.text, from: start), let endValue = try? dateTime(endProperty.text, from: endProperty) {
+            duration = DurationValue(totalSeconds: duration.approximateSeconds + Int(endValue.sortKey - startValue.sortKey))
+        }
+        return .union(relative.name, .duration(duration))
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import CLibical
+import CometSchema
+
+/// Writes records as RFC 5545 iCalendar: the inverse of `ComponentDecoder`, driven by the same
+/// `@ical` annotations. Lines are composed here (escaped, parameters quoted) and serialized by
+/// libical, which folds at 75 octets and ends lines with CRLF. Output is deterministic: the same
+/// records always give the same bytes.
+public struct ICalWriter {
+    public let registry: Registry
+    public static let productID = "-//CometCal//CometCal 1.0//EN"
+
+    public init(registry: Registry) {
+        self.registry = registry
+    }
+
+    public struct WriteError: Error, Sendable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// One VCALENDAR holding `records` (any mapped entities), with `calendar` (a record of the
+    /// entity mapped to VCALENDAR) giving its name, and one VTIMEZONE per zone used.
+    public func document(calendar: EntityRecord?, records: [EntityRecord]) throws -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:\(ICalWriter.productID)", "CALSCALE:GREGORIAN"]
+        if let calendar, let entity = registry.entity(calendar.entity) {
+            lines += propertyLines(of: calendar, entity: entity).filter { !$0.hasPrefix("UID") }
+        }
+        var body = ""
+        let sorted = records.sorted(by: ICalWriter.exportOrder(registry))
+        var zoneUse: [String: (Int64, Int64, Bool)] = [:]
+        for record in sorted {
+            guard let entity = registry.entity(record.entity), let component = entity.annotations.first(named: "ical")?.firstString else { continue }
+            noteZones(record, entity: entity, into: &zoneUse)
+            let text = ["BEGIN:\(component)"] + componentLines(record, entity: entity) + ["END:\(component)"]
+            body += try serialize(text.joined(separator: "\r\n") + "\r\n", what: "\(component) \(record.id.uuidString.lowercased())")
+        }
+        var timezones = ""
+        for zone in zoneUse.keys.sorted() {
+            guard let (first, last, unbounded) = zoneUse[zone] else { continue }
+            timezones += try vtimezone(zone, from: first, to: unbounded ? nil : last)
+        }
+        let head = try serialize(lines.joined(separator: "\r\n") + "\r\nEND:VCALENDAR\r\n", what: "VCALENDAR")
+        guard head.hasSuffix("END:VCALENDAR\r\n") else { throw WriteError(message: "libical returned an unexpected calendar header") }
+        return String(head.dropLast("END:VCALENDAR\r\n".count)) + timezones + body + "END:VCALENDAR\r\n"
+    }
+
+    /// Series before their overrides, by UID then RECURRENCE-ID; then by id for stability.
+    static func exportOrder(_ registry: Registry) -> (EntityRecord, EntityRecord) -> Bool {
+        { lhs, rhs in
+            func key(_ record: EntityRecord) -> (String, String, Int64, String) {
+                let fields = registry.entity(record.entity)?.temporalFields
+                let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.uuidString.lowercased() } }()
+                let recurrence: Int64 = { if let property = fields?.recurrenceID, case .dateTime(let value)? = record[property] { return value.sortKey } else { return Int64.min } }()
+                return (record.entity.description, uid, recurrence, record.id.uuidString)
+            }
+            return key(lhs) < key(rhs)
+        }
+    }
+
+    private func serialize(_ text: String, what: String) throws -> String {
+        guard let tree = LibicalTree(parsing: text) else { throw WriteError(message: "libical could not build \(what)") }
+        let errors = tree.node.errors
+        guard errors.isEmpty else { throw WriteError(message: "\(what) would not be valid iCalendar: \(errors.joined(separator: "; "))") }
+        guard let raw = icalcomponent_as_ical_string_r(tree.root) else { throw WriteError(message: "libical could not write \(what)") }
+        defer { free(raw) }
+        return String(cString: raw)
+    }
+
+    // MARK: Components
+
+    private func componentLines(_ record: EntityRecord, entity: EntityDefinition) -> [String] {
+        var lines: [String] = []
+        let fields = entity.temporalFields
+        let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.uuidString.lowercased() } }()
+        lines.append("UID:" + ICalWriter.escape(uid))
+        lines.append("DTSTAMP:" + stampText(record, entity: entity))
+        lines += propertyLines(of: record, entity: entity).filter { !$0.hasPrefix("UID:") && !$0.hasPrefix("UID;") }
+        return lines
+    }
+
+    /// DTSTAMP must be there; it is derived from the record (LAST-MODIFIED, CREATED, or the start)
+    /// so that two exports of the same data are identical.
+    private func stampText(_ record: EntityRecord, entity: EntityDefinition) -> String {
+        for name in ["LAST-MODIFIED", "CREATED", "DTSTART"] {
+            if let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == name && $0.ical?.string("param") == nil }),
+               case .dateTime(let value)? = record[property.name] {
+                // DTSTAMP is always UTC; a floating (all-day) start is read as UTC for it.
+                return LocalDateTime(wallSeconds: value.sortKey).icalText + "Z"
+            }
+        }
+        return "19700101T000000Z"
+    }
+
+    func propertyLines(of record: EntityRecord, entity: EntityDefinition) -> [String] {
+        var lines: [String] = []
+        let allDay: Bool = { if let property = entity.temporalFields?.isAllDay, case .bool(true)? = record[property] { return true } else { return false } }()
+        var extras: String?
+        for property in entity.properties {
+            guard let ical = property.ical, let name = ical.firstString?.uppercased(), ical.string("param") == nil else { continue }
+            if name == "*" {
+                if case .string(let text)? = record[property.name] { extras = text }
+                continue
+            }
+            guard let value = record[property.name] else { continue }
+            if value == property.defaultValue, property.type.isArray, case .array(let items) = value, items.isEmpty { continue }
+            // Our own extensions are written only when they say something.
+            if value == property.defaultValue, name.hasPrefix("X-") { continue }
+            lines += encode(value, property: property, name: name, allDay: allDay, record: record, entity: entity)
+        }
+        if let extras { lines += extras.split(separator: "\n").map(String.init) }
+        return lines
+    }
+
+    private func encode(_ value: Value, property: PropertyDefinition, name: String, allDay: Bool, record: EntityRecord, entity: EntityDefinition) -> [String] {
+        let ical = property.ical
+        switch value {
+        case .array(let items):
+            if case .union = property.type.base { return items.flatMap { alarmLines($0, record: record, entity: entity) } }
+            if property.type.base == .builtin(.string) {
+                let texts = items.compactMap { if case .string(let text) = $0 { return ICalWriter.escape(text) } else { return nil } }
+                return texts.isEmpty ? [] : ["\(name):" + texts.joined(separator: ",")]
+            }
+            return items.flatMap { encode($0, property: property, name: name, allDay: allDay, record: record, entity: entity) }
+        case .string(let text): return ["\(name):" + ICalWriter.escape(text)]
+        case .int(let number): return ["\(name):\(number)"]
+        case .double(let number): return ["\(name):\(number)"]
+        case .bool(let flag):
+            if let whenTrue = ical?.string("whenTrue"), let whenFalse = ical?.string("whenFalse") { return ["\(name):" + (flag ? whenTrue : whenFalse)] }
+            if let whenTrue = ical?.string("whenTrue") { return flag ? ["\(name):\(whenTrue)"] : [] }
+            return ["\(name):" + (flag ? "TRUE" : "FALSE")]
+        case .dateTime(let dateTime): return [name + ICalWriter.dateTimeSuffix(dateTime, allDay: allDay && ["DTSTART", "DTEND", "EXDATE", "RDATE", "RECURRENCE-ID"].contains(name))]
+        case .date(let date): return ["\(name);VALUE=DATE:\(date.icalText)"]
+        case .duration(let duration): return ["\(name)\(name.hasPrefix("X-") ? ";VALUE=DURATION" : ""):\(duration)"]
+        case .url(let url): return ["\(name)\(name == "URL" ? "" : ";VALUE=URI"):\(url.absoluteString)"]
+        case .uuid(let uuid): return ["\(name):\(uuid.uuidString.lowercased())"]
+        case .recurrence(let rule): return ["\(name):\(rule)"]
+        case .enumCase(let caseName):
+            guard case .enumeration(let enumName) = property.type.base,
+                  let text = registry.enumeration(enumName)?.enumCase(caseName)?.annotations.first(named: "ical")?.firstString else { return [] }
+            return ["\(name):\(text)"]
+        case .person(let person): return [personLine(name, person, parameters: [])]
+        case .object(let properties):
+            guard case .entity(let transientName) = property.type.base, let transient = registry.entity(transientName) else { return [] }
+            return [transientLine(name, properties, transient)]
+        case .union(let caseName, let payload):
+            if case .place(let place) = payload {
+                let text = [place.name, place.address].compactMap { $0 }.joined(separator: "\n")
+                var result = text.isEmpty ? [] : ["LOCATION:" + ICalWriter.escape(text)]
+                if let latitude = place.latitude, let longitude = place.longitude { result.append("GEO:\(latitude);\(longitude)") }
+                return result
+            }
+            if case .string(let text) = payload { return ["\(name):" + ICalWriter.escape(text)] }
+            _ = caseName
+            return []
+        case .reference, .place:
+            return []
+        }
+    }
+
+    /// A VALARM: DISPLAY with the event's title, triggered relative to the start or at a time.
+    private func alarmLines(_ value: Value, record: EntityRecord, entity: EntityDefinition) -> [String] {
+        guard case .union(_, let payload) = value else { return [] }
+        let trigger: String
+        switch payload {
+        case .duration(let duration): trigger = "TRIGGER:\(duration)"
+        case .dateTime(let dateTime): trigger = "TRIGGER;VALUE=DATE-TIME:" + ICalWriter.utcText(dateTime)
+        default: return []
+        }
+        return ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalWriter.escape(registry.title(of: record)), trigger, "END:VALARM"]
+    }
+
+    private func personLine(_ name: String, _ person: PersonValue, parameters: [String]) -> String {
+        var head = name
+        if let cn = person.name { head += ";CN=" + ICalWriter.parameterValue(cn) }
+        for parameter in parameters { head += ";" + parameter }
+        let address: String
+        if let email = person.email { address = "mailto:" + email } else if let phone = person.phone { address = "tel:" + phone } else { address = "" }
+        return head + ":" + address
+    }
+
+    /// ATTENDEE;CN=…;PARTSTAT=…;ROLE=…;CUTYPE=…:mailto:…, from the transient entity's mapping.
+    private func transientLine(_ name: String, _ properties: [String: Value], _ transient: EntityDefinition) -> String {
+        var parameters: [String] = []
+        var person = PersonValue()
+        for property in transient.properties {
+            guard let value = properties[property.name], let ical = property.ical else { continue }
+            if let param = ical.string("param") {
+                switch value {
+                case .bool(let flag):
+                    if let text = flag ? ical.string("whenTrue") : ical.string("whenFalse") { parameters.append("\(param)=\(text)") }
+                case .enumCase(let caseName):
+                    if case .enumeration(let enumName) = property.type.base,
+                       let text = registry.enumeration(enumName)?.enumCase(caseName)?.annotations.first(named: "ical")?.firstString {
+                        parameters.append("\(param)=\(text)")
+                    }
+                case .string(let text): parameters.append("\(param)=" + ICalWriter.parameterValue(text))
+                default: continue
+                }
+            } else if case .person(let found) = value {
+                person = found
+            }
+        }
+        return personLine(name, person, parameters: parameters)
+    }
+
+    // MARK: Text
+
+    /// RFC 5545 TEXT escaping: backslash, semicolon, comma, newline.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "\\": result += "\\\\"
+            case ";": result += "\\;"
+            case ",": result += "\\,"
+            case "\n": result += "\\n"
+            case "\r": continue
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A parameter value, quoted when it holds characters that end a parameter.
+    static func parameterValue(_ text: String) -> String {
+        let cleaned = text.replacingOccurrences(of: "\"", with: "'")
+        return cleaned.contains(where: { $0 == ":" || $0 == ";" || $0 == "," }) ? "\"\(cleaned)\"" : cleaned
+    }
+
+    static func utcText(_ value: DateTimeValue) -> String {
+        let utc = LocalDateTime(wallSeconds: value.sortKey)
+        return value.isFloating ? value.localTime.icalText : utc.icalText + "Z"
+    }
+
+    /// `;TZID=Europe/Berlin:20260615T080000`, `:20260615T060000Z`, `:20260615T080000`, `;VALUE=DATE:20260615`.
+    static func dateTimeSuffix(_ value: DateTimeValue, allDay: Bool) -> String {
+        if allDay { return ";VALUE=DATE:" + value.localTime.date.icalText }
+        switch value.kind {
+        case .utc: return ":" + utcText(value)
+        case .floating(let local): return ":" + local.icalText
+        case .zoned(_, let zone): return ";TZID=\(zone):" + value.localTime.icalText
+        }
+    }
+
+    // MARK: Time zones
+
+    private func noteZones(_ record: EntityRecord, entity: EntityDefinition, into use: inout [String: (Int64, Int64, Bool)]) {
+        let unbounded: Bool = {
+            guard let property = entity.temporalFields?.recurrence, case .recurrence(let rule)? = record[property] else { return false }
+            return rule.end == .never
+        }()
+        for property in entity.properties where property.type.base == .builtin(.dateTime) {
+            let values: [Value] = { if case .array(let items)? = record[property.name] { return items } else { return record[property.name].map { [$0] } ?? [] } }()
+            for value in values {
+                guard case .dateTime(let dateTime) = value, let zone = dateTime.timeZoneIdentifier else { continue }
+                let key = dateTime.sortKey
+                let isStart = property.name == entity.temporalFields?.start
+                if let current = use[zone] {
+                    use[zone] = (min(current.0, key), max(current.1, key), current.2 || (isStart && unbounded))
+                } else {
+                    use[zone] = (key, key, isStart && unbounded)
+                }
+            }
+        }
+    }
+
+    /// The zone's VTIMEZONE from tzdata (through libical), truncated to the years the events
+    /// use, with a plain Olson TZID (libical's own prefix removed).
+    private func vtimezone(_ identifier: String, from first: Int64, to last: Int64?) throws -> String {
+        guard let zone = icaltimezone_get_builtin_timezone(identifier), let component = icaltimezone_get_component(zone),
+              let clone = icalcomponent_new_clone(component) else {
+            throw WriteError(message: "tzdata has no zone '\(identifier)' (is the 'tzdata' package installed?)")
+        }
+        let tree = LibicalTree(adopting: clone)
+        func yearStart(_ year: Int) -> icaltimetype {
+            icaltimetype(year: Int32(year), month: 1, day: 1, hour: 0, minute: 0, second: 0, is_date: 0, is_daylight: 0, zone: nil)
+        }
+        let start = yearStart(LocalDateTime(wallSeconds: first).date.year - 1)
+        let end = last.map { yearStart(LocalDateTime(wallSeconds: $0).date.year + 1) } ?? icaltime_null_time()
+        icaltimezone_truncate_vtimezone(tree.root, start, end, 1)
+        // Plain Olson TZIDs (libical prefixes its own): what clients understand and what our TZID parameters say.
+        if let tzid = icalcomponent_get_first_property(tree.root, ICAL_TZID_PROPERTY) { icalproperty_set_tzid(tzid, identifier) }
+        guard let raw = icalcomponent_as_ical_string_r(tree.root) else { throw WriteError(message: "libical could not write the VTIMEZONE of \(identifier)") }
+        defer { free(raw) }
+        let text = String(cString: raw)
+        return text
+    }
+}

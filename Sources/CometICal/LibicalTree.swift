@@ -1,0 +1,108 @@
+import Foundation
+import CLibical
+
+/// A component tree parsed by libical. It owns the root and frees it in `deinit`; nodes and
+/// properties borrow from it. Not Sendable: libical trees must stay on one thread.
+final class LibicalTree {
+    let root: OpaquePointer
+
+    /// Parses one component's text. Nil when libical cannot build a tree at all.
+    init?(parsing text: String) {
+        guard let parsed = icalparser_parse_string(text) else { return nil }
+        root = parsed
+    }
+
+    init(adopting component: OpaquePointer) {
+        root = component
+    }
+
+    deinit {
+        icalcomponent_free(root)
+    }
+
+    var node: LibicalNode { LibicalNode(pointer: root, tree: self) }
+}
+
+/// A component inside a tree.
+struct LibicalNode {
+    let pointer: OpaquePointer
+    let tree: LibicalTree
+
+    var kindName: String {
+        let kind = icalcomponent_isa(pointer)
+        return icalcomponent_kind_to_string(kind).map { String(cString: $0) } ?? "X-UNKNOWN"
+    }
+
+    var properties: [LibicalProperty] {
+        var result: [LibicalProperty] = []
+        var property = icalcomponent_get_first_property(pointer, ICAL_ANY_PROPERTY)
+        while let current = property {
+            result.append(LibicalProperty(pointer: current))
+            property = icalcomponent_get_next_property(pointer, ICAL_ANY_PROPERTY)
+        }
+        return result
+    }
+
+    var children: [LibicalNode] {
+        var result: [LibicalNode] = []
+        var child = icalcomponent_get_first_component(pointer, ICAL_ANY_COMPONENT)
+        while let current = child {
+            result.append(LibicalNode(pointer: current, tree: tree))
+            child = icalcomponent_get_next_component(pointer, ICAL_ANY_COMPONENT)
+        }
+        return result
+    }
+
+    /// The messages of libical's X-LIC-ERROR properties: values libical could not parse.
+    var errors: [String] {
+        properties.filter { $0.name == "X-LIC-ERROR" }.map(\.text)
+    }
+}
+
+/// A property inside a tree: its name, parameters and value as text.
+struct LibicalProperty {
+    let pointer: OpaquePointer
+
+    var name: String {
+        icalproperty_get_property_name(pointer).map { String(cString: $0).uppercased() } ?? ""
+    }
+
+    /// Parameters in order, names upper-cased, values without quotes.
+    var parameters: [(name: String, value: String)] {
+        var result: [(String, String)] = []
+        var parameter = icalproperty_get_first_parameter(pointer, ICAL_ANY_PARAMETER)
+        while let current = parameter {
+            if let raw = icalparameter_as_ical_string_r(current) {
+                let text = String(cString: raw)
+                free(raw)
+                if let equals = text.firstIndex(of: "=") {
+                    var value = String(text[text.index(after: equals)...])
+                    if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+                    result.append((String(text[..<equals]).uppercased(), value))
+                }
+            }
+            parameter = icalproperty_get_next_parameter(pointer, ICAL_ANY_PARAMETER)
+        }
+        return result
+    }
+
+    func parameter(_ name: String) -> String? {
+        parameters.first { $0.name == name }?.value
+    }
+
+    /// The value as people read it: TEXT unescaped; anything else in its iCalendar form.
+    var text: String {
+        guard let value = icalproperty_get_value(pointer) else { return "" }
+        if icalvalue_isa(value) == ICAL_TEXT_VALUE, let text = icalvalue_get_text(value) { return String(cString: text) }
+        guard let raw = icalvalue_as_ical_string_r(value) else { return "" }
+        defer { free(raw) }
+        return String(cString: raw)
+    }
+
+    /// The whole property as iCalendar text (folded by libical), for keeping it verbatim.
+    var icalText: String {
+        guard let raw = icalproperty_as_ical_string_r(pointer) else { return "" }
+        defer { free(raw) }
+        return String(cString: raw)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import CLibical
+import CometSchema
+
+/// Turns the TZIDs of one file into zones: IANA names (and aliases, Windows names, prefixed
+/// names) directly; otherwise the file's own VTIMEZONE definition, matched to the IANA zone
+/// whose offsets agree with it over the years around now ("US--Fictitious-Eastern" behaves as
+/// America/New_York). A definition no IANA zone matches is still used, through libical, and its
+/// times are kept as UTC instants. An unknown TZID with no definition resolves to nil: the
+/// caller reports it with its line, never falling back to floating time.
+final class ZoneResolver {
+    enum Resolution {
+        case zoned(String)
+        /// Wall time → UTC epoch seconds by the file's own VTIMEZONE rules.
+        case offsets((LocalDateTime) -> Int64)
+    }
+
+    private var definitions: [String: RawComponent] = [:]
+    private var cache: [String: Resolution?] = [:]
+    private var customZones: [OpaquePointer] = []
+
+    deinit {
+        for zone in customZones { icaltimezone_free(zone, 1) }
+    }
+
+    func define(_ vtimezone: RawComponent) {
+        guard let tzid = vtimezone.value("TZID")?.trimmingCharacters(in: .whitespaces) else { return }
+        definitions[tzid] = vtimezone
+        cache[tzid] = nil
+    }
+
+    func isDefined(_ tzid: String) -> Bool { definitions[tzid] != nil }
+
+    func resolve(_ tzid: String) -> Resolution? {
+        if let cached = cache[tzid] { return cached }
+        let result = compute(tzid)
+        cache[tzid] = result
+        return result
+    }
+
+    private func compute(_ tzid: String) -> Resolution? {
+        if let iana = TimeZoneNames.ianaIdentifier(for: tzid) { return .zoned(iana) }
+        guard let definition = definitions[tzid], let tree = LibicalTree(parsing: definition.text),
+              let clone = icalcomponent_new_clone(tree.root) else { return nil }
+        let zone = icaltimezone_new()
+        guard let zone, icaltimezone_set_component(zone, clone) != 0 else {
+            if let zone { icaltimezone_free(zone, 1) }
+            return nil
+        }
+        customZones.append(zone)
+        let offset = { (local: LocalDateTime) -> Int in
+            var time = icaltimetype(year: Int32(local.date.year), month: Int32(local.date.month), day: Int32(local.date.day),
+                                    hour: Int32(local.hour), minute: Int32(local.minute), second: Int32(local.second),
+                                    is_date: 0, is_daylight: 0, zone: nil)
+            var isDaylight: Int32 = 0
+            return Int(icaltimezone_get_utc_offset(zone, &time, &isDaylight))
+        }
+        if let match = ZoneResolver.ianaZone(matching: offset) { return .zoned(match) }
+        return .offsets { local in local.wallSeconds - Int64(offset(local)) }
+    }
+
+    /// The IANA zone whose UTC offsets agree with `offset` twice a month over 2020–2031,
+    /// preferring the zones CLDR lists as Windows defaults (the "main" zone of each region).
+    static func ianaZone(matching offset: (LocalDateTime) -> Int) -> String? {
+        var samples: [(LocalDateTime, Int)] = []
+        for year in 2020...2031 {
+            for month in 1...12 {
+                for day in [1, 15] {
+                    guard let date = CalendarDate(year: year, month: month, day: day), let local = LocalDateTime(date: date, hour: 12, minute: 0) else { continue }
+                    samples.append((local, offset(local)))
+                }
+            }
+        }
+        guard let first = samples.first else { return nil }
+        let preferred = TimeZoneNames.preferredZones
+        let candidates = preferred + TimeZone.knownTimeZoneIdentifiers.sorted().filter { !preferred.contains($0) }
+        for identifier in candidates {
+            guard let zone = TimeZone(identifier: identifier) else { continue }
+            func agrees(_ sample: (LocalDateTime, Int)) -> Bool {
+                let instant = Date(timeIntervalSince1970: TimeInterval(sample.0.wallSeconds - Int64(sample.1)))
+                return zone.secondsFromGMT(for: instant) == sample.1
+            }
+            guard agrees(first), samples.allSatisfy(agrees) else { continue }
+            return identifier
+        }
+        return nil
+    }
+}

@@ -1,0 +1,358 @@
+import Foundation
+import CometSchema
+import CometStore
+import CometICal
+
+/// A file (or standard input) to import.
+public struct ImportSource {
+    public let name: String
+    let reader: ICalReader
+
+    public init(name: String, handle: FileHandle, registry: Registry) {
+        self.name = name
+        reader = ICalReader(registry: registry, handle: handle)
+    }
+
+    public init(name: String, text: String, registry: Registry) {
+        self.name = name
+        reader = ICalReader(registry: registry, text: text)
+    }
+}
+
+public struct ImportOptions {
+    /// Put everything into this calendar (by title; created when missing) instead of the
+    /// calendar the file names (X-WR-CALNAME).
+    public var calendar: String?
+    /// Import the valid components and report the others, instead of all or nothing.
+    public var skipInvalid: Bool
+    /// Called now and then with the bytes read of the current source.
+    public var progress: ((String, Int) -> Void)?
+
+    public init(calendar: String? = nil, skipInvalid: Bool = false, progress: ((String, Int) -> Void)? = nil) {
+        self.calendar = calendar
+        self.skipInvalid = skipInvalid
+        self.progress = progress
+    }
+}
+
+/// What an import did. Nothing is written when `problems` is non-empty and the import was
+/// not told to skip invalid components.
+public struct ImportReport: Sendable {
+    public struct Problem: Sendable, Hashable {
+        public let source: String
+        public let line: Int
+        public let uid: String?
+        public let message: String
+    }
+
+    public var added = 0
+    public var updated = 0
+    public var unchanged = 0
+    /// Components whose stored version is as new or newer (by SEQUENCE, then LAST-MODIFIED).
+    public var olderVersions = 0
+    /// Components no entity maps (VJOURNAL, VFREEBUSY, …), by component name.
+    public var ignoredComponents: [String: Int] = [:]
+    public var problems: [Problem] = []
+    public var calendars: [String] = []
+    public var written = false
+}
+
+extension IntentEngine {
+    /// Imports iCalendar files in one transaction: every component becomes (or updates) a
+    /// record; the same file imported twice changes nothing. All or nothing unless
+    /// `skipInvalid`. Imports are not journaled (undo covers intents).
+    public func importCalendars(_ sources: [ImportSource], options: ImportOptions = ImportOptions()) -> ImportReport {
+        var report = ImportReport()
+        do {
+            try store.transaction { transaction in
+                var importer = Importer(engine: self, transaction: transaction, options: options)
+                for source in sources { try importer.run(source) }
+                report = importer.report
+                if !report.problems.isEmpty, !options.skipInvalid { throw ImportAborted() }
+                report.written = true
+            }
+        } catch is ImportAborted {
+            report.written = false
+        } catch let error as StoreError {
+            report.problems.append(.init(source: sources.first?.name ?? "", line: 0, uid: nil, message: "the store could not save the import: \(error.message)"))
+            report.written = false
+        } catch {
+            report.problems.append(.init(source: sources.first?.name ?? "", line: 0, uid: nil, message: "\(error)"))
+            report.written = false
+        }
+        return report
+    }
+
+    /// Exports as one iCalendar document: every record of the entities mapped to components,
+    /// or those of one calendar, those with occurrences in a range, or one event (with its
+    /// overrides). Byte-identical for the same data.
+    public func exportCalendar(calendar: String? = nil, from: Date? = nil, to: Date? = nil, event: String? = nil) throws -> String {
+        try store.transaction { transaction in
+            let writer = ICalWriter(registry: registry)
+            let calendarEntity = registry.allEntities.first { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "VCALENDAR" }
+            let itemEntities = registry.allEntities.filter { entity in
+                guard entity.kind == .indexed, let component = entity.annotations.first(named: "ical")?.firstString?.uppercased() else { return false }
+                return component != "VCALENDAR"
+            }
+            var calendarRecord: EntityRecord?
+            if let calendar {
+                guard let calendarEntity else { throw IntentError(.notSupported, "no entity maps VCALENDAR, so there are no calendars to choose from") }
+                calendarRecord = try findByTitle(calendar, entity: calendarEntity, transaction: transaction)
+            }
+            var records: [EntityRecord] = []
+            for entity in itemEntities {
+                var filters: [RecordFilter] = []
+                if let calendarRecord, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarRecord.entity) }) {
+                    filters.append(.equals(reference.name, .reference(calendarRecord.id)))
+                } else if calendarRecord != nil {
+                    continue
+                }
+                var selected = try transaction.fetchAll(entity.name, matching: filters, limit: nil)
+                if let event {
+                    let target = try findByTitle(event, entity: entity, transaction: transaction)
+                    selected = selected.filter { sameSeries($0, target, entity: entity) }
+                }
+                if from != nil || to != nil, entity.temporalFields != nil {
+                    let lower = from ?? Date(timeIntervalSince1970: -62_135_596_800)
+                    let upper = to ?? Date(timeIntervalSince1970: 253_402_300_799)
+                    let hits = try transaction.occurrences(entity.name, from: lower, to: upper, zone: timeZone, matching: filters)
+                    let uids = Set(hits.compactMap { uid(of: $0.record, entity: entity) })
+                    let ids = Set(hits.map(\.record.id))
+                    selected = selected.filter { ids.contains($0.id) || uid(of: $0, entity: entity).map(uids.contains) == true }
+                }
+                records += selected
+            }
+            if calendarRecord == nil, let calendarEntity {
+                // One calendar in the export: name the file after it.
+                let referenced = Set(records.compactMap { record -> UUID? in
+                    guard let entity = registry.entity(record.entity),
+                          let property = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }),
+                          case .reference(let id)? = record[property.name] else { return nil }
+                    return id
+                })
+                if referenced.count == 1, let id = referenced.first { calendarRecord = try transaction.fetch(calendarEntity.name, id: id) }
+            }
+            do {
+                return try writer.document(calendar: calendarRecord, records: records)
+            } catch let error as ICalWriter.WriteError {
+                throw IntentError(.invalidValue, error.message)
+            }
+        }
+    }
+
+    private func uid(of record: EntityRecord, entity: EntityDefinition) -> String? {
+        guard let property = entity.temporalFields?.uid, case .string(let text)? = record[property] else { return nil }
+        return text
+    }
+
+    private func sameSeries(_ record: EntityRecord, _ target: EntityRecord, entity: EntityDefinition) -> Bool {
+        if record.id == target.id { return true }
+        guard let left = uid(of: record, entity: entity), let right = uid(of: target, entity: entity) else { return false }
+        return left == right
+    }
+
+    func findByTitle(_ text: String, entity: EntityDefinition, transaction: any StoreTransaction) throws -> EntityRecord {
+        if let id = UUID(uuidString: text), let record = try transaction.fetch(entity.name, id: id) { return record }
+        let all = try transaction.fetchAll(entity.name, matching: [], limit: nil)
+        let exact = all.filter { registry.title(of: $0).compare(text, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
+        if exact.count == 1 { return exact[0] }
+        let found = exact.isEmpty ? try transaction.search(entity.name, text: text, limit: 5) : exact
+        guard found.count == 1 else {
+            let noun = Presenter.words(entity.name.name)
+            throw IntentError(found.isEmpty ? .notFound : .invalidValue,
+                              found.isEmpty ? "no \(noun) matches '\(text)'" : "'\(text)' matches several: " + found.map { "“\(registry.title(of: $0))”" }.joined(separator: ", "))
+        }
+        return found[0]
+    }
+}
+
+private struct ImportAborted: Error {}
+
+/// The state of one import run.
+private struct Importer {
+    let engine: IntentEngine
+    let transaction: any StoreTransaction
+    let options: ImportOptions
+    var report = ImportReport()
+    private var calendarID: UUID?
+    private var calendarEntity: EntityDefinition?
+    /// (entity, uid, recurrence key) → the line it was first seen on, to catch duplicates.
+    private var seen: [String: Int] = [:]
+    private var overrides: [(source: String, record: ICalRecord, uid: String)] = []
+    private var mastersInFile = Set<String>()
+
+    var registry: Registry { engine.registry }
+
+    init(engine: IntentEngine, transaction: any StoreTransaction, options: ImportOptions) {
+        self.engine = engine
+        self.transaction = transaction
+        self.options = options
+        calendarEntity = engine.registry.allEntities.first { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "VCALENDAR" }
+    }
+
+    mutating func run(_ source: ImportSource) throws {
+        var lastProgress = 0
+        calendarID = nil
+        while let item = source.reader.next() {
+            if let progress = options.progress, source.reader.bytesRead - lastProgress > 1 << 18 {
+                lastProgress = source.reader.bytesRead
+                progress(source.name, lastProgress)
+            }
+            switch item {
+            case .calendar(_, let values, let method, let line):
+                calendarID = try chooseCalendar(values, source: source.name, line: line)
+                if method == "CANCEL" {
+                    problem(source.name, line: line, uid: nil, "METHOD:CANCEL is an iTIP cancellation; CometCal imports calendars, not scheduling messages (delete the event instead)")
+                }
+            case .record(let record):
+                try store(record, source: source.name)
+            case .skipped(let component, _):
+                report.ignoredComponents[component, default: 0] += 1
+            case .problem(let found):
+                problem(source.name, line: found.line, uid: found.uid, found.message)
+            case .calendarEnd:
+                calendarID = nil
+            }
+        }
+        options.progress?(source.name, source.reader.bytesRead)
+        // An override needs its series, in this file or already stored.
+        for (sourceName, record, uid) in overrides where !mastersInFile.contains(uid) {
+            guard let entity = registry.entity(record.entity), let uidProperty = entity.temporalFields?.uid,
+                  let recurrenceProperty = entity.temporalFields?.recurrenceID else { continue }
+            let stored = try transaction.fetchAll(record.entity, matching: [.equals(uidProperty, .string(uid)), .equals(recurrenceProperty, nil)], limit: 1)
+            if stored.isEmpty {
+                problem(sourceName, line: record.line, uid: uid, "RECURRENCE-ID override of a series that is neither in the file nor in the store (an orphan exception); import the series first, or use --skip-invalid to leave it out")
+            }
+        }
+        overrides.removeAll { !$0.source.isEmpty }
+    }
+
+    private mutating func problem(_ source: String, line: Int, uid: String?, _ message: String) {
+        report.problems.append(.init(source: source, line: line, uid: uid, message: message))
+    }
+
+    /// The calendar records go into: --calendar, else the file's own name (X-WR-CALNAME) —
+    /// found by title or created — else the default calendar, else one named after the file.
+    private mutating func chooseCalendar(_ values: [String: Value], source: String, line: Int) throws -> UUID? {
+        guard let entity = calendarEntity else { return nil }
+        let title = entity.titleProperty?.name
+        var wanted = options.calendar
+        if wanted == nil, let title, case .string(let name)? = values[title], !name.isEmpty { wanted = name }
+        if let wanted {
+            if let existing = try transaction.fetchAll(entity.name, matching: [], limit: nil).first(where: {
+                registry.title(of: $0).compare(wanted, options: [.caseInsensitive]) == .orderedSame
+            }) {
+                note(wanted)
+                return existing.id
+            }
+            var newValues = options.calendar == nil ? values : [:]
+            if let title { newValues[title] = .string(wanted) }
+            return try create(entity, values: newValues, name: wanted)
+        }
+        if let marker = entity.properties.first(where: { $0.annotations.contains(named: "marksDefault") }),
+           let chosen = try transaction.fetchAll(entity.name, matching: [.equals(marker.name, .bool(true))], limit: 1).first {
+            note(registry.title(of: chosen))
+            return chosen.id
+        }
+        let fileName = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = fileName.isEmpty || source == "-" ? "Imported" : fileName
+        var newValues = values
+        if let title { newValues[title] = .string(name) }
+        return try create(entity, values: newValues, name: name)
+    }
+
+    private mutating func create(_ entity: EntityDefinition, values: [String: Value], name: String) throws -> UUID {
+        var filled = values
+        for property in entity.properties where filled[property.name] == nil {
+            if let value = property.defaultValue { filled[property.name] = value }
+        }
+        if let marker = entity.properties.first(where: { $0.annotations.contains(named: "marksDefault") }) {
+            filled[marker.name] = .bool(try transaction.count(entity.name) == 0)
+        }
+        let record = EntityRecord(entity: entity.name, id: UUID(), values: filled)
+        try transaction.save(record)
+        note(name)
+        return record.id
+    }
+
+    private mutating func note(_ calendar: String) {
+        if !report.calendars.contains(calendar) { report.calendars.append(calendar) }
+    }
+
+    private mutating func store(_ incoming: ICalRecord, source: String) throws {
+        guard let entity = registry.entity(incoming.entity) else { return }
+        var values = incoming.values
+        for property in entity.properties where values[property.name] == nil {
+            if let value = property.defaultValue { values[property.name] = value }
+        }
+        if let calendarEntity, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }) {
+            guard let calendarID else {
+                problem(source, line: incoming.line, uid: incoming.uid, "no calendar to put this in")
+                return
+            }
+            values[reference.name] = .reference(calendarID)
+        }
+        let fields = entity.temporalFields
+        let uidProperty = entity.properties.first { $0.ical?.firstString?.uppercased() == "UID" && $0.ical?.string("param") == nil }?.name
+        let recurrenceKey: Int64? = { if let property = fields?.recurrenceID, case .dateTime(let value)? = values[property] { return value.sortKey } else { return nil } }()
+        if let uid = incoming.uid {
+            let key = "\(entity.name)|\(uid)|\(recurrenceKey.map(String.init) ?? "-")"
+            if let first = seen[key] {
+                problem(source, line: incoming.line, uid: uid, recurrenceKey == nil
+                        ? "UID '\(uid)' is used again (first on line \(first)) by a different event; each event needs its own UID"
+                        : "the override for this occurrence of '\(uid)' appears twice (first on line \(first))")
+                return
+            }
+            seen[key] = incoming.line
+            if recurrenceKey == nil { mastersInFile.insert(uid) } else { overrides.append((source, incoming, uid)) }
+        }
+        var filters: [RecordFilter] = []
+        if let uidProperty, let uid = incoming.uid { filters.append(.equals(uidProperty, .string(uid))) }
+        if let property = fields?.recurrenceID { filters.append(.equals(property, values[property])) }
+        let existing = filters.isEmpty || incoming.uid == nil ? nil : try transaction.fetchAll(entity.name, matching: filters, limit: 1).first
+        guard let existing else {
+            try save(EntityRecord(entity: entity.name, id: UUID(), values: values), incoming: incoming, source: source)
+            report.added += 1
+            return
+        }
+        // Keep where it already lives (its calendar) and compare the rest.
+        var candidate = EntityRecord(entity: entity.name, id: existing.id, values: values)
+        if let calendarEntity, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }) {
+            candidate[reference.name] = existing[reference.name]
+        }
+        if candidate == existing {
+            report.unchanged += 1
+            return
+        }
+        if isNewer(candidate, than: existing, entity: entity) {
+            try save(candidate, incoming: incoming, source: source)
+            report.updated += 1
+        } else {
+            report.olderVersions += 1
+        }
+    }
+
+    /// RFC 5545 revision order: a higher SEQUENCE wins; with equal SEQUENCE, a later LAST-MODIFIED.
+    private func isNewer(_ incoming: EntityRecord, than existing: EntityRecord, entity: EntityDefinition) -> Bool {
+        func value(_ name: String) -> (Value?, Value?) {
+            guard let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == name && $0.ical?.string("param") == nil }) else { return (nil, nil) }
+            return (incoming[property.name], existing[property.name])
+        }
+        let (newSequence, oldSequence) = value("SEQUENCE")
+        if case .int(let new)? = newSequence, case .int(let old)? = oldSequence, new != old { return new > old }
+        let (newModified, oldModified) = value("LAST-MODIFIED")
+        if case .dateTime(let new)? = newModified {
+            guard case .dateTime(let old)? = oldModified else { return true }
+            return new.sortKey > old.sortKey
+        }
+        return false
+    }
+
+    private mutating func save(_ record: EntityRecord, incoming: ICalRecord, source: String) throws {
+        do {
+            try transaction.save(record)
+        } catch let error as StoreError where error.code == .invalidData || error.code == .constraint {
+            problem(source, line: incoming.line, uid: incoming.uid, error.message)
+        }
+    }
+}

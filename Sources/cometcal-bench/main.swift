@@ -1,0 +1,88 @@
+import Foundation
+import CometSchema
+
+/// `cometcal-bench`: seeds a store through the intent engine, runs the scenarios, measures
+/// their references in the same run, and prints a table (or JSON). Exit codes follow sysexits:
+/// 64 usage, 65 schema errors, 70 a failed benchmark.
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Finds the schemas like the CLI does: --schemas, $COMETCAL_SCHEMAS, ./Schemas, then the
+/// source tree's Schemas folder.
+func schemaDirectories(_ given: [String]) -> [String] {
+    if !given.isEmpty { return given }
+    if let fromEnvironment = ProcessInfo.processInfo.environment["COMETCAL_SCHEMAS"], !fromEnvironment.isEmpty {
+        return fromEnvironment.split(separator: ":").map(String.init)
+    }
+    if FileManager.default.fileExists(atPath: "Schemas") { return ["Schemas"] }
+    return [URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Schemas").path]
+}
+
+func main() -> Int32 {
+    let options: BenchOptions
+    do {
+        options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    } catch let error as BenchOptions.UsageError {
+        printError("error: \(error.message)")
+        return 64
+    } catch {
+        printError("error: \(error)")
+        return 64
+    }
+    if options.showHelp {
+        print(BenchOptions.help)
+        return 0
+    }
+    if options.listScenarios {
+        for scenario in Scenario.catalogue {
+            let reference = scenario.referenceName.map { " (vs \($0))" } ?? ""
+            print("\(scenario.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(scenario.summary)\(reference)")
+        }
+        return 0
+    }
+    var scenarios: [Scenario] = []
+    if options.scenarios.isEmpty {
+        scenarios = Scenario.catalogue
+    } else {
+        for name in options.scenarios {
+            guard let scenario = Scenario.catalogue.first(where: { $0.name == name }) else {
+                printError("error: no scenario is named '\(name)' (scenarios: \(Scenario.catalogue.map(\.name).joined(separator: ", ")))")
+                return 64
+            }
+            scenarios.append(scenario)
+        }
+    }
+
+    let registry: Registry
+    do {
+        registry = try Registry.load(paths: schemaDirectories(options.schemaPaths))
+    } catch {
+        printError("error: cannot load the schemas: \(error)")
+        return 65
+    }
+
+    let progress: (String) -> Void = { message in printError("[bench] " + message) }
+    var run: BenchRun?
+    do {
+        let frame = try TimeFrame()
+        let bench = BenchRun(options: options, registry: registry, frame: frame, progress: progress)
+        run = bench
+        let results = try bench.run(scenarios)
+        let fixture = bench.fixtureIfMade
+        let report = Report(options: options, environment: .current(), frame: frame, seed: fixture?.seedReport,
+                            storeAfterSeed: bench.storeAfterSeed, storeAtEnd: fixture.flatMap { StoreStats.measure(path: $0.path) },
+                            results: results)
+        print(options.json ? report.json() : report.text())
+        bench.cleanUp()
+        return 0
+    } catch {
+        printError("error: \(error)")
+        run?.cleanUp()
+        return 70
+    }
+}
+
+exit(main())

@@ -1,0 +1,136 @@
+import Foundation
+import CometSchema
+import CometIntents
+
+/// `cometcal import` and `cometcal export`.
+struct ICalCommands {
+    let context: AppContext
+
+    private var terminal: Terminal { context.terminal }
+
+    func importFiles() throws -> ExitCode {
+        let paths = context.parsed.positionals("files")
+        var sources: [ImportSource] = []
+        var sizes: [String: Int] = [:]
+        var handles: [FileHandle] = []
+        defer { handles.forEach { try? $0.close() } }
+        for path in paths {
+            if path == "-" {
+                sources.append(ImportSource(name: "-", handle: .standardInput, registry: context.registry))
+                continue
+            }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw CommandFailure(code: .noInput, message: "error: \(path): no such file")
+            }
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CommandFailure(code: .noInput, message: "error: \(path): cannot be read (check its permissions)")
+            }
+            handles.append(handle)
+            sizes[path] = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            sources.append(ImportSource(name: path, handle: handle, registry: context.registry))
+        }
+        let bar = ProgressBar(enabled: terminal.isInteractive && isatty(STDERR_FILENO) == 1 && !context.wantsJSON)
+        var options = ImportOptions(calendar: context.parsed.value("calendar"), skipInvalid: context.parsed.flag("skip-invalid"))
+        options.progress = { name, bytes in bar.update(name, bytes: bytes, of: sizes[name]) }
+        let report = context.engine.importCalendars(sources, options: options)
+        bar.finish()
+        if context.wantsJSON {
+            terminal.out(JSONWriter.pretty(json(report)))
+        } else {
+            for problem in report.problems {
+                let place = problem.line > 0 ? "\(problem.source):\(problem.line): " : "\(problem.source): "
+                terminal.err(place + "error: " + problem.message + (problem.uid.map { " [UID \($0)]" } ?? ""))
+            }
+            terminal.out(summary(report))
+        }
+        if !report.written { return .dataError }
+        return report.problems.isEmpty ? .success : .dataError
+    }
+
+    private func summary(_ report: ImportReport) -> String {
+        guard report.written else {
+            return "Nothing was imported: \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (fix them, or use --skip-invalid to import the rest)."
+        }
+        var parts = ["\(report.added) added", "\(report.updated) updated", "\(report.unchanged) unchanged"]
+        if report.olderVersions > 0 { parts.append("\(report.olderVersions) skipped (the stored version is as new)") }
+        if !report.problems.isEmpty { parts.append("\(report.problems.count) invalid left out") }
+        var text = "Imported into \(report.calendars.isEmpty ? "no calendar" : report.calendars.joined(separator: ", ")): " + parts.joined(separator: ", ") + "."
+        let ignored = report.ignoredComponents.keys.sorted().map { "\(report.ignoredComponents[$0] ?? 0) \($0)" }
+        if !ignored.isEmpty { text += " Ignored: " + ignored.joined(separator: ", ") + " (no entity maps them)." }
+        return text
+    }
+
+    private func json(_ report: ImportReport) -> JSONValue {
+        .object(JSONObject([
+            ("written", .bool(report.written)),
+            ("added", .int(report.added)), ("updated", .int(report.updated)), ("unchanged", .int(report.unchanged)),
+            ("skipped", .int(report.olderVersions)),
+            ("invalid", .int(report.written ? report.problems.count : 0)),
+            ("ignoredComponents", .object(JSONObject(report.ignoredComponents.keys.sorted().map { ($0, JSONValue.int(report.ignoredComponents[$0] ?? 0)) }))),
+            ("calendars", .array(report.calendars.map(JSONValue.string))),
+            ("problems", .array(report.problems.map { problem in
+                .object(JSONObject([("file", .string(problem.source)), ("line", .int(problem.line)),
+                                    ("uid", problem.uid.map(JSONValue.string) ?? .null), ("message", .string(problem.message))]))
+            })),
+        ]))
+    }
+
+    func export() throws -> ExitCode {
+        func time(_ option: String) throws -> Date? {
+            guard let text = context.parsed.value(option) else { return nil }
+            do {
+                return try context.valueText.dateTime(text).instant
+            } catch let problem as ValueText.Problem {
+                throw CommandFailure(code: .usage, message: "error: --\(option): \(problem.message)")
+            }
+        }
+        let text: String
+        do {
+            text = try context.engine.exportCalendar(calendar: context.parsed.value("calendar"), from: try time("from"), to: try time("to"),
+                                                     event: context.parsed.value("event"))
+        } catch let error as IntentError {
+            throw CommandFailure(code: error.code == .notFound ? .noInput : .dataError, message: "error: \(error.message)")
+        }
+        guard let output = context.parsed.value("output") else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return .success
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw CommandFailure(code: .ioError, message: "error: cannot write \(output): \(error.localizedDescription)")
+        }
+        terminal.err("Wrote \(output).")
+        return .success
+    }
+}
+
+/// A one-line progress bar on standard error, only on a terminal.
+final class ProgressBar {
+    private let enabled: Bool
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ name: String, bytes: Int, of total: Int?) {
+        guard enabled else { return }
+        let label = (name as NSString).lastPathComponent
+        var line = "\r\(label): "
+        if let total, total > 0 {
+            let fraction = min(1, Double(bytes) / Double(total))
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            line += "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] " + String(format: "%3.0f%%", fraction * 100)
+        } else {
+            line += "\(bytes / 1024) KiB"
+        }
+        FileHandle.standardError.write(Data(line.utf8))
+        drawn = true
+    }
+
+    func finish() {
+        guard enabled, drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -39,7 +39,7 @@ extension Invocation {
         var changed = Set<String>()
         for property in entity.properties where property.name != "id" {
             if intent.parameter(property.name) != nil, case .set(let value) = bindings[property.name] {
-                values[property.name] = value
+                values[property.name] = withDefaults(value, type: property.type)
                 changed.insert(property.name)
             } else if let defaultValue = property.defaultValue {
                 values[property.name] = defaultValue
@@ -55,6 +55,25 @@ extension Invocation {
             try clearOtherDefaults(created, entity, recorder)
             try recorder.save(created)
             return (created, [], [])
+        }
+    }
+
+    /// Transient values (an attendee) get their schema defaults now, so the record returned is
+    /// exactly the record stored.
+    func withDefaults(_ value: Value, type: TypeExpression) -> Value {
+        switch value {
+        case .array(let items): return .array(items.map { withDefaults($0, type: type.element) })
+        case .object(var properties):
+            guard case .entity(let name) = type.base, let definition = registry.entity(name) else { return value }
+            for property in definition.properties {
+                if let existing = properties[property.name] {
+                    properties[property.name] = withDefaults(existing, type: property.type)
+                } else if let defaultValue = property.defaultValue {
+                    properties[property.name] = defaultValue
+                }
+            }
+            return .object(properties)
+        default: return value
         }
     }
 
@@ -109,7 +128,7 @@ extension Invocation {
             switch bindings[parameter.name] {
             case .unset: continue
             case .set(let value):
-                updated[property.name] = value
+                updated[property.name] = withDefaults(value, type: property.type)
             case .cleared:
                 if let defaultValue = property.defaultValue {
                     updated[property.name] = defaultValue

@@ -69,7 +69,15 @@ struct SeriesEditor {
         let master = try master(of: target)
         let isOverride = rules.isOverride(target)
         guard let span = requestedSpan() ?? (isOverride ? .this : nil) else { return .ask(invocation.question("span")) }
-        if span == .all { return .plan(try planUpdateAll(master, changed: changed)) }
+        if span == .all {
+            var anchor: Occurrence?
+            if let requested = requestedOccurrence() {
+                anchor = try occurrence(of: master, at: requested)
+            } else if isOverride, let property = fields.recurrenceID, case .dateTime(let original)? = target[property] {
+                anchor = try occurrence(of: master, at: original)
+            }
+            return .plan(try planUpdateAll(master, changed: changed, anchor: anchor))
+        }
         let wanted: DateTimeValue
         if let requested = requestedOccurrence() {
             wanted = requested
@@ -120,7 +128,8 @@ struct SeriesEditor {
         (newSeries, _) = try invocation.applyChanges(to: newSeries, entity)
         adjustRule(&newSeries, previous: before, changed: changed)
         try rules.normalize(&newSeries, previous: before, changed: changed)
-        let delta = (rules.start(newSeries)?.sortKey ?? 0) - (rules.start(before)?.sortKey ?? 0)
+        let seriesZone = rules.start(before)?.expansionZone
+        let delta = (rules.start(newSeries)?.wallTime(in: seriesZone).wallSeconds ?? 0) - (rules.start(before)?.wallTime(in: seriesZone).wallSeconds ?? 0)
         let oldSeries = split.oldSeries
         let moved = try overrides(of: master).filter { override in
             guard let property = fields.recurrenceID, case .dateTime(let original)? = override[property] else { return false }
@@ -141,17 +150,29 @@ struct SeriesEditor {
         }
     }
 
-    private func planUpdateAll(_ master: EntityRecord, changed: Set<String>) throws -> Plan {
+    /// `anchor`: the occurrence the person spoke about ("move Monday's standup to 10, all of
+    /// them"); a new start or end is then a change relative to that occurrence.
+    private func planUpdateAll(_ master: EntityRecord, changed: Set<String>, anchor: Occurrence? = nil) throws -> Plan {
         var (updated, _) = try invocation.applyChanges(to: master, entity)
+        if let anchor, anchor.recurrenceKey.sortKey != rules.start(master)?.sortKey {
+            let zone = rules.start(master)?.expansionZone
+            for (property, occurrenceTime) in [(fields.start, anchor.start), (fields.end, anchor.end)] {
+                guard let property, changed.contains(property), case .dateTime(let requested)? = updated[property],
+                      case .dateTime(let original)? = master[property] else { continue }
+                let wallDelta = requested.wallTime(in: zone).wallSeconds - occurrenceTime.wallTime(in: zone).wallSeconds
+                updated[property] = .dateTime(SeriesEditor.shift(original, byWall: wallDelta, in: zone))
+            }
+        }
         adjustRule(&updated, previous: master, changed: changed)
         try rules.normalize(&updated, previous: master, changed: changed)
         invocation.bumpSequence(&updated, entity)
-        let delta = (rules.start(updated)?.sortKey ?? 0) - (rules.start(master)?.sortKey ?? 0)
+        let zone = rules.start(master)?.expansionZone
+        let delta = (rules.start(updated)?.wallTime(in: zone).wallSeconds ?? 0) - (rules.start(master)?.wallTime(in: zone).wallSeconds ?? 0)
         if delta != 0 {
             for property in [fields.exclusions, fields.additions].compactMap({ $0 }) {
                 if case .array(let items)? = updated[property] {
                     updated[property] = .array(items.map { item in
-                        if case .dateTime(let value) = item { return .dateTime(value.adding(seconds: delta)) }
+                        if case .dateTime(let value) = item { return .dateTime(SeriesEditor.shift(value, byWall: delta, in: zone)) }
                         return item
                     })
                 }
@@ -186,13 +207,27 @@ struct SeriesEditor {
         return result
     }
 
-    /// An override moved with its series: its RECURRENCE-ID, and its times by the same amount.
+    /// An override moved with its series: its RECURRENCE-ID, and its times by the same
+    /// wall-clock amount in the series' zone (so 09:00 stays 09:00 across a DST change).
     private func shifted(_ override: EntityRecord, by delta: Int64) -> EntityRecord {
         guard delta != 0 else { return override }
         var moved = override
+        let zone = rules.start(override)?.expansionZone
         for property in [fields.recurrenceID, fields.start, fields.end].compactMap({ $0 }) {
-            if case .dateTime(let value)? = moved[property] { moved[property] = .dateTime(value.adding(seconds: delta)) }
+            if case .dateTime(let value)? = moved[property] { moved[property] = .dateTime(SeriesEditor.shift(value, byWall: delta, in: zone)) }
         }
+        return moved
+    }
+
+    /// A date-time moved by wall-clock seconds in `zone`, keeping its kind (zoned, UTC, floating).
+    static func shift(_ value: DateTimeValue, byWall delta: Int64, in zone: TimeZone?) -> DateTimeValue {
+        guard delta != 0 else { return value }
+        if value.isFloating { return value.adding(seconds: delta) }
+        let moved = LocalDateTime(wallSeconds: value.wallTime(in: zone).wallSeconds + delta).dateTime(in: zone)
+        if case .zoned(_, let identifier) = value.kind, let instant = moved.instant {
+            return DateTimeValue(kind: .zoned(epochSeconds: Int64(instant.timeIntervalSince1970), timeZone: identifier))
+        }
+        if case .utc = value.kind, let instant = moved.instant { return .utc(instant) }
         return moved
     }
 

@@ -2,8 +2,7 @@ import Foundation
 import CometSchema
 
 /// One run of the benchmark: the options, and the resources scenarios share, each made on first
-/// use (so a scenario that needs no seeded store never pays for seeding). References are
-/// measured once, just before the first scenario that needs them.
+/// use (so a scenario that needs no seeded store never pays for seeding).
 final class BenchRun {
     let options: BenchOptions
     let registry: Registry
@@ -15,7 +14,6 @@ final class BenchRun {
     /// The store's contents right after seeding (before any scenario changed it).
     private(set) var storeAfterSeed: StoreStats?
     private var referenceDatabase: ReferenceDatabase?
-    private var referenceResults: [String: Measurement] = [:]
 
     init(options: BenchOptions, registry: Registry, frame: TimeFrame, progress: @escaping (String) -> Void) {
         self.options = options
@@ -29,7 +27,7 @@ final class BenchRun {
         if let seededFixture { return seededFixture }
         let fixture = try Fixture(options: options, registry: registry, frame: frame)
         seededFixture = fixture
-        progress(options.databasePath == nil ? "seeding \(options.events) events into \(fixture.path)" : "store: \(fixture.path)")
+        progress("store: \(fixture.path)")
         try fixture.seed(progress: progress)
         storeAfterSeed = StoreStats.measure(path: fixture.path)
         return fixture
@@ -48,24 +46,36 @@ final class BenchRun {
         return database
     }
 
-    /// The reference's measurement (measured on first request).
-    func reference(_ reference: Reference) throws -> Measurement {
-        if let measured = referenceResults[reference.name] { return measured }
-        progress("measuring reference \(reference.name)")
-        let measurement = try reference.measure(self)
-        referenceResults[reference.name] = measurement
-        return measurement
-    }
-
-    /// Runs the scenarios, in the order given.
+    /// Runs the scenarios in the order given. Each scenario's operations alternate one for one
+    /// with its reference's (warm-up included), so both are measured under the same load.
     func run(_ scenarios: [Scenario]) throws -> [ScenarioResult] {
         var results: [ScenarioResult] = []
         for scenario in scenarios {
             let reference = scenario.referenceName.flatMap { name in Reference.catalogue.first { $0.name == name } }
-            let referenceMeasurement = try reference.map { try self.reference($0) }
-            progress("running \(scenario.name) (\(options.warmup) warm-up + \(options.samples) samples)")
-            let measurement = try scenario.run(self)
-            results.append(ScenarioResult(scenario: scenario, measurement: measurement, reference: reference, referenceMeasurement: referenceMeasurement))
+            let operation = try scenario.prepare(self)
+            let referenceOperation = try reference.map { try $0.prepare(self) }
+            let pairing = reference.map { " interleaved with \($0.name)" } ?? ""
+            progress("running \(scenario.name)\(pairing): \(options.warmup) warm-up + \(options.samples) samples")
+            var discarded = Measurement()
+            for _ in 0..<options.warmup {
+                try referenceOperation?(&discarded)
+                try operation(&discarded)
+            }
+            var measurement = Measurement()
+            var referenceMeasurement = Measurement()
+            let started = Stopwatch.now()
+            var lastReport = started
+            for index in 0..<options.samples {
+                try referenceOperation?(&referenceMeasurement)
+                try operation(&measurement)
+                let now = Stopwatch.now()
+                if now - lastReport > 60_000_000_000 {
+                    lastReport = now
+                    progress(String(format: "  %@: %d/%d samples in %.0f s", scenario.name, index + 1, options.samples, Double(now - started) / 1e9))
+                }
+            }
+            results.append(ScenarioResult(scenario: scenario, measurement: measurement, reference: reference,
+                                          referenceMeasurement: referenceOperation == nil ? nil : referenceMeasurement))
         }
         return results
     }

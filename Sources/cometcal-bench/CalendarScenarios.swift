@@ -13,13 +13,13 @@ enum CalendarScenarios {
         referenceName: "sqlite-insert", targetP50: 1.0
     ) { run in
         let fixture = try run.fixture()
-        return try run.repeated { measurement in
+        return { measurement in
             let event = try fixture.generator.next()
             let request = IntentRequest(intent: "createEvent", parameters: event.parameters, confirmation: .confirmed)
-            let (result, nanoseconds) = try Stopwatch.time { try fixture.perform(request) }
+            let (result, timing) = try Stopwatch.time { try fixture.perform(request) }
             guard let id = result.record?.id else { throw BenchError("createEvent returned no event") }
             fixture.pool.add(id, recurring: event.kind.isRecurring)
-            measurement.add(nanoseconds, tag: event.kind.isRecurring ? "series" : "single")
+            measurement.add(timing, tag: event.kind.isRecurring ? "series" : "single")
         }
     }
 
@@ -29,15 +29,15 @@ enum CalendarScenarios {
     ) { run in
         let fixture = try run.fixture()
         var random = SplitMix64(seed: run.options.seed, stream: "update")
-        return try run.repeated { measurement in
+        return { measurement in
             let recurring = random.int(0...99) < run.options.recurringPercent && !fixture.pool.series.isEmpty
             guard let id = fixture.pool.pick(recurring: recurring, using: &random) else { throw BenchError("no event left to update") }
             var parameters = fixture.generator.changes()
             parameters["event"] = .set(.reference(id))
             if recurring { parameters["span"] = .set(.enumCase("all")) }
             let request = IntentRequest(intent: "updateEvent", parameters: ParameterBindings(parameters), confirmation: .confirmed)
-            let (_, nanoseconds) = try Stopwatch.time { try fixture.perform(request) }
-            measurement.add(nanoseconds, tag: recurring ? "series" : "single")
+            let (_, timing) = try Stopwatch.time { try fixture.perform(request) }
+            measurement.add(timing, tag: recurring ? "series" : "single")
         }
     }
 
@@ -47,15 +47,15 @@ enum CalendarScenarios {
     ) { run in
         let fixture = try run.fixture()
         var random = SplitMix64(seed: run.options.seed, stream: "delete")
-        return try run.repeated { measurement in
+        return { measurement in
             let recurring = random.int(0...99) < run.options.recurringPercent && !fixture.pool.series.isEmpty
             guard let id = fixture.pool.pick(recurring: recurring, using: &random) else { throw BenchError("no event left to delete") }
             var parameters: [String: ParameterValue] = ["event": .set(.reference(id))]
             if recurring { parameters["span"] = .set(.enumCase("all")) }
             let request = IntentRequest(intent: "deleteEvent", parameters: ParameterBindings(parameters), confirmation: .confirmed)
-            let (_, nanoseconds) = try Stopwatch.time { try fixture.perform(request) }
+            let (_, timing) = try Stopwatch.time { try fixture.perform(request) }
             fixture.pool.remove(id, recurring: recurring)
-            measurement.add(nanoseconds, tag: recurring ? "series" : "single")
+            measurement.add(timing, tag: recurring ? "series" : "single")
         }
     }
 
@@ -66,13 +66,13 @@ enum CalendarScenarios {
     ) { run in
         let fixture = try run.fixture()
         var months = SplitMix64(seed: run.options.seed, stream: "agenda-months")
-        return try run.repeated { measurement in
+        return { measurement in
             let bounds = try run.frame.monthBounds(months.pick(run.frame.months))
             let request = IntentRequest(intent: "searchEvents", parameters: ParameterBindings([
                 "from": .set(.dateTime(bounds.from)), "to": .set(.dateTime(bounds.to)),
             ]))
-            let (result, nanoseconds) = try Stopwatch.time { try fixture.perform(request) }
-            measurement.add(nanoseconds, rows: result.occurrences.count, tag: run.frame.isInsideWindow(bounds) ? "inside window" : "outside window")
+            let (result, timing) = try Stopwatch.time { try fixture.perform(request) }
+            measurement.add(timing, rows: result.occurrences.count, tag: run.frame.isInsideWindow(bounds) ? "inside window" : "outside window")
         }
     }
 
@@ -82,13 +82,13 @@ enum CalendarScenarios {
     ) { run in
         let fixture = try run.fixture()
         var months = SplitMix64(seed: run.options.seed, stream: "agenda-months")
-        return try run.repeated { measurement in
+        return { measurement in
             let bounds = try run.frame.monthBounds(months.pick(run.frame.months))
             guard let from = bounds.from.instant, let to = bounds.to.instant else { throw BenchError("month bounds without instants") }
-            let (occurrences, nanoseconds) = try Stopwatch.time {
+            let (occurrences, timing) = try Stopwatch.time {
                 try fixture.store.transaction { try $0.occurrences(fixture.event, from: from, to: to, zone: run.frame.zone, matching: []) }
             }
-            measurement.add(nanoseconds, rows: occurrences.count, tag: run.frame.isInsideWindow(bounds) ? "inside window" : "outside window")
+            measurement.add(timing, rows: occurrences.count, tag: run.frame.isInsideWindow(bounds) ? "inside window" : "outside window")
         }
     }
 
@@ -98,9 +98,9 @@ enum CalendarScenarios {
     ) { run in
         let fixture = try run.fixture()
         let request = IntentRequest(intent: "searchEvents", parameters: ParameterBindings(["text": .set(.string("lunch"))]))
-        return try run.repeated { measurement in
-            let (result, nanoseconds) = try Stopwatch.time { try fixture.perform(request) }
-            measurement.add(nanoseconds, rows: result.records.count)
+        return { measurement in
+            let (result, timing) = try Stopwatch.time { try fixture.perform(request) }
+            measurement.add(timing, rows: result.records.count)
         }
     }
 }

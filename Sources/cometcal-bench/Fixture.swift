@@ -121,18 +121,19 @@ final class Fixture {
         }
         generator = EventGenerator(frame: frame, calendars: calendars, recurringPercent: options.recurringPercent,
                                    random: SplitMix64(seed: options.seed, stream: "events"))
+        progress("seeding \(options.events) events through createEvent")
         var report = SeedReport()
         report.events = options.events
         let started = Stopwatch.now()
         let step = max(1, options.events / 10)
         for index in 0..<options.events {
             let event = try generator.next()
-            let (result, nanoseconds) = try Stopwatch.time {
+            let (result, timing) = try Stopwatch.time {
                 try perform(IntentRequest(intent: "createEvent", parameters: event.parameters, confirmation: .confirmed))
             }
             guard let id = result.record?.id else { throw BenchError("createEvent returned no event") }
             pool.add(id, recurring: event.kind.isRecurring)
-            report.measurement.add(nanoseconds, tag: event.kind.isRecurring ? "series" : "single")
+            report.measurement.add(timing, tag: event.kind.isRecurring ? "series" : "single")
             report.kinds[event.kind, default: 0] += 1
             if let ending = event.ending { report.endings[ending, default: 0] += 1 }
             if options.events >= 5_000, (index + 1) % step == 0 {

@@ -10,12 +10,13 @@ struct Report {
     let storeAfterSeed: StoreStats?
     let storeAtEnd: StoreStats?
     let results: [ScenarioResult]
-    /// References measured, in the order first needed.
-    var references: [(Reference, Measurement)] {
+
+    /// The references used, each once, in the order first used.
+    private var references: [Reference] {
         var seen = Set<String>()
         return results.compactMap { result in
-            guard let reference = result.reference, let measurement = result.referenceMeasurement, seen.insert(reference.name).inserted else { return nil }
-            return (reference, measurement)
+            guard let reference = result.reference, seen.insert(reference.name).inserted else { return nil }
+            return reference
         }
     }
 
@@ -32,56 +33,28 @@ struct Report {
             lines.append("warning: debug build; numbers are only good for a smoke test (scripts/bench builds release)")
         }
         lines.append("")
-
-        if let seed {
-            if seed.reused {
-                lines.append("Seeding: reused the \(seed.events) events already in the store (--db); no seeding measured")
-            } else {
-                let summary = seed.measurement.summary
-                lines.append(String(format: "Seeding: %d createEvent intents in %.1f s = %.0f events/s", seed.events, seed.seconds, seed.eventsPerSecond))
-                lines.append("  per intent (ms)   " + statsText(summary))
-                for (tag, tagSummary, _) in seed.measurement.byTag {
-                    lines.append("  \(pad(tag, 16))  " + statsText(tagSummary))
-                }
-                let samples = seed.measurement.samples
-                if samples.count >= 20 {
-                    let tenth = samples.count / 10
-                    let first = Summary(samples.prefix(tenth).map(\.nanoseconds))
-                    let last = Summary(samples.suffix(tenth).map(\.nanoseconds))
-                    lines.append("  first 10% (ms)    " + statsText(first))
-                    lines.append("  last 10% (ms)     " + statsText(last))
-                    lines.append("  p50 by tenth of the seed (ms): " + deciles(samples).map { ms($0) }.joined(separator: "  "))
-                }
-                let kinds = EventKind.allCases.compactMap { kind in seed.kinds[kind].map { "\(kind.rawValue) \($0)" } }
-                lines.append("  mix: " + kinds.joined(separator: " · "))
-                let endings = ["never", "count", "until"].compactMap { name in seed.endings[name].map { "\(name) \($0)" } }
-                if !endings.isEmpty { lines.append("  series end: " + endings.joined(separator: " · ")) }
-            }
-        }
+        lines.append(contentsOf: seedLines())
         if let store = storeAfterSeed { lines.append("Store after seeding: " + storeText(store)) }
         if let store = storeAtEnd { lines.append("Store at the end:    " + storeText(store)) }
         lines.append("")
 
-        let header = "\(pad("scenario", 22)) \(lpad("ops", 6)) \(lpad("min", 9)) \(lpad("p50", 9)) \(lpad("p90", 9)) \(lpad("p99", 9)) \(lpad("max", 9)) \(lpad("rows/op", 8))  p50 vs reference"
-        lines.append("Scenarios (ms)")
-        lines.append(header)
+        lines.append("Scenarios (ms; wall clock unless marked cpu). Under each, its reference, measured interleaved one for one with it.")
+        lines.append("\(pad("scenario", 24)) \(lpad("ops", 5)) \(lpad("min", 8)) \(lpad("p50", 8)) \(lpad("p90", 8)) \(lpad("p99", 8)) "
+                     + "\(lpad("max", 8)) \(lpad("cpu p50", 8)) \(lpad("rows/op", 8))  p50 ratio")
         for result in results {
-            let summary = result.measurement.summary
-            let ratio = result.ratio.map { String(format: "%.1f× %@", $0, result.reference?.name ?? "") } ?? "–"
-            lines.append(row(result.scenario.name, summary, rows: result.measurement.meanRows) + "  " + ratio)
-            for (tag, tagSummary, rows) in result.measurement.byTag {
-                lines.append(row("  " + tag, tagSummary, rows: rows))
+            let ratio = result.ratio.map { String(format: "%.1f× %@", $0, result.reference?.name ?? "") } ?? ""
+            lines.append(row(result.scenario.name, result.measurement) + "  " + ratio)
+            for (tag, part) in result.measurement.byTag {
+                lines.append(row("  " + tag, part))
+            }
+            if let reference = result.reference, let measurement = result.referenceMeasurement {
+                lines.append(row("  ref " + reference.name, measurement))
             }
         }
         lines.append("")
-
         if !references.isEmpty {
-            lines.append("References (ms): raw SQLite in the same run, WAL + synchronous=NORMAL, a plain table with as many event-like rows as the store has events")
-            lines.append(header.replacingOccurrences(of: "scenario", with: "reference").replacingOccurrences(of: "  p50 vs reference", with: ""))
-            for (reference, measurement) in references {
-                lines.append(row(reference.name, measurement.summary, rows: measurement.meanRows))
-            }
-            for (reference, _) in references {
+            lines.append("References: raw SQLite through CSQLite, WAL + synchronous=NORMAL like the store, a plain table with as many event-like rows as the store had events")
+            for reference in references {
                 lines.append("  \(pad(reference.name, 14)) \(reference.summary)")
             }
             lines.append("")
@@ -95,6 +68,7 @@ struct Report {
                 line += String(format: " = %.1f× ", ratio) + reference.label
             }
             line += ", p99 = \(ms(summary.p99)) ms"
+            if let perRow = perRowText(result) { line += perRow }
             if let target = result.scenario.targetP50 {
                 line += summary.p50 <= target ? "  (target p50 ≤ \(ms(target)) ms: met)" : "  (target p50 ≤ \(ms(target)) ms: NOT met)"
             }
@@ -103,19 +77,60 @@ struct Report {
         if let store = results.first(where: { $0.scenario.name == "agenda-month-store" }),
            let engine = results.first(where: { $0.scenario.name == "agenda-month" }) {
             let share = engine.measurement.summary.p50 - store.measurement.summary.p50
-            lines.append("  engine overhead on agenda-month (p50 engine − p50 store) = \(ms(share)) ms")
+            lines.append("  engine share of agenda-month (p50 engine − p50 store, same months) = \(ms(share)) ms")
         }
         lines.append("")
-        lines.append("Percentiles are nearest-rank over \(options.samples) samples after \(options.warmup) unrecorded warm-up operations; "
+        lines.append("Percentiles are nearest-rank over \(options.samples) samples after \(options.warmup) unrecorded warm-up operations. "
+                     + "cpu p50 is this thread's CPU time: far below the wall p50 means waiting (disk, or other processes on a shared machine). "
                      + "agenda-month returns at most 1,000 occurrences (the engine's cap), agenda-month-store all of them.")
         return lines.joined(separator: "\n")
     }
 
-    /// The p50 of each tenth of the samples, in order: how the cost grows with the store.
-    private func deciles(_ samples: [Measurement.Sample]) -> [Double] {
-        let tenth = samples.count / 10
-        guard tenth > 0 else { return [] }
-        return (0..<10).map { index in Summary(samples[(index * tenth)..<((index + 1) * tenth)].map(\.nanoseconds)).p50 }
+    /// When a scenario and its reference return quite different numbers of rows (an agenda
+    /// expands series; the plain table holds one row per event), the p50 ratio mixes "more rows"
+    /// with "dearer rows": this splits the two, using mean time per mean row.
+    private func perRowText(_ result: ScenarioResult) -> String? {
+        guard let reference = result.referenceMeasurement else { return nil }
+        let rows = result.measurement.meanRows
+        let referenceRows = reference.meanRows
+        guard rows >= 2, referenceRows >= 2, max(rows, referenceRows) / min(rows, referenceRows) >= 1.2 else { return nil }
+        let perRow = result.measurement.summary.mean * 1_000 / rows
+        let referencePerRow = reference.summary.mean * 1_000 / referenceRows
+        guard referencePerRow > 0 else { return nil }
+        return String(format: "; %.0f rows vs %.0f, mean %.1f µs vs %.1f µs per row = %.1f× per row",
+                      rows, referenceRows, perRow, referencePerRow, perRow / referencePerRow)
+    }
+
+    private func seedLines() -> [String] {
+        guard let seed else { return [] }
+        if seed.reused {
+            return ["Seeding: reused the \(seed.events) events already in the store (--db); no seeding measured"]
+        }
+        var lines: [String] = []
+        lines.append(String(format: "Seeding: %d createEvent intents (confirmed, one transaction each) in %.1f s = %.0f events/s",
+                            seed.events, seed.seconds, seed.eventsPerSecond))
+        lines.append("  per intent (ms)    " + statsText(seed.measurement))
+        for (tag, part) in seed.measurement.byTag {
+            lines.append("  \(pad(tag, 17))  " + statsText(part))
+        }
+        let tenths = self.tenths(seed.measurement)
+        if !tenths.isEmpty {
+            lines.append("  first tenth (ms)   " + statsText(tenths[0]))
+            lines.append("  last tenth (ms)    " + statsText(tenths[tenths.count - 1]))
+            lines.append("  p50 by tenth (ms): " + tenths.map { ms($0.summary.p50) }.joined(separator: "  "))
+        }
+        let kinds = EventKind.allCases.compactMap { kind in seed.kinds[kind].map { "\(kind.rawValue) \($0)" } }
+        lines.append("  mix: " + kinds.joined(separator: " · "))
+        let endings = ["never", "count", "until"].compactMap { name in seed.endings[name].map { "\(name) \($0)" } }
+        if !endings.isEmpty { lines.append("  series end: " + endings.joined(separator: " · ")) }
+        return lines
+    }
+
+    /// Each tenth of the samples, in order: how the cost grows as the store fills.
+    private func tenths(_ measurement: Measurement) -> [Measurement] {
+        let tenth = measurement.samples.count / 10
+        guard tenth > 1 else { return [] }
+        return (0..<10).map { measurement.slice(($0 * tenth)..<(($0 + 1) * tenth)) }
     }
 
     private func storeText(_ store: StoreStats) -> String {
@@ -123,20 +138,22 @@ struct Report {
                store.events, store.series, store.occurrenceRows, store.journalEntries, Double(store.bytes) / 1_048_576)
     }
 
-    private func statsText(_ summary: Summary) -> String {
-        "min \(ms(summary.min))  p50 \(ms(summary.p50))  p90 \(ms(summary.p90))  p99 \(ms(summary.p99))  max \(ms(summary.max))"
+    private func statsText(_ measurement: Measurement) -> String {
+        let summary = measurement.summary
+        return "min \(ms(summary.min))  p50 \(ms(summary.p50))  p90 \(ms(summary.p90))  p99 \(ms(summary.p99))  max \(ms(summary.max))  cpu p50 \(ms(measurement.cpuSummary.p50))"
     }
 
-    private func row(_ name: String, _ summary: Summary, rows: Double) -> String {
-        "\(pad(name, 22)) \(lpad(String(summary.count), 6)) \(lpad(ms(summary.min), 9)) \(lpad(ms(summary.p50), 9)) \(lpad(ms(summary.p90), 9)) "
-            + "\(lpad(ms(summary.p99), 9)) \(lpad(ms(summary.max), 9)) \(lpad(rowsText(rows), 8))"
+    private func row(_ name: String, _ measurement: Measurement) -> String {
+        let summary = measurement.summary
+        return "\(pad(name, 24)) \(lpad(String(summary.count), 5)) \(lpad(ms(summary.min), 8)) \(lpad(ms(summary.p50), 8)) \(lpad(ms(summary.p90), 8)) "
+            + "\(lpad(ms(summary.p99), 8)) \(lpad(ms(summary.max), 8)) \(lpad(ms(measurement.cpuSummary.p50), 8)) \(lpad(rowsText(measurement.meanRows), 8))"
     }
 
     private func rowsText(_ rows: Double) -> String {
         rows == rows.rounded() ? String(Int(rows)) : String(format: "%.1f", rows)
     }
 
-    /// Milliseconds with three significant-ish digits: 0.412, 12.3, 154.
+    /// Milliseconds with about three significant digits: 0.412, 4.12, 41.2, 412.
     private func ms(_ value: Double) -> String {
         if value < 1 { return String(format: "%.3f", value) }
         if value < 10 { return String(format: "%.2f", value) }
@@ -175,9 +192,8 @@ struct Report {
             if !seed.reused {
                 object["seconds"] = .double(seed.seconds)
                 object["eventsPerSecond"] = .double(seed.eventsPerSecond)
-                object["perIntent"] = statsJSON(seed.measurement.summary)
-                object["p50ByTenth"] = .array(deciles(seed.measurement.samples).map { .double($0) })
-                object["byTag"] = tagsJSON(seed.measurement)
+                object["perIntent"] = measurementJSON(seed.measurement)
+                object["p50ByTenth"] = .array(tenths(seed.measurement).map { .double($0.summary.p50) })
                 object["mix"] = .object(JSONObject(EventKind.allCases.compactMap { kind in seed.kinds[kind].map { (kind.rawValue, JSONValue.int($0)) } }))
                 object["seriesEnd"] = .object(JSONObject(["never", "count", "until"].compactMap { name in seed.endings[name].map { (name, JSONValue.int($0)) } }))
             }
@@ -185,20 +201,16 @@ struct Report {
         }
         if let store = storeAfterSeed { root["storeAfterSeed"] = storeJSON(store) }
         if let store = storeAtEnd { root["storeAtEnd"] = storeJSON(store) }
-        root["references"] = .array(references.map { reference, measurement in
-            .object(JSONObject([
-                ("name", .string(reference.name)), ("label", .string(reference.label)), ("summary", .string(reference.summary)),
-                ("ms", statsJSON(measurement.summary)), ("rowsPerOp", .double(measurement.meanRows)),
-            ]))
+        root["references"] = .array(references.map { reference in
+            .object(JSONObject([("name", .string(reference.name)), ("label", .string(reference.label)), ("summary", .string(reference.summary))]))
         })
         root["scenarios"] = .array(results.map { result in
             var object = JSONObject()
             object["name"] = .string(result.scenario.name)
             object["summary"] = .string(result.scenario.summary)
-            object["ms"] = statsJSON(result.measurement.summary)
-            object["rowsPerOp"] = .double(result.measurement.meanRows)
-            object["byTag"] = tagsJSON(result.measurement)
+            object["result"] = measurementJSON(result.measurement)
             object["reference"] = result.reference.map { .string($0.name) } ?? .null
+            object["referenceResult"] = result.referenceMeasurement.map(measurementJSON) ?? .null
             object["p50Ratio"] = result.ratio.map { .double($0) } ?? .null
             if let target = result.scenario.targetP50 {
                 object["targetP50"] = .double(target)
@@ -209,20 +221,24 @@ struct Report {
         return JSONWriter.pretty(.object(root))
     }
 
+    /// `{"ms": {...wall...}, "cpuMs": {...}, "rowsPerOp": n, "byTag": {...}}`.
+    private func measurementJSON(_ measurement: Measurement) -> JSONValue {
+        var object = JSONObject()
+        object["ms"] = statsJSON(measurement.summary)
+        object["cpuMs"] = statsJSON(measurement.cpuSummary)
+        object["rowsPerOp"] = .double(measurement.meanRows)
+        let tags = measurement.byTag
+        if !tags.isEmpty {
+            object["byTag"] = .object(JSONObject(tags.map { tag, part in (tag, measurementJSON(part)) }))
+        }
+        return .object(object)
+    }
+
     private func statsJSON(_ summary: Summary) -> JSONValue {
         .object(JSONObject([
             ("count", .int(summary.count)), ("min", .double(summary.min)), ("p50", .double(summary.p50)), ("p90", .double(summary.p90)),
             ("p99", .double(summary.p99)), ("max", .double(summary.max)), ("mean", .double(summary.mean)),
         ]))
-    }
-
-    private func tagsJSON(_ measurement: Measurement) -> JSONValue {
-        .object(JSONObject(measurement.byTag.map { tag, summary, rows in
-            var stats = JSONObject()
-            stats["ms"] = statsJSON(summary)
-            stats["rowsPerOp"] = .double(rows)
-            return (tag, .object(stats))
-        }))
     }
 
     private func storeJSON(_ store: StoreStats) -> JSONValue {

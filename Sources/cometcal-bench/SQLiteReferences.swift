@@ -168,9 +168,9 @@ enum SQLiteReferences {
         let statement = try database.prepare("INSERT INTO ref_event (\(ReferenceDatabase.columns.replacingOccurrences(of: "end,", with: "\"end\","))) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         let begin = try database.prepare("BEGIN IMMEDIATE")
         let commit = try database.prepare("COMMIT")
-        return try run.repeated { measurement in
+        return { measurement in
             let row = try reference.nextRow()
-            let (_, nanoseconds) = try Stopwatch.time {
+            let (_, timing) = try Stopwatch.time {
                 try begin.run()
                 statement.reset()
                 row.bind(to: statement)
@@ -178,7 +178,7 @@ enum SQLiteReferences {
                 try commit.run()
             }
             reference.addID(row.id)
-            measurement.add(nanoseconds)
+            measurement.add(timing)
         }
     }
 
@@ -192,11 +192,11 @@ enum SQLiteReferences {
         let begin = try database.prepare("BEGIN IMMEDIATE")
         let commit = try database.prepare("COMMIT")
         var random = SplitMix64(seed: run.options.seed, stream: "sqlite-update")
-        return try run.repeated { measurement in
+        return { measurement in
             let id = reference.ids[random.int(0...(reference.ids.count - 1))]
             let title = random.pick(EventGenerator.titles) + " (moved)"
             let location = "{\"text\":\"\(random.pick(EventGenerator.textLocations))\"}"
-            let (_, nanoseconds) = try Stopwatch.time {
+            let (_, timing) = try Stopwatch.time {
                 try begin.run()
                 statement.reset()
                 statement.bind(1, title)
@@ -205,7 +205,7 @@ enum SQLiteReferences {
                 try statement.run()
                 try commit.run()
             }
-            measurement.add(nanoseconds)
+            measurement.add(timing)
         }
     }
 
@@ -219,10 +219,10 @@ enum SQLiteReferences {
         let begin = try database.prepare("BEGIN IMMEDIATE")
         let commit = try database.prepare("COMMIT")
         var random = SplitMix64(seed: run.options.seed, stream: "sqlite-delete")
-        return try run.repeated { measurement in
+        return { measurement in
             let index = random.int(0...(reference.ids.count - 1))
             let id = reference.ids[index]
-            let (_, nanoseconds) = try Stopwatch.time {
+            let (_, timing) = try Stopwatch.time {
                 try begin.run()
                 statement.reset()
                 statement.bind(1, id)
@@ -230,7 +230,7 @@ enum SQLiteReferences {
                 try commit.run()
             }
             reference.removeID(at: index)
-            measurement.add(nanoseconds)
+            measurement.add(timing)
         }
     }
 
@@ -242,10 +242,10 @@ enum SQLiteReferences {
         let statement = try reference.database.prepare("SELECT \(ReferenceDatabase.columns.replacingOccurrences(of: "end,", with: "\"end\",")) FROM ref_event WHERE start_key >= ? AND start_key < ? ORDER BY start_key")
         var months = SplitMix64(seed: run.options.seed, stream: "agenda-months")
         let columns = statement.columnCount
-        return try run.repeated { measurement in
+        return { measurement in
             let bounds = try run.frame.monthBounds(months.pick(run.frame.months))
             var rows = 0
-            let (_, nanoseconds) = try Stopwatch.time {
+            let (_, timing) = try Stopwatch.time {
                 statement.reset()
                 statement.bind(1, bounds.from.sortKey)
                 statement.bind(2, bounds.to.sortKey)
@@ -258,7 +258,7 @@ enum SQLiteReferences {
                 }
                 withExtendedLifetime(texts) {}
             }
-            measurement.add(nanoseconds, rows: rows)
+            measurement.add(timing, rows: rows)
         }
     }
 
@@ -271,9 +271,9 @@ enum SQLiteReferences {
         let match = try database.prepare("SELECT rowid FROM ref_search WHERE ref_search MATCH ? ORDER BY bm25(ref_search) LIMIT 200")
         let row = try database.prepare("SELECT \(ReferenceDatabase.columns.replacingOccurrences(of: "end,", with: "\"end\",")) FROM ref_event WHERE rowid = ?")
         let columns = row.columnCount
-        return try run.repeated { measurement in
+        return { measurement in
             var rows = 0
-            let (_, nanoseconds) = try Stopwatch.time {
+            let (_, timing) = try Stopwatch.time {
                 match.reset()
                 match.bind(1, "\"lunch\"*")
                 var rowids: [Int64] = []
@@ -290,7 +290,7 @@ enum SQLiteReferences {
                 }
                 withExtendedLifetime(texts) {}
             }
-            measurement.add(nanoseconds, rows: rows)
+            measurement.add(timing, rows: rows)
         }
     }
 }

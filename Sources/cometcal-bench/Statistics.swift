@@ -1,19 +1,40 @@
 import Foundation
 
-/// Monotonic nanoseconds (CLOCK_MONOTONIC): not affected by clock adjustments.
+/// Clocks: wall time (CLOCK_MONOTONIC, not affected by clock adjustments) and the CPU time of
+/// this thread (CLOCK_THREAD_CPUTIME_ID). Wall time is what a person waits; CPU time leaves out
+/// waiting for the disk and for other processes, which tells work from contention on a shared
+/// machine.
 enum Stopwatch {
     static func now() -> UInt64 {
+        read(CLOCK_MONOTONIC)
+    }
+
+    static func cpuNow() -> UInt64 {
+        read(CLOCK_THREAD_CPUTIME_ID)
+    }
+
+    private static func read(_ clock: clockid_t) -> UInt64 {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        clock_gettime(clock, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
-    /// Runs `body` and returns its result with the time it took in nanoseconds.
-    static func time<T>(_ body: () throws -> T) rethrows -> (T, UInt64) {
+    /// Runs `body` and returns its result with its wall and CPU nanoseconds. The CPU clock is
+    /// read outside the wall-clock window, so its (system call) cost does not count as wall time.
+    static func time<T>(_ body: () throws -> T) rethrows -> (T, Timing) {
+        let cpuStart = cpuNow()
         let start = now()
         let result = try body()
-        return (result, now() - start)
+        let end = now()
+        let cpuEnd = cpuNow()
+        return (result, Timing(wall: end - start, cpu: cpuEnd - cpuStart))
     }
+}
+
+/// The time one operation took.
+struct Timing {
+    let wall: UInt64
+    let cpu: UInt64
 }
 
 /// The timings of one scenario (or reference): one sample per operation, with how many rows or
@@ -21,7 +42,9 @@ enum Stopwatch {
 /// ("single" / "series", "in window" / "outside window").
 struct Measurement {
     struct Sample {
+        /// Wall-clock nanoseconds.
         let nanoseconds: UInt64
+        let cpuNanoseconds: UInt64
         let rows: Int
         let tag: String?
     }
@@ -30,32 +53,39 @@ struct Measurement {
 
     init() {}
 
-    mutating func add(_ nanoseconds: UInt64, rows: Int = 1, tag: String? = nil) {
-        samples.append(Sample(nanoseconds: nanoseconds, rows: rows, tag: tag))
+    mutating func add(_ timing: Timing, rows: Int = 1, tag: String? = nil) {
+        samples.append(Sample(nanoseconds: timing.wall, cpuNanoseconds: timing.cpu, rows: rows, tag: tag))
     }
 
+    /// Wall-clock statistics.
     var summary: Summary { Summary(samples.map(\.nanoseconds)) }
+
+    /// CPU-time statistics of the same operations.
+    var cpuSummary: Summary { Summary(samples.map(\.cpuNanoseconds)) }
 
     /// Mean rows per operation.
     var meanRows: Double {
         samples.isEmpty ? 0 : Double(samples.reduce(0) { $0 + $1.rows }) / Double(samples.count)
     }
 
-    /// The summary of each tag, in order of first appearance (empty when there are no tags or one).
-    var byTag: [(tag: String, summary: Summary, meanRows: Double)] {
+    /// The samples of each tag, in order of first appearance (empty when there are no tags or one).
+    var byTag: [(tag: String, measurement: Measurement)] {
         var order: [String] = []
-        var groups: [String: [Sample]] = [:]
+        var groups: [String: Measurement] = [:]
         for sample in samples {
             guard let tag = sample.tag else { continue }
             if groups[tag] == nil { order.append(tag) }
-            groups[tag, default: []].append(sample)
+            groups[tag, default: Measurement()].samples.append(sample)
         }
         guard order.count > 1 else { return [] }
-        return order.map { tag in
-            let group = groups[tag] ?? []
-            let rows = group.isEmpty ? 0 : Double(group.reduce(0) { $0 + $1.rows }) / Double(group.count)
-            return (tag, Summary(group.map(\.nanoseconds)), rows)
-        }
+        return order.map { ($0, groups[$0] ?? Measurement()) }
+    }
+
+    /// The samples from `range` (by position), e.g. each tenth of a seeding.
+    func slice(_ range: Range<Int>) -> Measurement {
+        var part = Measurement()
+        part.samples = Array(samples[range])
+        return part
     }
 }
 

@@ -21,10 +21,16 @@ extension Registry {
         }
         switch (type.base, value) {
         case (.builtin(.string), .string), (.builtin(.int), .int), (.builtin(.double), .double),
-             (.builtin(.bool), .bool), (.builtin(.date), .date),
-             (.builtin(.duration), .duration), (.builtin(.url), .url), (.builtin(.uuid), .uuid),
-             (.builtin(.recurrence), .recurrence):
+             (.builtin(.bool), .bool), (.builtin(.date), .date), (.builtin(.url), .url), (.builtin(.uuid), .uuid):
             return
+        case (.builtin(.duration), .duration(let duration)):
+            // Values built in code: the sign is `isNegative`; a negative part has no RFC 5545 spelling.
+            guard [duration.weeks, duration.days, duration.hours, duration.minutes, duration.seconds].allSatisfy({ $0 >= 0 }) else {
+                throw ValueError(.invalidDuration, "a duration's weeks, days, hours, minutes and seconds must not be negative; negate the whole duration instead (\(duration.isNegative ? "-" : "")P…)")
+            }
+        case (.builtin(.recurrence), .recurrence(let rule)):
+            // Rules built in code get the checks a parsed rule gets (ranges, FREQ combinations).
+            try rule.validate()
         case (.builtin(.dateTime), .dateTime(let dateTime)):
             // A zoned value built in code (or read from storage) must name a zone tzdata knows:
             // an unknown zone would otherwise be read as UTC without a word (DESIGN.md "Time").

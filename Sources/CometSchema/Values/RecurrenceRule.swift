@@ -97,6 +97,13 @@ public struct RecurrenceRule: Sendable, Hashable, CustomStringConvertible {
         self = try parser.parse(String(body))
     }
 
+    /// Checks a rule built in code against the RFC 5545 rules the parser applies (value ranges,
+    /// parts allowed with the frequency, COUNT/INTERVAL at least 1). The error names the part.
+    public func validate() throws(ValueError) {
+        // The canonical text carries every part, so reading it back runs exactly the parser's checks.
+        _ = try RecurrenceRule(parsing: description)
+    }
+
     /// Canonical RRULE text (without the `RRULE:` prefix).
     public var description: String {
         var parts = ["FREQ=\(frequency.rawValue)"]

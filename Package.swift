@@ -66,6 +66,10 @@ let package = Package(
             dependencies: ["CometIntents", "CometStore", "CometSchema"]
         ),
         .testTarget(
+            name: "CometICalTests",
+            dependencies: ["CometICal", "CometIntents", "CometStore", "CometSchema", "CLibical"]
+        ),
+        .testTarget(
             name: "CLITests",
             dependencies: ["CometSchema"]
         ),

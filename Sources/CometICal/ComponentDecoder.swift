@@ -42,7 +42,7 @@ struct ComponentDecoder {
                 if property.type.base == .builtin(.bool), let whenTrue = ical.string("whenTrue") {
                     values[property.name] = .bool(source.parameter(param)?.uppercased() == whenTrue.uppercased())
                 } else if param == "TZID" {
-                    if let tzid = source.parameter("TZID"), case .zoned(let identifier)? = zones.resolve(tzid) {
+                    if let tzid = source.parameter("TZID"), case .zoned(let identifier)? = zones.resolve(tzid), identifier != "UTC" {
                         values[property.name] = .string(identifier)
                     } else if source.parameter("TZID") == nil, let defaultZone, !source.text.hasSuffix("Z"), source.parameter("VALUE") != "DATE" {
                         values[property.name] = .string(defaultZone)
@@ -69,6 +69,35 @@ struct ComponentDecoder {
         if values[entityStartProperty ?? ""] == nil, let startField = entityStartProperty, entity.property(startField)?.isRequired == true {
             problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
         }
+        let rrules = raw.properties.filter { $0.name == "RRULE" || $0.name == "EXRULE" }
+        if rrules.count > 1 || rrules.contains(where: { $0.name == "EXRULE" }) {
+            let offending = rrules.first { $0.name == "EXRULE" } ?? rrules[1]
+            problems.append(ICalProblem(line: offending.line, uid: uid, message: offending.name == "EXRULE"
+                ? "EXRULE was removed from iCalendar by RFC 5545 and cannot be kept; list the exceptions as EXDATEs"
+                : "a second RRULE (RFC 5545 allows one); keeping only the first would lose occurrences"))
+        }
+        if let fields = entity.temporalFields, let ruleField = fields.recurrence, case .recurrence(let rule)? = values[ruleField],
+           let line = raw.line(of: "RRULE") {
+            if let message = ComponentDecoder.unusable(rule) { problems.append(ICalProblem(line: line, uid: uid, message: message)) }
+        }
+        if let fields = entity.temporalFields, let endField = fields.end,
+           case .dateTime(let startValue)? = values[fields.start], case .dateTime(let endValue)? = values[endField] {
+            if endValue.sortKey < startValue.sortKey {
+                problem("DTEND", "DTEND (\(endValue)) is before DTSTART (\(startValue)); fix the end, or remove it for an event without length")
+            }
+            if let durationText = properties.first(where: { $0.name == "DURATION" })?.text, let duration = DurationValue(parsing: durationText) {
+                let implied = startValue.adding(days: duration.signedDays).adding(seconds: Int64(duration.signedTimeSeconds))
+                if implied.sortKey != endValue.sortKey {
+                    problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationText) from the start is \(implied), DTEND is \(endValue)); keep one")
+                }
+            }
+        }
+        // An end written in UTC (as exports do for the repeated hour) belongs to the start's zone.
+        if let fields = entity.temporalFields, let endField = fields.end,
+           case .dateTime(let startValue)? = values[fields.start], case .dateTime(let endValue)? = values[endField],
+           case .utc(let seconds) = endValue.kind, let zone = startValue.timeZoneIdentifier {
+            values[endField] = .dateTime(DateTimeValue(kind: .zoned(epochSeconds: seconds, timeZone: zone)))
+        }
         // DURATION stands for DTEND when there is none.
         if let endField = entity.temporalFields?.end, values[endField] == nil, let durationText = properties.first(where: { $0.name == "DURATION" })?.text,
            let startField = entityStartProperty, case .dateTime(let startValue)? = values[startField] {
@@ -80,8 +109,12 @@ struct ComponentDecoder {
         }
         if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
             let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
-            var kept: [String] = raw.properties.filter { !mapped.contains($0.name) && $0.name != "BEGIN" && $0.name != "END" }.map(\.text)
-            for child in raw.children where !handledChildren.contains(child.name) {
+            // Kept in libical's own serialization (unfolded), so export → import gives the same text.
+            var kept: [String] = properties.filter { !mapped.contains($0.name) }.map { $0.unfoldedText }.filter { !$0.isEmpty }
+            // Unmapped subcomponents are kept when libical knows them (it cannot write RFC 9073's
+            // VLOCATION or VRESOURCE back, so keeping those would not survive an export).
+            let known = Set(node.children.map(\.kindName))
+            for child in raw.children where !handledChildren.contains(child.name) && known.contains(child.name) {
                 kept.append(child.text.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\r\n", with: "\n"))
             }
             if !kept.isEmpty { values[extras.name] = .string(kept.joined(separator: "\n")) }
@@ -90,6 +123,29 @@ struct ComponentDecoder {
     }
 
     private var entityStartProperty: String? { entity.temporalFields?.start }
+
+    /// Rules that parse but cannot be meant: an ordinal no month or year has (6MO monthly), or an
+    /// unbounded rule firing more than 100 times a day (a producer bug that would flood the index).
+    static func unusable(_ rule: RecurrenceRule) -> String? {
+        if rule.frequency == .monthly || (rule.frequency == .yearly && !rule.byMonth.isEmpty),
+           let bad = rule.byDay.first(where: { abs($0.ordinal ?? 0) > 5 }) {
+            return "BYDAY=\(bad) can never match: a month has at most 5 of each weekday"
+        }
+        if rule.end == .never {
+            let perDay: Int
+            switch rule.frequency {
+            case .secondly: perDay = 86_400 / rule.interval
+            case .minutely: perDay = 1_440 / rule.interval
+            case .hourly: perDay = 24 / rule.interval
+            default: perDay = 1
+            }
+            let limited = !rule.byHour.isEmpty || !rule.byMinute.isEmpty || !rule.bySecond.isEmpty
+            if perDay > 100, !limited || rule.frequency == .secondly && rule.bySecond.isEmpty {
+                return "FREQ=\(rule.frequency.rawValue) with no end repeats \(perDay) times a day forever; give it a COUNT or UNTIL"
+            }
+        }
+        return nil
+    }
 
     struct DecodeError: Error {
         let message: String
@@ -252,10 +308,11 @@ struct ComponentDecoder {
     }
 
     /// Of two rules that differ only in their end, the one whose series ends first.
-    static func earlierEnding(_ countRule: RecurrenceRule, _ untilRule: RecurrenceRule) -> RecurrenceRule {
+    static func earlierEnding(_ countRule: RecurrenceRule, _ untilRule: RecurrenceRule, start: LocalDateTime? = nil) -> RecurrenceRule {
         guard case .count(let count) = countRule.end else { return countRule }
-        // Compare from a neutral start: the COUNT-th occurrence against UNTIL.
-        let start = LocalDateTime(wallSeconds: 0)
+        // From the event's start (UTC is close enough to compare with a UTC UNTIL): does UNTIL
+        // stop the series before COUNT occurrences?
+        let start = start ?? LocalDateTime(wallSeconds: 0)
         let produced = RecurrenceSet(start: start, timeZone: nil, rule: untilRule, additions: [], exclusions: [], isAllDay: false)
             .occurrences(limit: count + 1).count
         return produced < count ? untilRule : countRule
@@ -267,6 +324,7 @@ struct ComponentDecoder {
     /// the address (some producers omit mailto:).
     func person(_ source: LibicalProperty) -> PersonValue {
         var address = source.text.trimmingCharacters(in: .whitespaces)
+        if address.lowercased().hasPrefix(ICalWriter.namelessAddressPrefix) { return PersonValue(name: source.parameter("CN")) }
         if address.lowercased().hasPrefix("mailto:") { address = String(address.dropFirst(7)) }
         let name = source.parameter("CN")
         if address.contains("@") { return PersonValue(name: name, email: address) }

@@ -5,6 +5,8 @@ import Foundation
 struct RawComponent {
     let name: String
     let beginLine: Int
+    /// Set when a problem was reported inside it: the component is refused, not imported partly.
+    var isTainted = false
     var properties: [ContentLine] = []
     var children: [RawComponent] = []
     var endLine: Int = 0
@@ -83,6 +85,7 @@ struct ComponentReader {
         switch result {
         case .failure(let problem):
             queue.append(.problem(problem))
+            taintInnermostItem()
             return
         case .success(let found):
             line = found
@@ -133,12 +136,30 @@ struct ComponentReader {
         if ComponentReader.itemComponents.contains(component), stack.contains(where: { ComponentReader.itemComponents.contains($0.name) }) {
             let outer = stack.last { ComponentReader.itemComponents.contains($0.name) }
             queue.append(.problem(ICalProblem(line: line, uid: outer.flatMap { $0.value("UID") },
-                                              message: "BEGIN:\(component) inside \(outer?.name ?? "a component") (started on line \(outer?.beginLine ?? 0)); components of this kind cannot be nested")))
+                                              message: "BEGIN:\(component) inside \(outer?.name ?? "a component") (started on line \(outer?.beginLine ?? 0)); components of this kind cannot be nested, so the outer one is refused with everything in it")))
+            taintInnermostItem()
         }
         stack.append(RawComponent(name: component, beginLine: line))
     }
 
+    /// The innermost item component (VEVENT, …) open now is refused.
+    private mutating func taintInnermostItem() {
+        if let index = stack.lastIndex(where: { ComponentReader.itemComponents.contains($0.name) }) { stack[index].isTainted = true }
+    }
+
     private mutating func end(_ component: String, at line: Int) {
+        if component == "VCALENDAR", !stack.isEmpty, inCalendar {
+            // END:VCALENDAR while components are open: they were never closed; the calendar ends.
+            for open in stack.reversed() {
+                queue.append(.problem(ICalProblem(line: open.beginLine, uid: open.value("UID"),
+                                                  message: "BEGIN:\(open.name) is never closed (END:VCALENDAR on line \(line) comes first)")))
+            }
+            stack.removeAll()
+            inCalendar = false
+            implicitCalendar = false
+            queue.append(.calendarEnds)
+            return
+        }
         if component == "VCALENDAR", stack.isEmpty {
             guard inCalendar else {
                 queue.append(.problem(ICalProblem(line: line, uid: nil, message: "END:VCALENDAR without BEGIN:VCALENDAR")))
@@ -171,8 +192,9 @@ struct ComponentReader {
             if !(ComponentReader.itemComponents.contains(component.name) && ComponentReader.itemComponents.contains(parent.name)) {
                 parent.children.append(component)
             }
+            if component.isTainted, ComponentReader.itemComponents.contains(parent.name) { parent.isTainted = true }
             stack.append(parent)
-        } else {
+        } else if !component.isTainted {
             queue.append(.component(component))
         }
     }

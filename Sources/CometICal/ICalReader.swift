@@ -7,6 +7,8 @@ public struct ICalRecord: Sendable {
     public let values: [String: Value]
     public let uid: String?
     public let line: Int
+    /// The line of its UID property (duplicates are reported there).
+    public let uidLine: Int
 }
 
 /// What a file holds, in order, as the reader streams through it.
@@ -33,6 +35,8 @@ public final class ICalReader {
     private var calendarLine = 1
     private var calendarAnnounced = false
     private var deferred: [RawComponent] = []
+    /// A calendar refused as a whole (vCalendar 1.0): its components are not read.
+    private var refuseCalendar = false
     private var queue: [ICalItem] = []
     /// Entities by the component they map to (VEVENT → calendar.Event).
     private let entities: [String: EntityDefinition]
@@ -74,12 +78,14 @@ public final class ICalReader {
             calendarProperties = []
             calendarLine = line
             calendarAnnounced = false
+            refuseCalendar = false
             defaultZone = nil
             zones = ZoneResolver()
         case .calendarProperty(let line):
             calendarProperties.append(line)
         case .component(let raw):
             announceCalendar()
+            if refuseCalendar { return }
             if raw.name == "VTIMEZONE" {
                 zones.define(raw)
                 return
@@ -111,6 +117,10 @@ public final class ICalReader {
                                                   message: "X-WR-TIMEZONE '\(zone)' is not a time zone CometCal knows; floating times stay floating")))
             }
         }
+        if let version = calendarProperties.first(where: { $0.name == "VERSION" }), version.value.trimmingCharacters(in: .whitespaces) == "1.0" {
+            queue.append(.problem(ICalProblem(line: version.line, uid: nil, message: "this is a vCalendar 1.0 file; CometCal reads iCalendar 2.0 (RFC 5545) — export it again as iCalendar from its program")))
+            refuseCalendar = true
+        }
         let method = calendarProperties.first { $0.name == "METHOD" }?.value.uppercased()
         guard let entity = entities["VCALENDAR"] else {
             queue.append(.calendar(entity: nil, values: [:], method: method, line: calendarLine))
@@ -135,6 +145,16 @@ public final class ICalReader {
         return false
     }
 
+    /// FNV-1a, 64 bits, in hex: stable across runs and machines.
+    static func stableHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
     static func parameter(_ name: String, of line: ContentLine) -> String? {
         let head = line.text.prefix { $0 != ":" }
         for part in head.split(separator: ";").dropFirst() {
@@ -147,6 +167,13 @@ public final class ICalReader {
     }
 
     private func decode(_ original: RawComponent) {
+        var original = original
+        if original.value("UID") == nil, original.name != "VTIMEZONE" {
+            // RFC 5545 requires a UID; without one, a stable one from the content makes a
+            // re-import find the same event instead of adding it again.
+            let content = original.properties.filter { $0.name != "DTSTAMP" }.map(\.text).joined(separator: "\n")
+            original.properties.append(ContentLine(text: "UID:cometcal-" + ICalReader.stableHash(content), line: original.beginLine))
+        }
         let uid = original.value("UID")
         guard let entity = entities[original.name] else {
             queue.append(.skipped(component: original.name, line: original.beginLine))
@@ -161,7 +188,8 @@ public final class ICalReader {
         for message in tree.node.errors {
             problems.append(ICalProblem(line: QuirkNormalizer.line(of: message, in: raw), uid: uid, message: "invalid value: \(message)"))
         }
-        for child in tree.node.children {
+        let mappedChildren = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
+        for child in tree.node.children where mappedChildren.contains(child.kindName) {
             for message in child.errors {
                 problems.append(ICalProblem(line: QuirkNormalizer.line(of: message, in: raw), uid: uid, message: "invalid value in \(child.kindName): \(message)"))
             }
@@ -173,7 +201,11 @@ public final class ICalReader {
             do {
                 var values = decoded.values
                 values["id"] = nil
+                for property in entity.properties where property.isRequired && values[property.name] == nil && property.type == .builtin(.string) && property.ical != nil {
+                    values[property.name] = .string("")
+                }
                 // References (an event's calendar) are the importer's to fill; check the rest.
+                // A required text with no value (an event without SUMMARY, valid in RFC 5545) is empty text.
                 for property in entity.properties where values[property.name] == nil {
                     if case .entity(let target) = property.type.base, registry.entity(target)?.kind == .indexed { values[property.name] = .reference(UUID()) }
                 }
@@ -183,7 +215,11 @@ public final class ICalReader {
             }
         }
         if problems.isEmpty {
-            queue.append(.record(ICalRecord(entity: entity.name, values: decoded.values, uid: uid, line: raw.beginLine)))
+            var values = decoded.values
+            for property in entity.properties where property.isRequired && values[property.name] == nil && property.type == .builtin(.string) && property.ical != nil {
+                values[property.name] = .string("")
+            }
+            queue.append(.record(ICalRecord(entity: entity.name, values: values, uid: uid, line: raw.beginLine, uidLine: raw.line(of: "UID") ?? raw.beginLine)))
         } else {
             queue.append(contentsOf: problems.map(ICalItem.problem))
         }

@@ -122,7 +122,7 @@ public struct ICalWriter {
                 return texts.isEmpty ? [] : ["\(name):" + texts.joined(separator: ",")]
             }
             return items.flatMap { encode($0, property: property, name: name, allDay: allDay, record: record, entity: entity) }
-        case .string(let text): return ["\(name):" + ICalWriter.escape(text)]
+        case .string(let text): return text.isEmpty ? [] : ["\(name):" + ICalWriter.escape(text)]
         case .int(let number): return ["\(name):\(number)"]
         case .double(let number): return ["\(name):\(number)"]
         case .bool(let flag):
@@ -175,7 +175,14 @@ public struct ICalWriter {
         if let cn = person.name { head += ";CN=" + ICalWriter.parameterValue(cn) }
         for parameter in parameters { head += ";" + parameter }
         let address: String
-        if let email = person.email { address = "mailto:" + email } else if let phone = person.phone { address = "tel:" + phone } else { address = "" }
+        if let email = person.email {
+            address = "mailto:" + email
+        } else if let phone = person.phone {
+            address = "tel:" + phone
+        } else {
+            // A person with only a name still needs a calendar address (RFC 5545 cal-address).
+            address = ICalWriter.namelessAddressPrefix + ((person.name ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
         return head + ":" + address
     }
 
@@ -205,6 +212,9 @@ public struct ICalWriter {
     }
 
     // MARK: Text
+
+    /// The address written for a person known only by name; read back as "no address".
+    static let namelessAddressPrefix = "urn:x-cometcal:name:"
 
     /// RFC 5545 TEXT escaping: backslash, semicolon, comma, newline.
     static func escape(_ text: String) -> String {
@@ -239,7 +249,13 @@ public struct ICalWriter {
         switch value.kind {
         case .utc: return ":" + utcText(value)
         case .floating(let local): return ":" + local.icalText
-        case .zoned(_, let zone): return ";TZID=\(zone):" + value.localTime.icalText
+        case .zoned(_, let zone):
+            // A wall time that reads back as another instant (the repeated hour when clocks go
+            // back) is written in UTC, so the instant survives.
+            if let timeZone = TimeZone(identifier: zone), value.localTime.dateTime(in: timeZone).sortKey != value.sortKey {
+                return ":" + utcText(value)
+            }
+            return ";TZID=\(zone):" + value.localTime.icalText
         }
     }
 

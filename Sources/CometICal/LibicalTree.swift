@@ -99,6 +99,11 @@ struct LibicalProperty {
         return String(cString: raw)
     }
 
+    /// The property in libical's serialization, unfolded and without its line end.
+    var unfoldedText: String {
+        icalText.replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\r\n", with: "")
+    }
+
     /// The whole property as iCalendar text (folded by libical), for keeping it verbatim.
     var icalText: String {
         guard let raw = icalproperty_as_ical_string_r(pointer) else { return "" }

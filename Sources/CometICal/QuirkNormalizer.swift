@@ -1,3 +1,5 @@
+import CometSchema
+
 /// Fixes, before libical sees a component, what common producers get wrong in ways whose
 /// meaning is clear (docs/icalendar.md lists every decision):
 /// empty values are absent values; a DATE with a time (`DTSTART;VALUE=DATE:20260101T100000`)
@@ -5,13 +7,31 @@
 enum QuirkNormalizer {
     static func normalize(_ raw: RawComponent) -> RawComponent {
         var result = raw
-        result.properties = raw.properties.compactMap(normalize)
-        result.children = raw.children.map(normalize)
+        let startText = raw.value("DTSTART").map { String($0.prefix(15)) }
+        let start = startText.flatMap { LocalDateTime(parsing: $0) ?? CalendarDate(parsing: String($0.prefix(8))).flatMap { LocalDateTime(date: $0, hour: 0, minute: 0) } }
+        result.properties = raw.properties.compactMap { normalize($0, start: start) }
+        result.children = raw.children.map { child in
+            var copy = child
+            copy.properties = child.properties.compactMap { normalize($0, start: nil) }
+            return copy
+        }
         return result
     }
 
-    private static func normalize(_ line: ContentLine) -> ContentLine? {
+    private static func normalize(_ line: ContentLine, start: LocalDateTime?) -> ContentLine? {
         let value = line.value
+        // X-LIC-ERROR in the input is another program's note about its own parse, not data.
+        if line.name == "X-LIC-ERROR" { return nil }
+        // COUNT and UNTIL together: libical drops the whole rule, so choose the earlier end first.
+        if line.name == "RRULE", value.uppercased().contains("COUNT="), value.uppercased().contains("UNTIL=") {
+            let parts = value.split(separator: ";").map(String.init)
+            let withCount = parts.filter { !$0.uppercased().hasPrefix("UNTIL=") }.joined(separator: ";")
+            let withUntil = parts.filter { !$0.uppercased().hasPrefix("COUNT=") }.joined(separator: ";")
+            if let countRule = try? RecurrenceRule(parsing: withCount), let untilRule = try? RecurrenceRule(parsing: withUntil) {
+                let kept = ComponentDecoder.earlierEnding(countRule, untilRule, start: start)
+                return ContentLine(text: "RRULE:" + kept.description, line: line.line)
+            }
+        }
         if value.trimmingCharacters(in: .whitespaces).isEmpty, line.name != "BEGIN", line.name != "END" { return nil }
         if ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"].contains(line.name),
            ICalReader.parameter("VALUE", of: line)?.uppercased() == "DATE", value.contains("T") {

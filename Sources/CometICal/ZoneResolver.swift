@@ -55,15 +55,19 @@ final class ZoneResolver {
             var isDaylight: Int32 = 0
             return Int(icaltimezone_get_utc_offset(zone, &time, &isDaylight))
         }
-        if let match = ZoneResolver.ianaZone(matching: offset) { return .zoned(match) }
+        // The definition must agree with the IANA zone over its own years too (a 1997 rule set is
+        // not today's), from its earliest onset on.
+        let onsets = definition.children.compactMap { $0.value("DTSTART").flatMap { Int($0.prefix(4)) } }
+        let firstYear = max(1970, onsets.min() ?? 2020)
+        if let match = ZoneResolver.ianaZone(matching: offset, from: min(firstYear, 2020)) { return .zoned(match) }
         return .offsets { local in local.wallSeconds - Int64(offset(local)) }
     }
 
-    /// The IANA zone whose UTC offsets agree with `offset` twice a month over 2020–2031,
+    /// The IANA zone whose UTC offsets agree with `offset` twice a month from `firstYear` to 2031,
     /// preferring the zones CLDR lists as Windows defaults (the "main" zone of each region).
-    static func ianaZone(matching offset: (LocalDateTime) -> Int) -> String? {
+    static func ianaZone(matching offset: (LocalDateTime) -> Int, from firstYear: Int = 2020) -> String? {
         var samples: [(LocalDateTime, Int)] = []
-        for year in 2020...2031 {
+        for year in firstYear...2031 {
             for month in 1...12 {
                 for day in [1, 15] {
                     guard let date = CalendarDate(year: year, month: month, day: day), let local = LocalDateTime(date: date, hour: 12, minute: 0) else { continue }

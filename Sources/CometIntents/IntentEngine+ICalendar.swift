@@ -53,6 +53,8 @@ public struct ImportReport: Sendable {
     /// Components no entity maps (VJOURNAL, VFREEBUSY, …), by component name.
     public var ignoredComponents: [String: Int] = [:]
     public var problems: [Problem] = []
+    /// Things worth knowing that do not stop the import (an override whose series is absent).
+    public var warnings: [Problem] = []
     public var calendars: [String] = []
     public var written = false
 }
@@ -176,8 +178,8 @@ private struct Importer {
     var report = ImportReport()
     private var calendarID: UUID?
     private var calendarEntity: EntityDefinition?
-    /// (entity, uid, recurrence key) → the line it was first seen on, to catch duplicates.
-    private var seen: [String: Int] = [:]
+    /// (entity, uid, recurrence key) → where it was first seen and what was saved, to catch duplicates.
+    private var seen: [String: (line: Int, record: EntityRecord?)] = [:]
     private var overrides: [(source: String, record: ICalRecord, uid: String)] = []
     private var mastersInFile = Set<String>()
 
@@ -200,10 +202,10 @@ private struct Importer {
             }
             switch item {
             case .calendar(_, let values, let method, let line):
+                // iTIP messages (METHOD:REQUEST, CANCEL) import like calendars: a cancellation's
+                // components carry STATUS:CANCELLED and a higher SEQUENCE, so they update the event.
+                _ = method
                 calendarID = try chooseCalendar(values, source: source.name, line: line)
-                if method == "CANCEL" {
-                    problem(source.name, line: line, uid: nil, "METHOD:CANCEL is an iTIP cancellation; CometCal imports calendars, not scheduling messages (delete the event instead)")
-                }
             case .record(let record):
                 try store(record, source: source.name)
             case .skipped(let component, _):
@@ -221,7 +223,9 @@ private struct Importer {
                   let recurrenceProperty = entity.temporalFields?.recurrenceID else { continue }
             let stored = try transaction.fetchAll(record.entity, matching: [.equals(uidProperty, .string(uid)), .equals(recurrenceProperty, nil)], limit: 1)
             if stored.isEmpty {
-                problem(sourceName, line: record.line, uid: uid, "RECURRENCE-ID override of a series that is neither in the file nor in the store (an orphan exception); import the series first, or use --skip-invalid to leave it out")
+                // Reported, and kept: single-occurrence invitations are sent exactly like this.
+                report.warnings.append(.init(source: sourceName, line: record.line, uid: uid,
+                                             message: "this RECURRENCE-ID override has no series in the file or the store; it is kept as a single occurrence"))
             }
         }
         overrides.removeAll { !$0.source.isEmpty }
@@ -298,12 +302,10 @@ private struct Importer {
         if let uid = incoming.uid {
             let key = "\(entity.name)|\(uid)|\(recurrenceKey.map(String.init) ?? "-")"
             if let first = seen[key] {
-                problem(source, line: incoming.line, uid: uid, recurrenceKey == nil
-                        ? "UID '\(uid)' is used again (first on line \(first)) by a different event; each event needs its own UID"
-                        : "the override for this occurrence of '\(uid)' appears twice (first on line \(first))")
+                try duplicate(of: first, key: key, values: values, incoming: incoming, entity: entity, source: source, uid: uid)
                 return
             }
-            seen[key] = incoming.line
+            seen[key] = (incoming.uidLine, nil)
             if recurrenceKey == nil { mastersInFile.insert(uid) } else { overrides.append((source, incoming, uid)) }
         }
         var filters: [RecordFilter] = []
@@ -311,8 +313,10 @@ private struct Importer {
         if let property = fields?.recurrenceID { filters.append(.equals(property, values[property])) }
         let existing = filters.isEmpty || incoming.uid == nil ? nil : try transaction.fetchAll(entity.name, matching: filters, limit: 1).first
         guard let existing else {
-            try save(EntityRecord(entity: entity.name, id: UUID(), values: values), incoming: incoming, source: source)
+            let record = EntityRecord(entity: entity.name, id: UUID(), values: values)
+            try save(record, incoming: incoming, source: source)
             report.added += 1
+            remember(record, incoming: incoming, entity: entity)
             return
         }
         // Keep where it already lives (its calendar) and compare the rest.
@@ -327,9 +331,44 @@ private struct Importer {
         if isNewer(candidate, than: existing, entity: entity) {
             try save(candidate, incoming: incoming, source: source)
             report.updated += 1
+            remember(candidate, incoming: incoming, entity: entity)
         } else {
             report.olderVersions += 1
         }
+    }
+
+    private mutating func remember(_ record: EntityRecord, incoming: ICalRecord, entity: EntityDefinition) {
+        guard let uid = incoming.uid else { return }
+        let recurrenceKey: Int64? = { if let property = entity.temporalFields?.recurrenceID, case .dateTime(let value)? = record[property] { return value.sortKey } else { return nil } }()
+        let key = "\(entity.name)|\(uid)|\(recurrenceKey.map(String.init) ?? "-")"
+        seen[key] = (seen[key]?.line ?? incoming.uidLine, record)
+    }
+
+    /// The same UID (and RECURRENCE-ID) twice in one import: identical copies collapse, a newer
+    /// revision (SEQUENCE, then LAST-MODIFIED) wins, and two unrelated events are both refused,
+    /// since keeping either would be a guess.
+    private mutating func duplicate(of first: (line: Int, record: EntityRecord?), key: String, values: [String: Value], incoming: ICalRecord,
+                                    entity: EntityDefinition, source: String, uid: String) throws {
+        guard let saved = first.record else {
+            problem(source, line: incoming.uidLine, uid: uid, "UID '\(uid)' is used again (first on line \(first.line)); each event needs its own UID")
+            return
+        }
+        var candidate = EntityRecord(entity: entity.name, id: saved.id, values: values)
+        if let calendarEntity, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }) {
+            candidate[reference.name] = saved[reference.name]
+        }
+        if candidate == saved { return }
+        if isNewer(candidate, than: saved, entity: entity) {
+            try save(candidate, incoming: incoming, source: source)
+            seen[key] = (first.line, candidate)
+            return
+        }
+        if isNewer(saved, than: candidate, entity: entity) { return }
+        problem(source, line: incoming.uidLine, uid: uid,
+                "UID '\(uid)' is used again (first on line \(first.line)) by a different event, and neither is a newer revision (same SEQUENCE, no later LAST-MODIFIED); give each event its own UID")
+        try transaction.delete(entity.name, id: saved.id)
+        report.added -= 1
+        seen[key] = (first.line, nil)
     }
 
     /// RFC 5545 revision order: a higher SEQUENCE wins; with equal SEQUENCE, a later LAST-MODIFIED.

@@ -38,6 +38,9 @@ struct ICalCommands {
         if context.wantsJSON {
             terminal.out(JSONWriter.pretty(json(report)))
         } else {
+            for warning in report.warnings {
+                terminal.err("\(warning.source):\(warning.line): warning: " + warning.message + (warning.uid.map { " [UID \($0)]" } ?? ""))
+            }
             for problem in report.problems {
                 let place = problem.line > 0 ? "\(problem.source):\(problem.line): " : "\(problem.source): "
                 terminal.err(place + "error: " + problem.message + (problem.uid.map { " [UID \($0)]" } ?? ""))
@@ -69,6 +72,10 @@ struct ICalCommands {
             ("invalid", .int(report.written ? report.problems.count : 0)),
             ("ignoredComponents", .object(JSONObject(report.ignoredComponents.keys.sorted().map { ($0, JSONValue.int(report.ignoredComponents[$0] ?? 0)) }))),
             ("calendars", .array(report.calendars.map(JSONValue.string))),
+            ("warnings", .array(report.warnings.map { warning in
+                .object(JSONObject([("file", .string(warning.source)), ("line", .int(warning.line)),
+                                    ("uid", warning.uid.map(JSONValue.string) ?? .null), ("message", .string(warning.message))]))
+            })),
             ("problems", .array(report.problems.map { problem in
                 .object(JSONObject([("file", .string(problem.source)), ("line", .int(problem.line)),
                                     ("uid", problem.uid.map(JSONValue.string) ?? .null), ("message", .string(problem.message))]))

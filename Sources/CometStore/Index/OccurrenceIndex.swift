@@ -21,8 +21,9 @@ struct OccurrenceIndex {
     let layout: TableLayout
     let window: ClosedRange<Int64>
 
-    /// Upper bound on instances materialized per series, so a SECONDLY rule cannot flood the table.
-    static let maximumInstancesPerSeries = 5_000
+    /// Upper bound on instances materialized per series (the window is three years; the
+    /// importer refuses unbounded rules denser than 100 a day), so no rule can flood the table.
+    static let maximumInstancesPerSeries = 120_000
 
     private var table: String { layout.occurrenceTable ?? "" }
 

@@ -1,0 +1,94 @@
+import Foundation
+import CometSchema
+import CometStore
+import CometIntents
+
+/// The fixture corpus (Tests/Fixtures/ical) and a fresh engine per use.
+enum Corpus {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = root.appendingPathComponent("Tests/Fixtures/ical")
+    static let registry: Registry = {
+        do { return try Registry.load(paths: [root.appendingPathComponent("Schemas").path]) } catch { fatalError("the shipped schemas must load: \(error)") }
+    }()
+    static let now = Date(timeIntervalSince1970: 1_781_085_600)  // 2026-06-10T10:00:00Z
+
+    struct Entry: Decodable {
+        struct Refusal: Decodable {
+            let line: Int
+            let uid: String?
+            let contains: String?
+        }
+
+        let file: String
+        let family: String
+        let producer: String
+        let decision: String
+        let events: Int
+        let refusals: [Refusal]
+        let notes: String
+    }
+
+    static let manifest: [Entry] = {
+        guard let data = try? Data(contentsOf: fixtures.appendingPathComponent("MANIFEST.json")),
+              let entries = try? JSONDecoder().decode([Entry].self, from: data) else { return [] }
+        return entries
+    }()
+
+    /// Where CometCal deliberately differs from the manifest's first proposal (docs/icalendar.md).
+    static let documentedDeviations: Set<String> = [
+        "rrule-rdate-period.ics",                    // RDATE;VALUE=PERIOD keeps the period's start, not its length
+        "rfc5545-3.8.5.1-3.8.5.2-exdate-rdate.ics",  // the same: no override is invented for a period's end
+        "broken-bad-values.ics",                     // a bad value inside a VALARM refuses the whole event
+        "tz-custom-incomplete.ics",                  // an incomplete VTIMEZONE is used as far as it goes
+    ]
+
+    /// Where CometCal and recurring_ical_events read an ambiguous file differently, on purpose.
+    static let oracleInterpretations: Set<String> = [
+        "rrule-dtstart-not-in-rule.ics",      // RFC 5545: DTSTART counts toward COUNT; the oracle adds it on top
+        "rrule-until-floating-on-zoned.ics",  // a floating UNTIL on a zoned series is read in the event's zone
+        "rrule-until-type-mismatch.ics",      // a DATE UNTIL on a DATE-TIME series includes that whole day
+    ]
+
+    /// A temporary store with an engine on it; removed by `close()`.
+    final class Session {
+        let directory: URL
+        let store: SQLiteStore
+        let engine: IntentEngine
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-corpus-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, registry: Corpus.registry, now: Corpus.now)
+            engine = IntentEngine(store: store, timeZone: TimeZone(identifier: "UTC")!, clock: { Corpus.now })
+        }
+
+        func importFile(_ name: String, skipInvalid: Bool = false) throws -> ImportReport {
+            let handle = try FileHandle(forReadingFrom: Corpus.fixtures.appendingPathComponent(name))
+            defer { try? handle.close() }
+            return engine.importCalendars([ImportSource(name: name, handle: handle, registry: Corpus.registry)], options: ImportOptions(skipInvalid: skipInvalid))
+        }
+
+        func importText(_ text: String, name: String) -> ImportReport {
+            engine.importCalendars([ImportSource(name: name, text: text, registry: Corpus.registry)])
+        }
+
+        /// Every stored event, keyed by UID and RECURRENCE-ID, without ids that differ between stores.
+        func events() throws -> [String: [String: Value]] {
+            let entity = QualifiedName(domain: "calendar", name: "Event")
+            let records = try store.transaction { try $0.fetchAll(entity, matching: [], limit: nil) }
+            var result: [String: [String: Value]] = [:]
+            for record in records {
+                var values = record.values
+                values["calendar"] = nil
+                let uid = values["uid"].map { Corpus.registry.displayText($0) } ?? "-"
+                let recurrence = values["recurrenceId"].map { Corpus.registry.displayText($0) } ?? "-"
+                result["\(uid)|\(recurrence)"] = values
+            }
+            return result
+        }
+
+        func close() {
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+}

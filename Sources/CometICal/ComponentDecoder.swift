@@ -189,7 +189,7 @@ struct ComponentDecoder {
         case .builtin(.dateTime), .builtin(.date):
             return text.split(separator: ",").map { piece in
                 // RDATE;VALUE=PERIOD: the period's start is the occurrence.
-                String(piece.split(separator: "/").first ?? piece).trimmingCharacters(in: .whitespaces)
+                String(piece.split(separator: "/").first ?? piece).trimmedBlanks
             }
         case .builtin(.string):
             return splitUnescapedCommas(text)
@@ -209,13 +209,13 @@ struct ComponentDecoder {
             } else if character == "\\" {
                 escaped = true
             } else if character == "," {
-                items.append(current.trimmingCharacters(in: .whitespaces))
+                items.append(current.trimmedBlanks)
                 current = ""
             } else {
                 current.append(character)
             }
         }
-        items.append(current.trimmingCharacters(in: .whitespaces))
+        items.append(current.trimmedBlanks)
         return items.filter { !$0.isEmpty }
     }
 
@@ -223,7 +223,7 @@ struct ComponentDecoder {
         switch type.base {
         case .builtin(.string): return .string(text)
         case .builtin(.int):
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else { throw DecodeError(message: "\(source.name) '\(text)' is not a whole number") }
+            guard let number = Int(text.trimmedBlanks) else { throw DecodeError(message: "\(source.name) '\(text)' is not a whole number") }
             return .int(number)
         case .builtin(.double):
             guard let number = Double(text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a number") }
@@ -239,7 +239,7 @@ struct ComponentDecoder {
             guard let duration = DurationValue(parsing: text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a duration") }
             return .duration(duration)
         case .builtin(.url):
-            guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)), url.scheme != nil else { throw DecodeError(message: "\(source.name) '\(text)' is not a URL") }
+            guard let url = URL(string: text.trimmedBlanks), url.scheme != nil else { throw DecodeError(message: "\(source.name) '\(text)' is not a URL") }
             return .url(url)
         case .builtin(.uuid):
             guard let uuid = UUID(uuidString: text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a UUID") }
@@ -264,7 +264,7 @@ struct ComponentDecoder {
     /// DATE, DATE-TIME (UTC, with TZID, or floating) → DateTimeValue. Dates become floating
     /// midnights; floating times take the calendar's X-WR-TIMEZONE when it has one.
     func dateTime(_ text: String, from source: LibicalProperty) throws -> DateTimeValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmedBlanks
         if source.parameter("VALUE")?.uppercased() == "DATE" || trimmed.count == 8 {
             guard let date = CalendarDate(parsing: String(trimmed.prefix(8))), let midnight = LocalDateTime(date: date, hour: 0, minute: 0) else {
                 throw DecodeError(message: "\(source.name) '\(text)' is not a date")
@@ -323,7 +323,7 @@ struct ComponentDecoder {
     /// ORGANIZER/ATTENDEE: CN is the name; a mailto: value the email; anything else is kept as
     /// the address (some producers omit mailto:).
     func person(_ source: LibicalProperty) -> PersonValue {
-        var address = source.text.trimmingCharacters(in: .whitespaces)
+        var address = source.text.trimmedBlanks
         if address.lowercased().hasPrefix(ICalWriter.namelessAddressPrefix) { return PersonValue(name: source.parameter("CN")) }
         if address.lowercased().hasPrefix("mailto:") { address = String(address.dropFirst(7)) }
         let name = source.parameter("CN")
@@ -370,7 +370,7 @@ struct ComponentDecoder {
         let text = sources.first?.text
         if let placeCase = union.cases.first(where: { $0.type.base == .builtin(.place) }),
            let geo = properties.first(where: { $0.name == "GEO" })?.text {
-            let parts = geo.split(whereSeparator: { $0 == ";" || $0 == "," }).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let parts = geo.split(whereSeparator: { $0 == ";" || $0 == "," }).compactMap { Double($0.trimmedBlanks) }
             if parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) {
                 let lines = text?.split(separator: "\n", maxSplits: 1).map(String.init) ?? []
                 return .union(placeCase.name, .place(PlaceValue(name: lines.first.flatMap { $0.isEmpty ? nil : $0 },

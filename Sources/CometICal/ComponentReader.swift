@@ -93,9 +93,9 @@ struct ComponentReader {
         sawAnything = true
         let name = line.name
         if name == "BEGIN" {
-            begin(line.value.uppercased().trimmingCharacters(in: .whitespaces), at: line.line)
+            begin(line.value.trimmedBlanks.uppercased(), at: line.line)
         } else if name == "END" {
-            end(line.value.uppercased().trimmingCharacters(in: .whitespaces), at: line.line)
+            end(line.value.trimmedBlanks.uppercased(), at: line.line)
         } else if var top = stack.popLast() {
             top.properties.append(line)
             stack.append(top)
@@ -106,7 +106,7 @@ struct ComponentReader {
             // One such complaint is enough for a file that is not iCalendar at all.
             while case .success(let skipped)? = scanner.next() {
                 if skipped.name == "BEGIN" {
-                    begin(skipped.value.uppercased().trimmingCharacters(in: .whitespaces), at: skipped.line)
+                    begin(skipped.value.trimmedBlanks.uppercased(), at: skipped.line)
                     return
                 }
             }

@@ -132,7 +132,7 @@ struct ContentLineScanner {
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 return .failure(ICalProblem(line: current.line, uid: nil, message: "the line is not valid UTF-8 (save the file as UTF-8; Latin-1 or Windows-1252 bytes are not decoded by guessing)"))
             }
-            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            if text.isBlank { continue }
             return .success(ContentLine(text: text, line: current.line))
         }
     }

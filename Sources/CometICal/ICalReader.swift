@@ -160,7 +160,9 @@ public final class ICalReader {
         for part in head.split(separator: ";").dropFirst() {
             let pieces = part.split(separator: "=", maxSplits: 1)
             if pieces.count == 2, pieces[0].uppercased() == name {
-                return String(pieces[1]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                var value = Substring(pieces[1])
+                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
+                return String(value)
             }
         }
         return nil

@@ -32,7 +32,7 @@ enum QuirkNormalizer {
                 return ContentLine(text: "RRULE:" + kept.description, line: line.line)
             }
         }
-        if value.trimmingCharacters(in: .whitespaces).isEmpty, line.name != "BEGIN", line.name != "END" { return nil }
+        if value.isBlank, line.name != "BEGIN", line.name != "END" { return nil }
         if ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"].contains(line.name),
            ICalReader.parameter("VALUE", of: line)?.uppercased() == "DATE", value.contains("T") {
             let dates = value.split(separator: ",").map { String($0.prefix(8)) }.joined(separator: ",")

@@ -174,17 +174,13 @@ struct Session: StoreTransaction {
             throw StoreError(.invalidData, "\(record.entity.name) \(record.id.uuidString.lowercased()): \(error)")
         }
         let values = reader(layout).sqlValues(of: record)
-        let names = ["id"] + layout.columns.flatMap { [$0.column] + ($0.keyColumn.map { [$0] } ?? []) }
         let savedRowid: Int64
         do {
             if let existing = try rowid(of: record.id, in: layout) {
-                let assignments = names.dropFirst().map { "\(quote($0)) = ?" }.joined(separator: ", ")
-                try connection.prepare("UPDATE \(quote(layout.table)) SET \(assignments) WHERE rowid = ?")
-                    .run(Array(values.dropFirst()) + [.integer(existing)])
+                try connection.prepare(layout.updateSQL).run(Array(values.dropFirst()) + [.integer(existing)])
                 savedRowid = existing
             } else {
-                let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                try connection.prepare("INSERT INTO \(quote(layout.table)) (\(names.map(quote).joined(separator: ", "))) VALUES (\(placeholders))").run(values)
+                try connection.prepare(layout.insertSQL).run(values)
                 savedRowid = connection.lastInsertRowID
             }
         } catch let error as StoreError where error.code == .constraint {

@@ -18,9 +18,9 @@ public struct TemporalFields: Sendable, Hashable {
     public let uid: String?
 }
 
-extension EntityDefinition {
-    /// Nil when the entity has no DateTime property mapped to DTSTART.
-    public var temporalFields: TemporalFields? {
+extension TemporalFields {
+    /// Nil when no DateTime property maps to DTSTART.
+    static func find(in properties: [PropertyDefinition]) -> TemporalFields? {
         func property(mappedTo name: String, type: TypeExpression) -> String? {
             properties.first { property in
                 guard let ical = property.ical, ical.firstString?.uppercased() == name, ical.string("param") == nil else { return false }

@@ -28,6 +28,18 @@ public struct EntityDefinition: Sendable, Hashable {
     public let annotations: [Annotation]
     public let properties: [PropertyDefinition]
     public let location: SourceLocation
+    /// Which properties carry the entity's time (found once, through their iCalendar mapping).
+    public let temporalFields: TemporalFields?
+
+    init(name: QualifiedName, kind: EntityKind, doc: String?, annotations: [Annotation], properties: [PropertyDefinition], location: SourceLocation) {
+        self.name = name
+        self.kind = kind
+        self.doc = doc
+        self.annotations = annotations
+        self.properties = properties
+        self.location = location
+        self.temporalFields = TemporalFields.find(in: properties)
+    }
 
     public func property(_ name: String) -> PropertyDefinition? {
         properties.first { $0.name == name }

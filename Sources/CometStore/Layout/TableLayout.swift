@@ -41,6 +41,10 @@ struct TableLayout {
     let searchTable: String?
     let occurrenceTable: String?
     let temporal: TemporalFields?
+    /// Built once: every fetch and save uses them.
+    let selectList: String
+    let insertSQL: String
+    let updateSQL: String
 
     init(entity: EntityDefinition, registry: Registry) {
         self.entity = entity
@@ -51,6 +55,10 @@ struct TableLayout {
         self.searchTable = entity.searchableProperties.isEmpty ? nil : table + "__search"
         self.temporal = entity.temporalFields
         self.occurrenceTable = temporal == nil ? nil : table + "__occurrences"
+        let names = ["id"] + columns.flatMap { [$0.column] + ($0.keyColumn.map { [$0] } ?? []) }
+        self.selectList = names.map(quote).joined(separator: ", ")
+        self.insertSQL = "INSERT INTO \(quote(table)) (\(selectList)) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        self.updateSQL = "UPDATE \(quote(table)) SET \(names.dropFirst().map { "\(quote($0)) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
     }
 
     static func tableName(_ name: QualifiedName) -> String { "\(name.domain)__\(name.name)" }
@@ -76,11 +84,6 @@ struct TableLayout {
 
     func column(_ property: String) -> ColumnLayout? { columns.first { $0.property.name == property } }
 
-    /// `"id", "title", "startDate", "startDate__key", …` in a stable order.
-    var selectList: String {
-        (["\"id\""] + columns.flatMap { column in [quote(column.column)] + (column.keyColumn.map { [quote($0)] } ?? []) })
-            .joined(separator: ", ")
-    }
 
     var createStatement: String {
         var definitions = ["\"id\" TEXT PRIMARY KEY NOT NULL"]

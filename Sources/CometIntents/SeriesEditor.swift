@@ -30,6 +30,14 @@ struct SeriesEditor {
         return nil
     }
 
+    /// The occurrence the request is about: the `occurrence` parameter, else the one an override
+    /// stands for; nil when neither says.
+    private func wantedOccurrence(_ target: EntityRecord) -> DateTimeValue? {
+        if let requested = requestedOccurrence() { return requested }
+        if rules.isOverride(target), let property = fields.recurrenceID, case .dateTime(let original)? = target[property] { return original }
+        return nil
+    }
+
     /// The series master of a record (itself, or the master an override belongs to).
     private func master(of record: EntityRecord) throws -> EntityRecord {
         guard rules.isOverride(record) else { return record }
@@ -71,22 +79,11 @@ struct SeriesEditor {
         guard let span = requestedSpan() ?? (isOverride ? .this : nil) else { return .ask(invocation.question("span")) }
         if span == .all {
             var anchor: Occurrence?
-            if let requested = requestedOccurrence() {
-                anchor = try occurrence(of: master, at: requested)
-            } else if isOverride, let property = fields.recurrenceID, case .dateTime(let original)? = target[property] {
-                anchor = try occurrence(of: master, at: original)
-            }
+            if let wanted: DateTimeValue = self.wantedOccurrence(target) { anchor = try self.occurrence(of: master, at: wanted) }
             return .plan(try planUpdateAll(master, changed: changed, anchor: anchor))
         }
-        let wanted: DateTimeValue
-        if let requested = requestedOccurrence() {
-            wanted = requested
-        } else if isOverride, let property = fields.recurrenceID, case .dateTime(let original)? = target[property] {
-            wanted = original
-        } else {
-            return .ask(invocation.question("occurrence"))
-        }
-        let occurrence = try occurrence(of: master, at: wanted)
+        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return .ask(invocation.question("occurrence")) }
+        let occurrence: Occurrence = try self.occurrence(of: master, at: wanted)
         for property in [fields.recurrence, "calendar"].compactMap({ $0 }) where changed.contains(property) {
             throw IntentError(.notSupported, "the \(Presenter.words(property)) belongs to the whole series; change it with span 'all'", parameter: property)
         }
@@ -261,7 +258,6 @@ struct SeriesEditor {
         let master = try master(of: target)
         let isOverride = rules.isOverride(target)
         guard let span = requestedSpan() ?? (isOverride ? .this : nil) else { return .ask(invocation.question("span")) }
-        let title = invocation.registry.title(of: master)
         if span == .all {
             let overrides = try overrides(of: master)
             return .plan(Plan(kind: .delete, target: master, spanText: "all occurrences", changed: []) { recorder in
@@ -270,16 +266,8 @@ struct SeriesEditor {
                 return (nil, [], [])
             })
         }
-        let wanted: DateTimeValue
-        if let requested = requestedOccurrence() {
-            wanted = requested
-        } else if isOverride, let property = fields.recurrenceID, case .dateTime(let original)? = target[property] {
-            wanted = original
-        } else {
-            return .ask(invocation.question("occurrence"))
-        }
-        let occurrence = try occurrence(of: master, at: wanted)
-        _ = title
+        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return .ask(invocation.question("occurrence")) }
+        let occurrence: Occurrence = try self.occurrence(of: master, at: wanted)
         if span == .this {
             var updated = master
             if let property = fields.exclusions {

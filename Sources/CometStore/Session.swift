@@ -126,11 +126,11 @@ struct Session: StoreTransaction {
             result.append(Occurrence(record: record, start: start, end: end, isRecurrenceInstance: isInstance,
                                      recurrenceKey: dateTime(key: originalKey, like: first)))
         }
-        return result.sorted { lhs, rhs in
-            let left = lhs.start.isFloating ? instant(of: lhs.start, in: zone) : lhs.start.sortKey
-            let right = rhs.start.isFloating ? instant(of: rhs.start, in: zone) : rhs.start.sortKey
-            return (left, lhs.record.id.uuidString) < (right, rhs.record.id.uuidString)
+        // Sort keys once: instants (floating times in the viewer's zone), then id for stability.
+        let keyed = result.map { occurrence -> (Int64, String, Occurrence) in
+            (occurrence.start.isFloating ? instant(of: occurrence.start, in: zone) : occurrence.start.sortKey, occurrence.record.id.uuidString, occurrence)
         }
+        return keyed.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
     }
 
     /// A key read back as a DateTime of the same kind (and zone) as the series' start.
@@ -209,10 +209,12 @@ struct Session: StoreTransaction {
 
     func appendJournal(_ entry: JournalEntry) throws -> Int64 {
         // A new action forgets what was undone: redo only follows undo.
-        try connection.prepare("DELETE FROM _journal WHERE state = 'undone'").run()
+        if case .integer(let undone)? = try connection.prepare("SELECT count(*) FROM _journal WHERE state = 'undone'").scalar(), undone > 0 {
+            try connection.prepare("DELETE FROM _journal WHERE state = 'undone'").run()
+        }
         let changes = JSONValue.array(entry.changes.map(encode))
         try connection.prepare("INSERT INTO _journal (state, intent, summary, created, changes) VALUES ('done', ?, ?, ?, ?)")
-            .run([.text(entry.intent), .text(entry.summary), .text(ISO8601DateFormatter().string(from: entry.created)), .text(JSONWriter.compact(changes))])
+            .run([.text(entry.intent), .text(entry.summary), .text(Session.utcText(entry.created)), .text(JSONWriter.compact(changes))])
         return connection.lastInsertRowID
     }
 
@@ -243,9 +245,14 @@ struct Session: StoreTransaction {
                 throw StoreError(.invalidData, "journal entry \(seq) is damaged")
             }
             return JournalEntry(sequence: seq, intent: intent, summary: summary,
-                                created: ISO8601DateFormatter().date(from: created) ?? Date(timeIntervalSince1970: 0),
+                                created: (try? DateTimeValue(parsing: created))?.instant ?? Date(timeIntervalSince1970: 0),
                                 changes: try items.map(decodeChange), isUndone: state == "undone")
         }
+    }
+
+    /// `2026-06-10T10:00:00Z`, without a formatter object per call.
+    static func utcText(_ date: Date) -> String {
+        DateTimeValue.utc(date).description
     }
 
     private func encode(_ change: JournalEntry.Change) -> JSONValue {

@@ -90,7 +90,7 @@ struct Report {
     /// expands series; the plain table holds one row per event), the p50 ratio mixes "more rows"
     /// with "dearer rows": this splits the two, using mean time per mean row.
     private func perRowText(_ result: ScenarioResult) -> String? {
-        guard let reference = result.referenceMeasurement else { return nil }
+        guard result.scenario.comparesRows, let reference = result.referenceMeasurement else { return nil }
         let rows = result.measurement.meanRows
         let referenceRows = reference.meanRows
         guard rows >= 2, referenceRows >= 2, max(rows, referenceRows) / min(rows, referenceRows) >= 1.2 else { return nil }

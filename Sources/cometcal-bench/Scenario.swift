@@ -16,6 +16,9 @@ struct Scenario: Sendable {
     let referenceName: String?
     /// The p50 this scenario aims at, in ms (the targets), if any.
     let targetP50: Double?
+    /// Whether rows per operation mean the same as the reference's, so a per-row cost is worth
+    /// printing (not when the scenario's results are capped, as the engine's agenda is).
+    var comparesRows = true
     /// Makes the operation (and whatever state it keeps between calls).
     let prepare: @Sendable (BenchRun) throws -> Operation
 

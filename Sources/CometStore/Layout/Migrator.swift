@@ -57,6 +57,8 @@ struct Migrator {
                 created TEXT NOT NULL,
                 changes TEXT NOT NULL
             );
+            -- Undoable intents forget what was undone; without this index that is a scan of the whole journal.
+            CREATE INDEX IF NOT EXISTS _journal_undone ON _journal(seq) WHERE state = 'undone';
             """)
     }
 

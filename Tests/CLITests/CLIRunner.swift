@@ -12,25 +12,25 @@ enum CLIRunner {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The binary next to the test bundle (SwiftPM puts both in the same build folder).
-    static func binary() throws -> URL {
+    static func binary(_ name: String = "cometcal") throws -> URL {
         var candidates: [URL] = []
         if let first = CommandLine.arguments.first {
             var url = URL(fileURLWithPath: first)
             for _ in 0..<4 {
                 url.deleteLastPathComponent()
-                candidates.append(url.appendingPathComponent("cometcal"))
+                candidates.append(url.appendingPathComponent(name))
             }
         }
-        candidates.append(repositoryRoot.appendingPathComponent(".build/debug/cometcal"))
+        candidates.append(repositoryRoot.appendingPathComponent(".build/debug/\(name)"))
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw CLIRunnerError.binaryNotFound(candidates.map(\.path))
         }
         return found
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, stdin: String? = nil) throws -> CLIResult {
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, stdin: String? = nil, program: String = "cometcal") throws -> CLIResult {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try binary(program)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"

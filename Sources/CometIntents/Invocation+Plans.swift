@@ -221,7 +221,9 @@ extension Invocation {
             if from != nil || to != nil, entity.temporalFields != nil {
                 let lower = from.map { instant(of: $0, zone: zone) } ?? Date(timeIntervalSince1970: -62_135_596_800)
                 let upper = to.map { instant(of: $0, zone: zone) } ?? Date(timeIntervalSince1970: 253_402_300_799)
-                var occurrences = try transaction.occurrences(entity.name, from: lower, to: upper, zone: zone, matching: filters)
+                // Without text the engine's cap goes to the store, which then decodes no more than needed.
+                var occurrences = try transaction.occurrences(entity.name, from: lower, to: upper, zone: zone, matching: filters,
+                                                              limit: text == nil && filters.isEmpty ? 1_000 : nil)
                 if let text {
                     let hits = Set(try transaction.search(entity.name, text: text, limit: 10_000).map(\.id))
                     occurrences = occurrences.filter { hits.contains($0.record.id) }

@@ -21,6 +21,12 @@ public struct RecordFilter: Sendable, Hashable {
     }
 }
 
+extension StoreTransaction {
+    public func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter]) throws -> [Occurrence] {
+        try occurrences(entity, from: from, to: to, zone: zone, matching: filters, limit: nil)
+    }
+}
+
 public protocol StoreTransaction {
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord?
     /// Records matching every filter, ordered by title (then id), at most `limit`.
@@ -28,8 +34,8 @@ public protocol StoreTransaction {
     func count(_ entity: QualifiedName) throws -> Int
     /// Full-text search over the entity's `@searchable` properties, best match first.
     func search(_ entity: QualifiedName, text: String, limit: Int) throws -> [EntityRecord]
-    /// Occurrences overlapping [from, to), in start order. Floating times are read in `zone`.
-    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter]) throws -> [Occurrence]
+    /// Occurrences overlapping [from, to), in start order, at most `limit`. Floating times are read in `zone`.
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter], limit: Int?) throws -> [Occurrence]
     /// Inserts or replaces the record (validated against the registry first).
     func save(_ record: EntityRecord) throws
     func delete(_ entity: QualifiedName, id: UUID) throws

@@ -76,7 +76,7 @@ struct Session: StoreTransaction {
         return records
     }
 
-    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter]) throws -> [Occurrence] {
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter], limit: Int?) throws -> [Occurrence] {
         let layout = try store.layout(entity)
         guard layout.temporal != nil else {
             throw StoreError(.notFound, "'\(entity.name)' has no start time (no property maps to DTSTART), so it has no occurrences")
@@ -106,6 +106,10 @@ struct Session: StoreTransaction {
         var cache: [UUID: EntityRecord] = [:]
         var result: [Occurrence] = []
         for (id, startKey, endKey, originalKey, isInstance) in rows {
+            // Rows come in key order; floating keys can be off by the zone slack, so stop only
+            // once every later row starts after the limit-th result by more than twice that.
+            if let limit, result.count >= limit, let last = result.last,
+               startKey > last.start.sortKey + 2 * OccurrenceKey.floatingSlack { break }
             let record: EntityRecord
             if let cached = cache[id] {
                 record = cached
@@ -130,7 +134,8 @@ struct Session: StoreTransaction {
         let keyed = result.map { occurrence -> (Int64, String, Occurrence) in
             (occurrence.start.isFloating ? instant(of: occurrence.start, in: zone) : occurrence.start.sortKey, occurrence.record.id.uuidString, occurrence)
         }
-        return keyed.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        let sorted = keyed.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        return limit.map { Array(sorted.prefix($0)) } ?? sorted
     }
 
     /// A key read back as a DateTime of the same kind (and zone) as the series' start.

@@ -288,20 +288,10 @@ struct ComponentDecoder {
         return .floating(local)
     }
 
+    /// COUNT together with UNTIL never reaches here: `QuirkNormalizer` resolves it before libical.
     private func recurrence(_ text: String, source: LibicalProperty) throws -> RecurrenceRule {
-        var parts = text.split(separator: ";").map(String.init)
-        let names = parts.map { $0.split(separator: "=").first.map { $0.uppercased() } ?? "" }
-        // COUNT and UNTIL together (RFC 5545 forbids it; producers do it): keep whichever ends first.
-        if names.contains("COUNT"), names.contains("UNTIL") {
-            let withCount = parts.filter { !$0.uppercased().hasPrefix("UNTIL=") }.joined(separator: ";")
-            let withUntil = parts.filter { !$0.uppercased().hasPrefix("COUNT=") }.joined(separator: ";")
-            if let countRule = try? RecurrenceRule(parsing: withCount), let untilRule = try? RecurrenceRule(parsing: withUntil) {
-                return ComponentDecoder.earlierEnding(countRule, untilRule)
-            }
-            parts = parts.filter { !$0.uppercased().hasPrefix("UNTIL=") }
-        }
         do {
-            return try RecurrenceRule(parsing: parts.joined(separator: ";"))
+            return try RecurrenceRule(parsing: text)
         } catch {
             throw DecodeError(message: "RRULE: \(error.message)")
         }

@@ -143,7 +143,7 @@ public struct ICalWriter {
         case .object(let properties):
             guard case .entity(let transientName) = property.type.base, let transient = registry.entity(transientName) else { return [] }
             return [transientLine(name, properties, transient)]
-        case .union(let caseName, let payload):
+        case .union(_, let payload):
             if case .place(let place) = payload {
                 let text = [place.name, place.address].compactMap { $0 }.joined(separator: "\n")
                 var result = text.isEmpty ? [] : ["LOCATION:" + ICalWriter.escape(text)]
@@ -151,7 +151,6 @@ public struct ICalWriter {
                 return result
             }
             if case .string(let text) = payload { return ["\(name):" + ICalWriter.escape(text)] }
-            _ = caseName
             return []
         case .reference, .place:
             return []

@@ -201,10 +201,9 @@ private struct Importer {
                 progress(source.name, lastProgress)
             }
             switch item {
-            case .calendar(_, let values, let method, let line):
+            case .calendar(_, let values, _, let line):
                 // iTIP messages (METHOD:REQUEST, CANCEL) import like calendars: a cancellation's
                 // components carry STATUS:CANCELLED and a higher SEQUENCE, so they update the event.
-                _ = method
                 calendarID = try chooseCalendar(values, source: source.name, line: line)
             case .record(let record):
                 try store(record, source: source.name)

@@ -66,7 +66,7 @@ struct Presenter {
     }
 
     private func dayText(_ date: CalendarDate, currentYear: Int) -> String {
-        let weekday = Presenter.weekdays[Int(((date.dayNumber % 7) + 7 + 4) % 7)]
+        let weekday = Presenter.weekdays[date.weekdayIndex]
         let month = Presenter.months[date.month - 1]
         var text = "\(weekday.prefix(3)) \(month.prefix(3)) \(date.day)"
         if date.year != currentYear { text += " \(date.year)" }

@@ -307,10 +307,8 @@ struct SeriesEditor {
 }
 
 enum Weekdays {
-    /// The weekday of a date (1970-01-01 was a Thursday).
     static func of(_ date: CalendarDate) -> RecurrenceRule.Weekday {
-        let order: [RecurrenceRule.Weekday] = [.thursday, .friday, .saturday, .sunday, .monday, .tuesday, .wednesday]
-        let index = Int(((date.dayNumber % 7) + 7) % 7)
-        return order[index]
+        let order: [RecurrenceRule.Weekday] = [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday]
+        return order[date.weekdayIndex]
     }
 }

@@ -43,7 +43,7 @@ struct AgendaPrinter {
     }
 
     private func dayHeading(_ day: CalendarDate) -> String {
-        let weekday = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][Int(((day.dayNumber % 7) + 7 + 4) % 7)]
+        let weekday = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][day.weekdayIndex]
         let month = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][day.month - 1]
         return "\(weekday), \(month) \(day.day), \(day.year)"
     }

@@ -132,7 +132,7 @@ struct ValueText {
         default:
             let names = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
             if let index = names.firstIndex(where: { $0 == words[0] || $0.prefix(3) == words[0] }) {
-                let current = Int(((base.dayNumber % 7) + 7 + 4) % 7)
+                let current = base.weekdayIndex
                 var ahead = (index - current + 7) % 7
                 if ahead == 0 { ahead = 7 }
                 day = shifted(ahead)

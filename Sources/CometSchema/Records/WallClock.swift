@@ -26,6 +26,9 @@ extension LocalDateTime {
 extension CalendarDate {
     /// Days since 1970-01-01.
     public var dayNumber: Int64 { TimeZones.daysFromCivil(year, month, day) }
+
+    /// 0 for Sunday … 6 for Saturday (1970-01-01 was a Thursday).
+    public var weekdayIndex: Int { Int(((dayNumber % 7) + 7 + 4) % 7) }
 }
 
 extension DateTimeValue {

@@ -66,7 +66,9 @@ struct ComponentDecoder {
                 problem(name, "\(error)")
             }
         }
-        if values[entityStartProperty ?? ""] == nil, let startField = entityStartProperty, entity.property(startField)?.isRequired == true {
+        // Only when DTSTART is absent: a DTSTART that failed to read was reported already.
+        if values[entityStartProperty ?? ""] == nil, raw.line(of: "DTSTART") == nil, let startField = entityStartProperty,
+           entity.property(startField)?.isRequired == true {
             problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
         }
         let rrules = raw.properties.filter { $0.name == "RRULE" || $0.name == "EXRULE" }

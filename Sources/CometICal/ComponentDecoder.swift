@@ -15,20 +15,39 @@ struct ComponentDecoder {
     struct Decoded {
         var values: [String: Value]
         var problems: [ICalProblem]
+        var warnings: [ICalProblem] = []
+        /// The lines whose content went into a field or is kept for export (for the audit that
+        /// no line is dropped in silence).
+        var accounted: Set<Int> = []
     }
 
     /// iCalendar properties that are consumed by rules other than a field's own name.
     static let consumedElsewhere: Set<String> = ["DURATION", "GEO", "DTSTAMP", "X-LIC-ERROR"]
 
-    func decode(_ raw: RawComponent, _ node: LibicalNode) -> Decoded {
+    /// `properties` are the node's properties aligned with their lines where that was possible;
+    /// `verbatim` the lines kept as written. `requireStart` is false for iTIP replies and
+    /// cancellations, which RFC 5545 §3.6.1 lets go without DTSTART.
+    func decode(_ raw: RawComponent, _ node: LibicalNode, properties: [LibicalProperty], verbatim: [ContentLine] = [],
+                requireStart: Bool = true) -> Decoded {
         var values: [String: Value] = [:]
-        var problems: [ICalProblem] = []
+        var decoded = Decoded(values: [:], problems: [])
         let uid = raw.value("UID")
-        let properties = node.properties
-        func problem(_ name: String, _ message: String) {
-            problems.append(ICalProblem(line: raw.line(of: name) ?? raw.beginLine, uid: uid, message: message))
+        func line(of property: LibicalProperty?, or name: String) -> Int {
+            property?.source?.line ?? raw.line(of: name) ?? raw.beginLine
+        }
+        func problem(_ name: String, _ message: String, at property: LibicalProperty? = nil) {
+            decoded.problems.append(ICalProblem(line: line(of: property, or: name), uid: uid, message: message))
+        }
+        func warn(_ name: String, _ message: String, at property: LibicalProperty? = nil) {
+            decoded.warnings.append(ICalProblem(line: line(of: property, or: name), uid: uid, message: message))
+        }
+        func account(_ used: [LibicalProperty]) {
+            for property in used { if let line = property.source?.line { decoded.accounted.insert(line) } }
         }
         var mapped = Set<String>(ComponentDecoder.consumedElsewhere)
+        account(properties.filter { ComponentDecoder.consumedElsewhere.contains($0.name) })
+        /// Repeated single-valued properties (a second SUMMARY) that no field can hold: kept.
+        var surplus: [LibicalProperty] = []
         let start = properties.first { $0.name == "DTSTART" }
 
         for property in entity.properties {
@@ -53,75 +72,143 @@ struct ComponentDecoder {
                 continue
             }
             guard let name else { continue }
+            var sources = properties.filter { $0.name == name }
+            if sources.isEmpty, let alias = ical.string("alias")?.uppercased() {
+                sources = properties.filter { $0.name == alias }
+                mapped.insert(alias)
+            }
             mapped.insert(name)
-            let sources = properties.filter { $0.name == name }
+            if !property.type.isArray, !ComponentDecoder.isList(property, registry: registry), sources.count > 1 {
+                let extra = sources.dropFirst().filter { $0.source?.line != sources[0].source?.line }
+                surplus += extra
+                for repeated in extra {
+                    warn(name, "\(name) appears again (first on line \(line(of: sources[0], or: name))); the first is read, and this one is kept as written for export", at: repeated)
+                }
+                sources = Array(sources.prefix(1))
+            }
+            account(sources)
             let children = node.children.filter { $0.kindName == name }
             do {
                 if let value = try decodeField(property, name: name, sources: sources, children: children, start: start, properties: properties) {
                     values[property.name] = value
                 }
             } catch let error as DecodeError {
-                problem(name, error.message)
+                if let line = error.line {
+                    decoded.problems.append(ICalProblem(line: line, uid: uid, message: error.message))
+                } else {
+                    problem(name, error.message, at: sources.first)
+                }
             } catch {
-                problem(name, "\(error)")
+                problem(name, "\(error)", at: sources.first)
             }
         }
         // Only when DTSTART is absent: a DTSTART that failed to read was reported already.
-        if values[entityStartProperty ?? ""] == nil, raw.line(of: "DTSTART") == nil, let startField = entityStartProperty,
+        if requireStart, values[entityStartProperty ?? ""] == nil, raw.line(of: "DTSTART") == nil, let startField = entityStartProperty,
            entity.property(startField)?.isRequired == true {
-            problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
+            decoded.problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
         }
-        let rrules = raw.properties.filter { $0.name == "RRULE" || $0.name == "EXRULE" }
-        if rrules.count > 1 || rrules.contains(where: { $0.name == "EXRULE" }) {
-            let offending = rrules.first { $0.name == "EXRULE" } ?? rrules[1]
-            problems.append(ICalProblem(line: offending.line, uid: uid, message: offending.name == "EXRULE"
-                ? "EXRULE was removed from iCalendar by RFC 5545 and cannot be kept; list the exceptions as EXDATEs"
-                : "a second RRULE (RFC 5545 allows one); keeping only the first would lose occurrences"))
+        if let exrule = raw.properties.first(where: { $0.name == "EXRULE" }) {
+            decoded.problems.append(ICalProblem(line: exrule.line, uid: uid, message: "EXRULE was removed from iCalendar by RFC 5545 and cannot be kept; list the exceptions as EXDATEs"))
         }
         if let fields = entity.temporalFields, let ruleField = fields.recurrence, case .recurrence(let rule)? = values[ruleField],
            let line = raw.line(of: "RRULE") {
-            if let message = ComponentDecoder.unusable(rule) { problems.append(ICalProblem(line: line, uid: uid, message: message)) }
+            if let message = ComponentDecoder.unusable(rule) { decoded.problems.append(ICalProblem(line: line, uid: uid, message: message)) }
         }
-        if let fields = entity.temporalFields, let endField = fields.end,
-           case .dateTime(let startValue)? = values[fields.start], case .dateTime(let endValue)? = values[endField] {
-            if endValue.sortKey < startValue.sortKey {
-                problem("DTEND", "DTEND (\(endValue)) is before DTSTART (\(startValue)); fix the end, or remove it for an event without length")
-            }
-            if let durationText = properties.first(where: { $0.name == "DURATION" })?.text, let duration = DurationValue(parsing: durationText) {
-                let implied = startValue.adding(days: duration.signedDays).adding(seconds: Int64(duration.signedTimeSeconds))
-                if implied.sortKey != endValue.sortKey {
-                    problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationText) from the start is \(implied), DTEND is \(endValue)); keep one")
-                }
-            }
-        }
-        // An end written in UTC (as exports do for the repeated hour) belongs to the start's zone.
-        if let fields = entity.temporalFields, let endField = fields.end,
-           case .dateTime(let startValue)? = values[fields.start], case .dateTime(let endValue)? = values[endField],
-           case .utc(let seconds) = endValue.kind, let zone = startValue.timeZoneIdentifier {
-            values[endField] = .dateTime(DateTimeValue(kind: .zoned(epochSeconds: seconds, timeZone: zone)))
-        }
-        // DURATION stands for DTEND when there is none.
-        if let endField = entity.temporalFields?.end, values[endField] == nil, let durationText = properties.first(where: { $0.name == "DURATION" })?.text,
-           let startField = entityStartProperty, case .dateTime(let startValue)? = values[startField] {
-            guard let duration = DurationValue(parsing: durationText) else {
-                problem("DURATION", "DURATION '\(durationText)' is not a duration")
-                return Decoded(values: values, problems: problems)
-            }
-            values[endField] = .dateTime(startValue.adding(days: duration.signedDays).adding(seconds: Int64(duration.signedTimeSeconds)))
+        if let fields = entity.temporalFields {
+            reconcileTimes(fields, &values, properties: properties, problem: problem, warn: warn)
         }
         if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
             let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
             // Kept in libical's own serialization (unfolded), so export → import gives the same text.
-            var kept: [String] = properties.filter { !mapped.contains($0.name) }.map { $0.unfoldedText }.filter { !$0.isEmpty }
+            let unmapped = properties.filter { !mapped.contains($0.name) } + surplus
+            account(unmapped)
+            var kept: [String] = unmapped.map { $0.unfoldedText }.filter { !$0.isEmpty }
+            // What libical cannot carry stays exactly as written.
+            kept += verbatim.map(\.text)
+            decoded.accounted.formUnion(verbatim.map(\.line))
             // Unmapped subcomponents are kept when libical knows them (it cannot write RFC 9073's
             // VLOCATION or VRESOURCE back, so keeping those would not survive an export).
             let known = Set(node.children.map(\.kindName))
-            for child in raw.children where !handledChildren.contains(child.name) && known.contains(child.name) {
-                kept.append(child.text.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\r\n", with: "\n"))
+            for child in raw.children where !handledChildren.contains(child.name) {
+                if known.contains(child.name) {
+                    kept.append(child.text.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\r\n", with: "\n"))
+                    decoded.accounted.formUnion(child.allLines)
+                } else {
+                    warn(child.name, "BEGIN:\(child.name) (line \(child.beginLine)) is a component libical 3.0 cannot write back, so it is not kept", at: nil)
+                }
             }
             if !kept.isEmpty { values[extras.name] = .string(kept.joined(separator: "\n")) }
         }
-        return Decoded(values: values, problems: problems)
+        decoded.values = values
+        return decoded
+    }
+
+    /// A single-valued field that still reads a list (CATEGORIES is an array; a String field
+    /// fed by a multi-valued property would be one too).
+    static func isList(_ property: PropertyDefinition, registry: Registry) -> Bool {
+        property.type.isArray
+    }
+
+    /// Start, end and DURATION together, as RFC 5545 means them: both times of one kind, an end
+    /// after the start, a DURATION that agrees, a start skipped by DST keeping its length.
+    private func reconcileTimes(_ fields: TemporalFields, _ values: inout [String: Value], properties: [LibicalProperty],
+                                problem: (String, String, LibicalProperty?) -> Void, warn: (String, String, LibicalProperty?) -> Void) {
+        let startProperty = properties.first { $0.name == "DTSTART" }
+        let endProperty = properties.first { $0.name == "DTEND" }
+        let durationProperty = properties.first { $0.name == "DURATION" }
+        guard case .dateTime(var startValue)? = values[fields.start] else { return }
+        let isDate = startProperty?.parameter("VALUE")?.uppercased() == "DATE"
+        if let endField = fields.end, case .dateTime(var endValue)? = values[endField] {
+            // A floating time beside a zoned one: RFC 5545 wants both of one kind; the zone the
+            // other names is the only one the producer can have meant.
+            if !isDate, startValue.isFloating, let zone = endValue.timeZoneIdentifier, let timeZone = TimeZone(identifier: zone) {
+                startValue = startValue.localTime.dateTime(in: timeZone)
+                values[fields.start] = .dateTime(startValue)
+                if let zoneField = entity.properties.first(where: { $0.ical?.string("param")?.uppercased() == "TZID" }) { values[zoneField.name] = .string(zone) }
+                warn("DTSTART", "DTSTART is a floating time but DTEND is in \(zone); the start is read in \(zone) too", startProperty)
+            } else if !isDate, endValue.isFloating, let zone = startValue.timeZoneIdentifier, let timeZone = TimeZone(identifier: zone) {
+                endValue = endValue.localTime.dateTime(in: timeZone)
+                values[endField] = .dateTime(endValue)
+                warn("DTEND", "DTEND is a floating time but DTSTART is in \(zone); the end is read in \(zone) too", endProperty)
+            }
+            // A start that does not exist (02:30 on the day clocks skip 02:00–03:00) is placed
+            // after the gap (§3.3.5); its end moves with it, so the event keeps the length it was
+            // written with.
+            if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier, endValue.timeZoneIdentifier == zone {
+                let length = endValue.expansionWallTime.wallSeconds - nominal.wallSeconds
+                if length >= 0, let moved = try? startValue.checkedAdding(seconds: length) {
+                    endValue = moved
+                    values[endField] = .dateTime(endValue)
+                }
+                warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so the event starts at \(startValue.localTime) (RFC 5545 §3.3.5) and keeps its length, ending at \(endValue.localTime)", startProperty)
+            } else if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier {
+                warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(nominal.hour):\(String(format: "%02d", nominal.minute))", startProperty)
+            }
+            if endValue.sortKey < startValue.sortKey {
+                problem("DTEND", "DTEND (\(endValue)) is before DTSTART (\(startValue)); fix the end, or remove it for an event without length", endProperty)
+            }
+            if let durationProperty, let duration = DurationValue(parsing: durationProperty.text) {
+                if let implied = try? startValue.adding(duration), implied.sortKey != endValue.sortKey {
+                    problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationProperty.text) from the start is \(implied), DTEND is \(endValue)); keep one", durationProperty)
+                }
+            }
+            // An end written in UTC (as exports do for the repeated hour) belongs to the start's zone.
+            if case .utc(let seconds) = endValue.kind, let zone = startValue.timeZoneIdentifier {
+                values[endField] = .dateTime(DateTimeValue(kind: .zoned(epochSeconds: seconds, timeZone: zone)))
+            }
+            return
+        }
+        if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier {
+            warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(nominal.hour):\(String(format: "%02d", nominal.minute))", startProperty)
+        }
+        // DURATION stands for DTEND when there is none.
+        guard let endField = fields.end, let durationProperty else { return }
+        do {
+            let duration = try DurationValue(validating: durationProperty.text)
+            values[endField] = .dateTime(try startValue.adding(duration))
+        } catch {
+            problem("DURATION", "DURATION: \(error.message)", durationProperty)
+        }
     }
 
     private var entityStartProperty: String? { entity.temporalFields?.start }
@@ -151,6 +238,8 @@ struct ComponentDecoder {
 
     struct DecodeError: Error {
         let message: String
+        /// The line it is about, when not the field's first property's.
+        var line: Int? = nil
     }
 
     // MARK: Fields
@@ -164,10 +253,26 @@ struct ComponentDecoder {
                 for source in sources { items.append(.object(try decodeTransient(definition, from: source))) }
             } else if case .union(let unionName) = type.base, let union = registry.union(unionName), !children.isEmpty {
                 for child in children { if let value = try decodeUnionChild(union, child, start: start, properties: properties) { items.append(value) } }
+            } else if type.element.base == .builtin(.string) {
+                // TEXT lists from the lines as written: libical splits `a\,b,c` at the escaped comma.
+                var seenLines = Set<Int>()
+                for source in sources {
+                    if let line = source.source {
+                        guard seenLines.insert(line.line).inserted else { continue }
+                        items += ComponentDecoder.splitUnescapedCommas(line.value).map { .string(ICalText.unescape($0)) }
+                    } else {
+                        items += ComponentDecoder.listItems(source, type: type.element).map(Value.string)
+                    }
+                }
             } else {
                 for source in sources {
                     for piece in ComponentDecoder.listItems(source, type: type.element) {
-                        items.append(try decodeScalar(piece, from: source, type: type.element, property: property))
+                        do {
+                            items.append(try decodeScalar(piece, from: source, type: type.element, property: property))
+                        } catch var error as DecodeError {
+                            error.line = error.line ?? source.source?.line
+                            throw error
+                        }
                     }
                 }
             }
@@ -200,6 +305,7 @@ struct ComponentDecoder {
         }
     }
 
+    /// Splits at commas that are not escaped, keeping the escapes for `ICalText.unescape`.
     static func splitUnescapedCommas(_ text: String) -> [String] {
         var items: [String] = []
         var current = ""
@@ -209,6 +315,7 @@ struct ComponentDecoder {
                 current.append(character)
                 escaped = false
             } else if character == "\\" {
+                current.append(character)
                 escaped = true
             } else if character == "," {
                 items.append(current.trimmedBlanks)

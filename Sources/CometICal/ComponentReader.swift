@@ -20,6 +20,11 @@ struct RawComponent {
         properties.first { $0.name == property }?.line
     }
 
+    /// Every physical line it starts on, children included (for the import audit).
+    var allLines: [Int] {
+        [beginLine, endLine] + properties.map(\.line) + children.flatMap(\.allLines)
+    }
+
     /// The component as iCalendar text (unfolded lines, CRLF) for libical.
     var text: String {
         var lines = ["BEGIN:\(name)"]
@@ -47,18 +52,30 @@ enum ReaderEvent {
     case component(RawComponent)
     case calendarEnds
     case problem(ICalProblem)
+    /// Something read in a way the file did not literally say (a broken fold joined, a stray
+    /// line ignored): never silent, never fatal.
+    case warning(ICalProblem)
 }
 
 /// Turns content lines into components, checking the BEGIN/END structure itself so every
 /// structural problem has a line: END without BEGIN, mismatched END, a VEVENT inside a VEVENT,
-/// a component never closed, text outside any component.
+/// a component never closed, text outside any component. Lines that lost their fold's leading
+/// space are joined back where that is the only reading, with a warning.
 struct ComponentReader {
     private var scanner: ContentLineScanner
     private var stack: [RawComponent] = []
     private var inCalendar = false
     private var calendarBeginLine = 1
     private var implicitCalendar = false
+    /// END:VCALENDAR came while components were open: it either ends the calendar (the file was
+    /// cut inside a component) or stands where their END belongs. What follows tells which.
+    private var calendarEndIsTentative = false
     private var sawAnything = false
+    private var sawCalendar = false
+    /// The calendar's last property, held back so a broken fold can still be joined to it.
+    private var heldCalendarProperty: ContentLine?
+    /// Lines after the last END:VCALENDAR that belong to nothing, reported once per run.
+    private var strayRun: (first: Int, last: Int, text: String)?
     private var queue: [ReaderEvent] = []
     private var done = false
 
@@ -78,6 +95,9 @@ struct ComponentReader {
 
     private mutating func step() {
         guard let result = scanner.next() else {
+            settleLastLine()
+            flushCalendarProperty()
+            flushStrayRun()
             finish()
             return
         }
@@ -91,16 +111,39 @@ struct ComponentReader {
             line = found
         }
         sawAnything = true
+        if !(stack.isEmpty && !inCalendar), joinBrokenFold(line) { return }
+        settleLastLine()
         let name = line.name
-        if name == "BEGIN" {
+        if name == "BEGIN", line.startsProperty {
+            flushCalendarProperty()
+            flushStrayRun()
             begin(line.value.trimmedBlanks.uppercased(), at: line.line)
-        } else if name == "END" {
+        } else if name == "END", line.startsProperty {
+            flushCalendarProperty()
+            flushStrayRun()
             end(line.value.trimmedBlanks.uppercased(), at: line.line)
-        } else if var top = stack.popLast() {
-            top.properties.append(line)
-            stack.append(top)
-        } else if inCalendar {
-            queue.append(.calendarProperty(line))
+        } else if !stack.isEmpty || inCalendar {
+            if !line.startsProperty, line.valueSeparator != nil {
+                queue.append(.problem(ICalProblem(line: line.line, uid: stack.last?.value("UID"),
+                                                  message: "'\(line.text.prefix(40))' is not a property: a property starts with a name of letters, digits and dashes, then ':' or ';'")))
+                taintInnermostItem()
+                return
+            }
+            calendarEndIsTentative = false
+            if var top = stack.popLast() {
+                top.properties.append(line)
+                stack.append(top)
+            } else {
+                flushCalendarProperty()
+                heldCalendarProperty = line
+            }
+        } else if sawCalendar {
+            // After END:VCALENDAR (a comment, a signature): nothing to read, so ignored and said.
+            if let run = strayRun {
+                strayRun = (run.first, line.line, run.text)
+            } else {
+                strayRun = (line.line, line.line, String(line.text.prefix(40)))
+            }
         } else {
             queue.append(.problem(ICalProblem(line: line.line, uid: nil, message: "'\(line.text.prefix(40))' is outside any component; an iCalendar file starts with BEGIN:VCALENDAR")))
             // One such complaint is enough for a file that is not iCalendar at all.
@@ -113,6 +156,81 @@ struct ComponentReader {
         }
     }
 
+    // MARK: Broken folds
+
+    /// The property line a continuation would belong to: the innermost component's last one, or
+    /// the calendar's held one.
+    private var lastLine: ContentLine? {
+        if let top = stack.last { return top.properties.last }
+        return heldCalendarProperty
+    }
+
+    private mutating func replaceLastLine(_ line: ContentLine) {
+        if var top = stack.popLast() {
+            top.properties[top.properties.count - 1] = line
+            stack.append(top)
+        } else {
+            heldCalendarProperty = line
+        }
+    }
+
+    /// Joins a line that cannot start a property to the one before, when that is a fold that
+    /// lost its leading space: the line before has no value separator yet (the fold fell inside
+    /// its parameters), or it is text and this line has no property name. The fold's space was
+    /// its marker, so the pieces join with nothing between them.
+    private mutating func joinBrokenFold(_ line: ContentLine) -> Bool {
+        guard let previous = lastLine, !line.startsProperty || previous.valueSeparator == nil else { return false }
+        let unfinished = previous.valueSeparator == nil
+        guard unfinished || ComponentReader.isText(previous) else { return false }
+        replaceLastLine(ContentLine(text: previous.text + line.text, line: previous.line))
+        queue.append(.warning(ICalProblem(line: line.line, uid: stack.last?.value("UID"),
+                                          message: "this line does not start a property, so it is read as the rest of \(previous.name) on line \(previous.line) (a folded line that lost its leading space)")))
+        return true
+    }
+
+    /// A property line still without ':' when the next line does not continue it is refused.
+    private mutating func settleLastLine() {
+        guard let last = lastLine, last.valueSeparator == nil else { return }
+        if var top = stack.popLast() {
+            top.properties.removeLast()
+            stack.append(top)
+        } else {
+            heldCalendarProperty = nil
+        }
+        queue.append(.problem(ICalProblem(line: last.line, uid: stack.last?.value("UID"),
+                                          message: "'\(last.text.prefix(40))' has no colon: a property needs ':' between its name and its value")))
+        taintInnermostItem()
+    }
+
+    /// Properties whose value is TEXT (RFC 5545 §3.3.11), where a lost fold is all that a line
+    /// without a name can be: the standard text properties, and x-names without another VALUE.
+    static func isText(_ line: ContentLine) -> Bool {
+        let name = line.name
+        if textProperties.contains(name) { return true }
+        if name.hasPrefix("X-") { return line.parameter("VALUE").map { $0.uppercased() == "TEXT" } ?? true }
+        return false
+    }
+
+    static let textProperties: Set<String> = ["SUMMARY", "DESCRIPTION", "LOCATION", "COMMENT", "CATEGORIES", "RESOURCES", "CONTACT",
+                                              "TZNAME", "NAME", "REQUEST-STATUS"]
+
+    private mutating func flushCalendarProperty() {
+        if let held = heldCalendarProperty {
+            queue.append(.calendarProperty(held))
+            heldCalendarProperty = nil
+        }
+    }
+
+    private mutating func flushStrayRun() {
+        guard let run = strayRun else { return }
+        strayRun = nil
+        let lines = run.first == run.last ? "line \(run.first)" : "lines \(run.first)–\(run.last)"
+        queue.append(.warning(ICalProblem(line: run.first, uid: nil,
+                                          message: "'\(run.text)' (\(lines)) comes after END:VCALENDAR, outside any component; ignored")))
+    }
+
+    // MARK: Structure
+
     private mutating func begin(_ component: String, at line: Int) {
         if component == "VCALENDAR", stack.isEmpty {
             if implicitCalendar {
@@ -120,17 +238,26 @@ struct ComponentReader {
                 implicitCalendar = false
             }
             if inCalendar {
-                queue.append(.problem(ICalProblem(line: line, uid: nil, message: "BEGIN:VCALENDAR inside a VCALENDAR that was never closed")))
+                if calendarEndIsTentative {
+                    // The earlier END:VCALENDAR did end that calendar.
+                    queue.append(.calendarEnds)
+                } else {
+                    queue.append(.problem(ICalProblem(line: line, uid: nil, message: "BEGIN:VCALENDAR inside a VCALENDAR that was never closed")))
+                }
             }
+            calendarEndIsTentative = false
             inCalendar = true
+            sawCalendar = true
             calendarBeginLine = line
             queue.append(.calendarBegins(line: line))
             return
         }
+        calendarEndIsTentative = false
         if !inCalendar, stack.isEmpty {
             // Bare components without VCALENDAR around them: read them as one calendar.
             inCalendar = true
             implicitCalendar = true
+            sawCalendar = true
             queue.append(.calendarBegins(line: line))
         }
         if ComponentReader.itemComponents.contains(component), stack.contains(where: { ComponentReader.itemComponents.contains($0.name) }) {
@@ -149,15 +276,15 @@ struct ComponentReader {
 
     private mutating func end(_ component: String, at line: Int) {
         if component == "VCALENDAR", !stack.isEmpty, inCalendar {
-            // END:VCALENDAR while components are open: they were never closed; the calendar ends.
-            for open in stack.reversed() {
-                queue.append(.problem(ICalProblem(line: open.beginLine, uid: open.value("UID"),
-                                                  message: "BEGIN:\(open.name) is never closed (END:VCALENDAR on line \(line) comes first)")))
-            }
+            // END:VCALENDAR while components are open: the fault is on this line either way (the
+            // file was cut inside them, or this END belongs to them), so it is reported here.
+            // The calendar ends for now; another component or END:VCALENDAR after it means it
+            // stood for the missing END, and the calendar goes on.
+            let open = stack.map { "BEGIN:\($0.name) (line \($0.beginLine))" }.joined(separator: ", ")
+            queue.append(.problem(ICalProblem(line: line, uid: stack.first { ComponentReader.itemComponents.contains($0.name) }?.value("UID") ?? stack.first?.value("UID"),
+                                              message: "END:VCALENDAR while \(open) is still open: it is never closed, so it is refused (if this line should be END:\(stack.last?.name ?? ""), correct it)")))
             stack.removeAll()
-            inCalendar = false
-            implicitCalendar = false
-            queue.append(.calendarEnds)
+            calendarEndIsTentative = true
             return
         }
         if component == "VCALENDAR", stack.isEmpty {
@@ -167,9 +294,11 @@ struct ComponentReader {
             }
             inCalendar = false
             implicitCalendar = false
+            calendarEndIsTentative = false
             queue.append(.calendarEnds)
             return
         }
+        calendarEndIsTentative = false
         guard var top = stack.popLast() else {
             queue.append(.problem(ICalProblem(line: line, uid: nil, message: "END:\(component) without a matching BEGIN:\(component)")))
             return
@@ -177,8 +306,9 @@ struct ComponentReader {
         guard top.name == component else {
             queue.append(.problem(ICalProblem(line: line, uid: top.value("UID"),
                                               message: "END:\(component) does not close BEGIN:\(top.name) (line \(top.beginLine)); components must end in the order they begin")))
-            // Keep the structure: treat it as closing the innermost component.
+            // Keep the structure: treat it as closing the innermost component, which is refused.
             top.endLine = line
+            if ComponentReader.itemComponents.contains(top.name) { top.isTainted = true } else { taintInnermostItem() }
             attach(top)
             return
         }
@@ -206,7 +336,7 @@ struct ComponentReader {
                                               message: "BEGIN:\(open.name) is never closed (no END:\(open.name) before the end of the file); the file may be cut off")))
         }
         stack.removeAll()
-        if inCalendar, !implicitCalendar {
+        if inCalendar, !implicitCalendar, !calendarEndIsTentative {
             queue.append(.problem(ICalProblem(line: calendarBeginLine, uid: nil, message: "BEGIN:VCALENDAR is never closed (no END:VCALENDAR); the file may be cut off")))
         }
         if inCalendar { queue.append(.calendarEnds) }

@@ -11,15 +11,65 @@ struct ContentLine {
         return text[..<end].uppercased()
     }
 
-    /// The value after the first ':' outside a quoted parameter value.
-    var value: String {
+    /// The index of the ':' that separates name and parameters from the value: the first one
+    /// outside a quoted parameter value. Nil for a line that has none (a broken fold).
+    var valueSeparator: String.Index? {
         var quoted = false
         for index in text.indices {
             let character = text[index]
             if character == "\"" { quoted.toggle() }
-            if character == ":", !quoted { return String(text[text.index(after: index)...]) }
+            if character == ":", !quoted { return index }
         }
-        return ""
+        return nil
+    }
+
+    /// The value after the first ':' outside a quoted parameter value.
+    var value: String {
+        guard let separator = valueSeparator else { return "" }
+        return String(text[text.index(after: separator)...])
+    }
+
+    /// Name and parameters: everything before the value separator.
+    var head: Substring {
+        text[..<(valueSeparator ?? text.endIndex)]
+    }
+
+    /// A line that starts a property as RFC 5545 §3.1 writes one: a name of letters, digits and
+    /// dashes, then parameters or the value. A line that does not is the rest of a broken fold,
+    /// or text that is not iCalendar.
+    var startsProperty: Bool {
+        guard valueSeparator != nil else { return false }
+        let name = text.prefix { $0 != ";" && $0 != ":" }
+        return !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+
+    /// A parameter's value, unquoted (RFC 5545 §3.2) and with RFC 6868 caret escapes decoded.
+    func parameter(_ wanted: String) -> String? {
+        ContentLine.parameters(of: head).first { $0.name == wanted }?.value
+    }
+
+    /// Parameters in order, names upper-cased, values unquoted.
+    static func parameters(of head: Substring) -> [(name: String, value: String)] {
+        var result: [(String, String)] = []
+        var pieces: [Substring] = []
+        var quoted = false
+        var start = head.startIndex
+        for index in head.indices {
+            let character = head[index]
+            if character == "\"" { quoted.toggle() }
+            if character == ";", !quoted {
+                pieces.append(head[start..<index])
+                start = head.index(after: index)
+            }
+        }
+        pieces.append(head[start...])
+        for piece in pieces.dropFirst() {
+            guard let equals = piece.firstIndex(of: "=") else { continue }
+            var value = piece[piece.index(after: equals)...]
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
+            result.append((piece[..<equals].uppercased(), String(value)))
+        }
+        return result
     }
 }
 
@@ -81,8 +131,9 @@ struct ContentLineScanner {
     private mutating func physicalLineBytes() -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[position...].firstIndex(of: 0x0A) {
+                // Any run of CRs before the LF is one line ending (some tools write CR CR LF).
                 var end = newline
-                if end > position, buffer[end - 1] == 0x0D { end -= 1 }
+                while end > position, buffer[end - 1] == 0x0D { end -= 1 }
                 let slice = buffer[position..<end]
                 bytesRead += newline + 1 - position
                 position = newline + 1
@@ -92,7 +143,7 @@ struct ContentLineScanner {
             if finished {
                 guard position < buffer.count else { return nil }
                 var end = buffer.count
-                if buffer[end - 1] == 0x0D { end -= 1 }
+                while end > position, buffer[end - 1] == 0x0D { end -= 1 }
                 let slice = buffer[position..<end]
                 bytesRead += buffer.count - position
                 position = buffer.count

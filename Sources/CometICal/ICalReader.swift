@@ -17,9 +17,13 @@ public enum ICalItem: Sendable {
     /// VCALENDAR (a calendar's X-WR-CALNAME, …) and the iTIP METHOD, if any.
     case calendar(entity: QualifiedName?, values: [String: Value], method: String?, line: Int)
     case record(ICalRecord)
+    /// An iTIP cancellation or reply to apply to a stored event.
+    case message(ICalMessage)
     /// A component no entity maps (VJOURNAL in a calendar-only setup): left out, not an error.
     case skipped(component: String, line: Int)
     case problem(ICalProblem)
+    /// Read in a way the file did not literally say, or left out on purpose: never fatal.
+    case warning(ICalProblem)
     case calendarEnd
 }
 
@@ -31,6 +35,8 @@ public final class ICalReader {
     private var reader: ComponentReader
     private var zones = ZoneResolver()
     private var defaultZone: String?
+    /// The calendar's iTIP METHOD (RFC 5546), upper-cased.
+    private var method: String?
     private var calendarProperties: [ContentLine] = []
     private var calendarLine = 1
     private var calendarAnnounced = false
@@ -80,6 +86,7 @@ public final class ICalReader {
             calendarAnnounced = false
             refuseCalendar = false
             defaultZone = nil
+            method = nil
             zones = ZoneResolver()
         case .calendarProperty(let line):
             calendarProperties.append(line)
@@ -87,6 +94,10 @@ public final class ICalReader {
             announceCalendar()
             if refuseCalendar { return }
             if raw.name == "VTIMEZONE" {
+                if let tzid = raw.value("TZID"), tzid.isBlank {
+                    queue.append(.warning(ICalProblem(line: raw.line(of: "TZID") ?? raw.beginLine, uid: nil,
+                                                      message: "this VTIMEZONE has an empty TZID (as Exchange 2010 wrote them); times with TZID=\"\" use its definition")))
+                }
                 zones.define(raw)
                 return
             }
@@ -103,6 +114,8 @@ public final class ICalReader {
             queue.append(.calendarEnd)
         case .problem(let problem):
             queue.append(.problem(problem))
+        case .warning(let warning):
+            queue.append(.warning(warning))
         }
     }
 
@@ -113,7 +126,7 @@ public final class ICalReader {
             if let iana = TimeZoneNames.ianaIdentifier(for: zone) {
                 defaultZone = iana
             } else {
-                queue.append(.problem(ICalProblem(line: calendarProperties.first { $0.name == "X-WR-TIMEZONE" }?.line ?? calendarLine, uid: nil,
+                queue.append(.warning(ICalProblem(line: calendarProperties.first { $0.name == "X-WR-TIMEZONE" }?.line ?? calendarLine, uid: nil,
                                                   message: "X-WR-TIMEZONE '\(zone)' is not a time zone CometCal knows; floating times stay floating")))
             }
         }
@@ -121,19 +134,29 @@ public final class ICalReader {
             queue.append(.problem(ICalProblem(line: version.line, uid: nil, message: "this is a vCalendar 1.0 file; CometCal reads iCalendar 2.0 (RFC 5545) — export it again as iCalendar from its program")))
             refuseCalendar = true
         }
-        let method = calendarProperties.first { $0.name == "METHOD" }?.value.uppercased()
+        method = calendarProperties.first { $0.name == "METHOD" }?.value.trimmedBlanks.uppercased()
         guard let entity = entities["VCALENDAR"] else {
             queue.append(.calendar(entity: nil, values: [:], method: method, line: calendarLine))
             return
         }
         var raw = RawComponent(name: "VCALENDAR", beginLine: calendarLine)
-        raw.properties = calendarProperties.filter { !$0.value.isEmpty }
+        let structural = calendarProperties.filter { ICalReader.calendarHousekeeping.contains($0.name) || $0.value.isBlank }
+        raw.properties = calendarProperties.filter { line in !structural.contains { $0.line == line.line } && !ComponentPrepass.needsVerbatim(line) }
+        let verbatim = calendarProperties.filter { line in !structural.contains { $0.line == line.line } && ComponentPrepass.needsVerbatim(line) }
         var values: [String: Value] = [:]
+        var accounted = Set(structural.map(\.line))
         if let tree = LibicalTree(parsing: raw.text) {
             let decoder = ComponentDecoder(registry: registry, entity: entity, zones: zones, defaultZone: nil)
-            values = decoder.decode(raw, tree.node).values
-            values = values.filter { key, _ in entity.property(key)?.ical?.firstString != "*" }
+            let properties = tree.node.properties(alignedWith: raw.properties) ?? tree.node.properties
+            let decoded = decoder.decode(raw, tree.node, properties: properties, verbatim: verbatim, requireStart: false)
+            values = decoded.values
+            queue.append(contentsOf: decoded.warnings.map(ICalItem.warning))
+            queue.append(contentsOf: decoded.problems.map(ICalItem.warning))
+            accounted.formUnion(decoded.accounted)
+            accounted.formUnion(decoded.warnings.map(\.line))
+            accounted.formUnion(decoded.problems.map(\.line))
         }
+        unaccountedLines += calendarProperties.map(\.line).filter { !accounted.contains($0) }
         queue.append(.calendar(entity: entity.name, values: values, method: method, line: calendarLine))
     }
 
@@ -156,16 +179,7 @@ public final class ICalReader {
     }
 
     static func parameter(_ name: String, of line: ContentLine) -> String? {
-        let head = line.text.prefix { $0 != ":" }
-        for part in head.split(separator: ";").dropFirst() {
-            let pieces = part.split(separator: "=", maxSplits: 1)
-            if pieces.count == 2, pieces[0].uppercased() == name {
-                var value = Substring(pieces[1])
-                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
-                return String(value)
-            }
-        }
-        return nil
+        line.parameter(name)
     }
 
     private func decode(_ original: RawComponent) {
@@ -181,49 +195,119 @@ public final class ICalReader {
             queue.append(.skipped(component: original.name, line: original.beginLine))
             return
         }
-        let raw = QuirkNormalizer.normalize(original)
+        if let method, !ICalReader.importedMethods.contains(method), !ICalReader.messageMethods.contains(method) {
+            queue.append(.warning(ICalProblem(line: original.beginLine, uid: uid,
+                                              message: "METHOD:\(method) asks the organizer's calendar to act (RFC 5546); CometCal acts on PUBLISH, REQUEST, REPLY and CANCEL, so this \(original.name) is skipped")))
+            return
+        }
+        let prepared = ComponentPrepass.prepare(original, uid: uid)
+        let raw = prepared.component
+        queue.append(contentsOf: prepared.warnings.map(ICalItem.warning))
         guard let tree = LibicalTree(parsing: raw.text) else {
             queue.append(.problem(ICalProblem(line: raw.beginLine, uid: uid, message: "libical could not parse this \(raw.name)")))
             return
         }
-        var problems: [ICalProblem] = []
-        for message in tree.node.errors {
-            problems.append(ICalProblem(line: QuirkNormalizer.line(of: message, in: raw), uid: uid, message: "invalid value: \(message)"))
+        let aligned = tree.node.properties(alignedWith: raw.properties)
+        let properties = aligned ?? tree.node.properties
+        var problems = prepared.problems
+        for property in properties where property.name == "X-LIC-ERROR" {
+            problems.append(ICalProblem(line: property.source?.line ?? QuirkNormalizer.line(of: property.text, in: raw), uid: uid, message: "invalid value: \(property.text)"))
         }
         let mappedChildren = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
-        for child in tree.node.children where mappedChildren.contains(child.kindName) {
-            for message in child.errors {
-                problems.append(ICalProblem(line: QuirkNormalizer.line(of: message, in: raw), uid: uid, message: "invalid value in \(child.kindName): \(message)"))
+        for (index, child) in tree.node.children.enumerated() where mappedChildren.contains(child.kindName) {
+            let rawChild = ICalReader.rawChild(of: raw, matching: tree.node.children, at: index)
+            let childProperties = rawChild.flatMap { child.properties(alignedWith: $0.properties) } ?? child.properties
+            for property in childProperties where property.name == "X-LIC-ERROR" {
+                let line = property.source?.line ?? rawChild.map { QuirkNormalizer.line(of: property.text, in: $0) } ?? QuirkNormalizer.line(of: property.text, in: raw)
+                problems.append(ICalProblem(line: line, uid: uid, message: "invalid value in \(child.kindName): \(property.text)"))
             }
         }
         let decoder = ComponentDecoder(registry: registry, entity: entity, zones: zones, defaultZone: defaultZone)
-        let decoded = decoder.decode(raw, tree.node)
+        let isMessage = method.map(ICalReader.messageMethods.contains) ?? false
+        let decoded = decoder.decode(raw, tree.node, properties: properties, verbatim: prepared.verbatim, requireStart: !isMessage)
         problems += decoded.problems
-        if problems.isEmpty {
-            do {
-                var values = decoded.values
-                values["id"] = nil
-                for property in entity.properties where property.isRequired && values[property.name] == nil && property.type == .builtin(.string) && property.ical != nil {
-                    values[property.name] = .string("")
-                }
-                // References (an event's calendar) are the importer's to fill; check the rest.
-                // A required text with no value (an event without SUMMARY, valid in RFC 5545) is empty text.
-                for property in entity.properties where values[property.name] == nil {
-                    if case .entity(let target) = property.type.base, registry.entity(target)?.kind == .indexed { values[property.name] = .reference(UUID()) }
-                }
-                try registry.validateObject(values, of: entity)
-            } catch {
-                problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(error)"))
-            }
-        }
-        if problems.isEmpty {
-            var values = decoded.values
-            for property in entity.properties where property.isRequired && values[property.name] == nil && property.type == .builtin(.string) && property.ical != nil {
-                values[property.name] = .string("")
-            }
-            queue.append(.record(ICalRecord(entity: entity.name, values: values, uid: uid, line: raw.beginLine, uidLine: raw.line(of: "UID") ?? raw.beginLine)))
-        } else {
+        queue.append(contentsOf: decoded.warnings.map(ICalItem.warning))
+        audit(original, prepared: prepared, decoded: decoded, problems: problems)
+        guard problems.isEmpty else {
             queue.append(contentsOf: problems.map(ICalItem.problem))
+            return
         }
+        var values = decoded.values
+        for property in entity.properties where property.isRequired && values[property.name] == nil && property.type == .builtin(.string) && property.ical != nil {
+            values[property.name] = .string("")
+        }
+        if isMessage, let method, let uid {
+            queue.append(.message(ICalMessage(method: method, entity: entity.name, uid: uid, values: values, line: raw.beginLine)))
+            return
+        }
+        do {
+            var checked = values
+            checked["id"] = nil
+            // References (an event's calendar) are the importer's to fill; check the rest.
+            // A required text with no value (an event without SUMMARY, valid in RFC 5545) is empty text.
+            for property in entity.properties where checked[property.name] == nil {
+                if case .entity(let target) = property.type.base, registry.entity(target)?.kind == .indexed { checked[property.name] = .reference(UUID()) }
+            }
+            try registry.validateObject(checked, of: entity)
+        } catch {
+            queue.append(.problem(ICalProblem(line: raw.beginLine, uid: uid, message: "\(error)")))
+            return
+        }
+        queue.append(.record(ICalRecord(entity: entity.name, values: values, uid: uid, line: raw.beginLine, uidLine: raw.line(of: "UID") ?? raw.beginLine)))
     }
+
+    /// Calendar properties that describe the file rather than the calendar: export writes its
+    /// own (VERSION, PRODID, CALSCALE), METHOD is acted on, X-WR-TIMEZONE is applied to the
+    /// floating times as they are read.
+    static let calendarHousekeeping: Set<String> = ["VERSION", "PRODID", "CALSCALE", "METHOD", "X-WR-TIMEZONE"]
+
+    /// Methods whose components are the events themselves (RFC 5546): imported as calendars.
+    static let importedMethods: Set<String> = ["PUBLISH", "REQUEST", "ADD"]
+    /// Methods whose components only name an event to change: a cancellation, a reply.
+    static let messageMethods: Set<String> = ["CANCEL", "REPLY"]
+
+    /// The raw child libical's child `index` came from: the same kind, in the same order.
+    static func rawChild(of raw: RawComponent, matching children: [LibicalNode], at index: Int) -> RawComponent? {
+        let kind = children[index].kindName
+        let position = children[..<index].filter { $0.kindName == kind }.count
+        let candidates = raw.children.filter { $0.name == kind }
+        return candidates.indices.contains(position) ? candidates[position] : nil
+    }
+
+    // MARK: The audit
+
+    /// Lines of accepted components that went nowhere: not into a field, not kept for export, not
+    /// named in a warning. The importer's promise is that this stays empty; tests hold it to it.
+    public private(set) var unaccountedLines: [Int] = []
+
+    private func audit(_ original: RawComponent, prepared: PreparedComponent, decoded: ComponentDecoder.Decoded, problems: [ICalProblem]) {
+        guard problems.isEmpty else { return }
+        var accounted = decoded.accounted
+        accounted.formUnion(prepared.warnings.map(\.line))
+        accounted.formUnion(decoded.warnings.map(\.line))
+        // A warning about a removed VALARM names its lines by range.
+        for child in original.children where prepared.warnings.contains(where: { $0.line == child.beginLine }) {
+            accounted.formUnion(child.allLines)
+        }
+        for line in original.properties where line.value.isBlank || line.line == original.beginLine && line.name == "UID" {
+            accounted.insert(line.line)  // an empty value carries nothing; a derived UID is ours
+        }
+        for child in original.children {
+            // Mapped subcomponents (VALARM): their TRIGGER is the field; what else they hold is
+            // the documented limit of an alarm (docs/icalendar.md, Known limits).
+            accounted.formUnion(child.allLines)
+        }
+        unaccountedLines += original.properties.map(\.line).filter { !accounted.contains($0) }
+    }
+}
+
+/// An iTIP message about an event (METHOD:CANCEL or REPLY): what it names and says. It has no
+/// event of its own to import; the importer applies it to the stored one.
+public struct ICalMessage: Sendable {
+    public let method: String
+    public let entity: QualifiedName
+    public let uid: String
+    /// The fields the component gave (RECURRENCE-ID, SEQUENCE, STATUS, ATTENDEE, …).
+    public let values: [String: Value]
+    public let line: Int
 }

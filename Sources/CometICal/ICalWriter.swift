@@ -24,16 +24,20 @@ public struct ICalWriter {
     public func document(calendar: EntityRecord?, records: [EntityRecord]) throws -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:\(ICalWriter.productID)", "CALSCALE:GREGORIAN"]
         if let calendar, let entity = registry.entity(calendar.entity) {
-            lines += propertyLines(of: calendar, entity: entity).filter { !$0.hasPrefix("UID") }
+            lines += propertyLines(of: calendar, entity: entity).filter { !$0.hasPrefix("UID") && !ICalWriter.isHousekeeping($0) }
         }
+        let (calendarLines, calendarVerbatim) = ICalWriter.separateVerbatim(lines)
+        lines = calendarLines
         var body = ""
         let sorted = records.sorted(by: ICalWriter.exportOrder(registry))
         var zoneUse: [String: (Int64, Int64, Bool)] = [:]
         for record in sorted {
             guard let entity = registry.entity(record.entity), let component = entity.annotations.first(named: "ical")?.firstString else { continue }
             noteZones(record, entity: entity, into: &zoneUse)
-            let text = ["BEGIN:\(component)"] + componentLines(record, entity: entity) + ["END:\(component)"]
-            body += try serialize(text.joined(separator: "\r\n") + "\r\n", what: "\(component) \(record.id.uuidString.lowercased())")
+            let (lines, verbatim) = ICalWriter.separateVerbatim(componentLines(record, entity: entity))
+            let text = ["BEGIN:\(component)"] + lines + ["END:\(component)"]
+            let written = try serialize(text.joined(separator: "\r\n") + "\r\n", what: "\(component) \(record.id.uuidString.lowercased())")
+            body += ICalWriter.insert(verbatim, before: "END:\(component)\r\n", in: written)
         }
         var timezones = ""
         for zone in zoneUse.keys.sorted() {
@@ -42,7 +46,29 @@ public struct ICalWriter {
         }
         let head = try serialize(lines.joined(separator: "\r\n") + "\r\nEND:VCALENDAR\r\n", what: "VCALENDAR")
         guard head.hasSuffix("END:VCALENDAR\r\n") else { throw WriteError(message: "libical returned an unexpected calendar header") }
-        return String(head.dropLast("END:VCALENDAR\r\n".count)) + timezones + body + "END:VCALENDAR\r\n"
+        return String(head.dropLast("END:VCALENDAR\r\n".count)) + calendarVerbatim.map(ICalText.fold).joined() + timezones + body + "END:VCALENDAR\r\n"
+    }
+
+    /// Lines libical would turn into X-LIC-ERROR (RFC 9253 LINK, iana-tokens it does not know,
+    /// x-name value types) are written as they were read, past libical.
+    static func separateVerbatim(_ lines: [String]) -> (libical: [String], verbatim: [String]) {
+        var libical: [String] = []
+        var verbatim: [String] = []
+        for line in lines {
+            if ComponentPrepass.needsVerbatim(ContentLine(text: line, line: 0)) { verbatim.append(line) } else { libical.append(line) }
+        }
+        return (libical, verbatim)
+    }
+
+    static func insert(_ verbatim: [String], before end: String, in text: String) -> String {
+        guard !verbatim.isEmpty, text.hasSuffix(end) else { return text }
+        return String(text.dropLast(end.count)) + verbatim.map(ICalText.fold).joined() + end
+    }
+
+    /// Calendar properties the writer writes itself.
+    static func isHousekeeping(_ line: String) -> Bool {
+        let name = ContentLine(text: line, line: 0).name
+        return ["VERSION", "PRODID", "CALSCALE", "METHOD"].contains(name)
     }
 
     /// Series before their overrides, by UID then RECURRENCE-ID; then by id for stability.
@@ -75,14 +101,17 @@ public struct ICalWriter {
         let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.uuidString.lowercased() } }()
         lines.append("UID:" + ICalWriter.escape(uid))
         lines.append("DTSTAMP:" + stampText(record, entity: entity))
-        lines += propertyLines(of: record, entity: entity).filter { !$0.hasPrefix("UID:") && !$0.hasPrefix("UID;") }
+        lines += propertyLines(of: record, entity: entity).filter { line in
+            !["UID", "DTSTAMP"].contains(ContentLine(text: line, line: 0).name)
+        }
         return lines
     }
 
-    /// DTSTAMP must be there; it is derived from the record (LAST-MODIFIED, CREATED, or the start)
-    /// so that two exports of the same data are identical.
+    /// DTSTAMP must be there: the one the event arrived with or CometCal wrote (the field mapped
+    /// to DTSTAMP), else one derived from the record (LAST-MODIFIED, CREATED, or the start), so
+    /// that two exports of the same data are identical.
     private func stampText(_ record: EntityRecord, entity: EntityDefinition) -> String {
-        for name in ["LAST-MODIFIED", "CREATED", "DTSTART"] {
+        for name in ["DTSTAMP", "LAST-MODIFIED", "CREATED", "DTSTART"] {
             if let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == name && $0.ical?.string("param") == nil }),
                case .dateTime(let value)? = record[property.name] {
                 // DTSTAMP is always UTC; a floating (all-day) start is read as UTC for it.
@@ -129,7 +158,7 @@ public struct ICalWriter {
             if let whenTrue = ical?.string("whenTrue"), let whenFalse = ical?.string("whenFalse") { return ["\(name):" + (flag ? whenTrue : whenFalse)] }
             if let whenTrue = ical?.string("whenTrue") { return flag ? ["\(name):\(whenTrue)"] : [] }
             return ["\(name):" + (flag ? "TRUE" : "FALSE")]
-        case .dateTime(let dateTime): return [name + ICalWriter.dateTimeSuffix(dateTime, allDay: allDay && ["DTSTART", "DTEND", "EXDATE", "RDATE", "RECURRENCE-ID"].contains(name))]
+        case .dateTime(let dateTime): return [name + ICalWriter.dateTimeSuffix(dateTime, allDay: allDay && ICalWriter.dateOnAllDay.contains(name))]
         case .date(let date): return ["\(name);VALUE=DATE:\(date.icalText)"]
         case .duration(let duration): return ["\(name)\(name.hasPrefix("X-") ? ";VALUE=DURATION" : ""):\(duration)"]
         case .url(let url): return ["\(name)\(name == "URL" ? "" : ";VALUE=URI"):\(url.absoluteString)"]
@@ -210,26 +239,16 @@ public struct ICalWriter {
         return personLine(name, person, parameters: parameters)
     }
 
+    /// Properties an all-day event writes as VALUE=DATE.
+    static let dateOnAllDay: Set<String> = ["DTSTART", "DTEND", "EXDATE", "RDATE", "RECURRENCE-ID"]
+
     // MARK: Text
 
     /// The address written for a person known only by name; read back as "no address".
     static let namelessAddressPrefix = "urn:x-cometcal:name:"
 
-    /// RFC 5545 TEXT escaping: backslash, semicolon, comma, newline.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "\\": result += "\\\\"
-            case ";": result += "\\;"
-            case ",": result += "\\,"
-            case "\n": result += "\\n"
-            case "\r": continue
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    /// RFC 5545 TEXT escaping (see `ICalText`).
+    static func escape(_ text: String) -> String { ICalText.escape(text) }
 
     /// A parameter value, quoted when it holds characters that end a parameter.
     static func parameterValue(_ text: String) -> String {
@@ -249,6 +268,8 @@ public struct ICalWriter {
         case .utc: return ":" + utcText(value)
         case .floating(let local): return ":" + local.icalText
         case .zoned(_, let zone):
+            // A wall time skipped by DST is written as it was given: readers place it again.
+            if let nominal = value.nominal { return ";TZID=\(zone):" + nominal.icalText }
             // A wall time that reads back as another instant (the repeated hour when clocks go
             // back) is written in UTC, so the instant survives.
             if let timeZone = TimeZone(identifier: zone), value.localTime.dateTime(in: timeZone).sortKey != value.sortKey {
@@ -265,7 +286,10 @@ public struct ICalWriter {
             guard let property = entity.temporalFields?.recurrence, case .recurrence(let rule)? = record[property] else { return false }
             return rule.end == .never
         }()
+        let allDay: Bool = { if let property = entity.temporalFields?.isAllDay, case .bool(true)? = record[property] { return true } else { return false } }()
         for property in entity.properties where property.type.base == .builtin(.dateTime) {
+            // On an all-day event these are written as dates, which use no zone.
+            if allDay, let name = property.ical?.firstString?.uppercased(), ICalWriter.dateOnAllDay.contains(name) { continue }
             let values: [Value] = { if case .array(let items)? = record[property.name] { return items } else { return record[property.name].map { [$0] } ?? [] } }()
             for value in values {
                 guard case .dateTime(let dateTime) = value, let zone = dateTime.timeZoneIdentifier else { continue }

@@ -37,7 +37,7 @@ struct LibicalNode {
         var result: [LibicalProperty] = []
         var property = icalcomponent_get_first_property(pointer, ICAL_ANY_PROPERTY)
         while let current = property {
-            result.append(LibicalProperty(pointer: current))
+            result.append(LibicalProperty(pointer: current, source: nil))
             property = icalcomponent_get_next_property(pointer, ICAL_ANY_PROPERTY)
         }
         return result
@@ -57,11 +57,43 @@ struct LibicalNode {
     var errors: [String] {
         properties.filter { $0.name == "X-LIC-ERROR" }.map(\.text)
     }
+
+    /// The properties, each with the content line it came from. libical keeps the file's order,
+    /// puts an X-LIC-ERROR where a line failed, and splits a list (`EXDATE:a,b`) into one property
+    /// per value, so lines and properties are matched in order. Nil where they cannot be (a
+    /// property libical made up), so no line is ever named wrongly.
+    func properties(alignedWith lines: [ContentLine]) -> [LibicalProperty]? {
+        var result = properties
+        var index = 0
+        for line in lines {
+            let name = line.name
+            let expected = LibicalNode.splitLists.contains(name) ? max(1, ComponentDecoder.splitUnescapedCommas(line.value).count) : 1
+            var taken = 0
+            while index < result.count, taken < expected {
+                let found = result[index].name
+                if found == "X-LIC-ERROR" {
+                    if taken == 0 { result[index].source = line; index += 1 }
+                    break
+                }
+                guard found == name else { break }
+                result[index].source = line
+                index += 1
+                taken += 1
+            }
+            if taken == 0 { return nil }
+        }
+        return index == result.count ? result : nil
+    }
+
+    /// Properties libical turns into one property per listed value.
+    static let splitLists: Set<String> = ["EXDATE", "RDATE", "CATEGORIES", "RESOURCES", "FREEBUSY"]
 }
 
 /// A property inside a tree: its name, parameters and value as text.
 struct LibicalProperty {
     let pointer: OpaquePointer
+    /// The content line it was read from, when known (see `LibicalNode.properties(alignedWith:)`).
+    var source: ContentLine?
 
     var name: String {
         icalproperty_get_property_name(pointer).map { String(cString: $0).uppercased() } ?? ""
@@ -90,10 +122,16 @@ struct LibicalProperty {
         parameters.first { $0.name == name }?.value
     }
 
-    /// The value as people read it: TEXT unescaped; anything else in its iCalendar form.
+    /// The value as people read it: TEXT (and x-name values, TEXT by default) unescaped from the
+    /// line as written, since libical decodes only some escapes of x-names; anything else in its
+    /// iCalendar form.
     var text: String {
         guard let value = icalproperty_get_value(pointer) else { return "" }
-        if icalvalue_isa(value) == ICAL_TEXT_VALUE, let text = icalvalue_get_text(value) { return String(cString: text) }
+        let kind = icalvalue_isa(value)
+        if kind == ICAL_TEXT_VALUE || kind == ICAL_X_VALUE, let source, !LibicalNode.splitLists.contains(source.name) {
+            return ICalText.unescape(source.value)
+        }
+        if kind == ICAL_TEXT_VALUE, let text = icalvalue_get_text(value) { return String(cString: text) }
         guard let raw = icalvalue_as_ical_string_r(value) else { return "" }
         defer { free(raw) }
         return String(cString: raw)

@@ -23,15 +23,32 @@ final class ZoneResolver {
         for zone in customZones { icaltimezone_free(zone, 1) }
     }
 
+    /// Defines a zone by its VTIMEZONE. The TZID is TEXT there (`Kuala Lumpur\, Singapore`) and
+    /// a parameter value where it is used (`TZID="Kuala Lumpur, Singapore"`), so both are compared
+    /// unescaped and unquoted. Exchange 2010 wrote an empty TZID: that definition is kept too,
+    /// under a name libical accepts.
     func define(_ vtimezone: RawComponent) {
-        guard let tzid = vtimezone.value("TZID")?.trimmingCharacters(in: .whitespaces) else { return }
-        definitions[tzid] = vtimezone
+        guard let written = vtimezone.value("TZID") else { return }
+        let tzid = ZoneResolver.key(ICalText.unescape(written))
+        var definition = vtimezone
+        if tzid.isEmpty {
+            definition.properties = vtimezone.properties.map { $0.name == "TZID" ? ContentLine(text: "TZID:cometcal-unnamed-zone", line: $0.line) : $0 }
+        }
+        definitions[tzid] = definition
         cache[tzid] = nil
     }
 
-    func isDefined(_ tzid: String) -> Bool { definitions[tzid] != nil }
+    /// A TZID as compared: without quotes and surrounding blanks.
+    static func key(_ tzid: String) -> String {
+        var text = Substring(tzid.trimmedBlanks)
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
+        return String(text)
+    }
 
-    func resolve(_ tzid: String) -> Resolution? {
+    func isDefined(_ tzid: String) -> Bool { definitions[ZoneResolver.key(tzid)] != nil }
+
+    func resolve(_ written: String) -> Resolution? {
+        let tzid = ZoneResolver.key(written)
         if let cached = cache[tzid] { return cached }
         let result = compute(tzid)
         cache[tzid] = result

@@ -53,6 +53,8 @@ public struct ImportReport: Sendable {
     /// Components no entity maps (VJOURNAL, VFREEBUSY, …), by component name.
     public var ignoredComponents: [String: Int] = [:]
     public var problems: [Problem] = []
+    /// iTIP cancellations and replies that named nothing stored, or were older (each has a warning).
+    public var skippedMessages = 0
     /// Things worth knowing that do not stop the import (an override whose series is absent).
     public var warnings: [Problem] = []
     public var calendars: [String] = []
@@ -207,10 +209,14 @@ private struct Importer {
                 calendarID = try chooseCalendar(values, source: source.name, line: line)
             case .record(let record):
                 try store(record, source: source.name)
+            case .message(let message):
+                try apply(message, source: source.name)
             case .skipped(let component, _):
                 report.ignoredComponents[component, default: 0] += 1
             case .problem(let found):
                 problem(source.name, line: found.line, uid: found.uid, found.message)
+            case .warning(let found):
+                report.warnings.append(.init(source: source.name, line: found.line, uid: found.uid, message: found.message))
             case .calendarEnd:
                 calendarID = nil
             }
@@ -323,7 +329,7 @@ private struct Importer {
         if let calendarEntity, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }) {
             candidate[reference.name] = existing[reference.name]
         }
-        if candidate == existing {
+        if sameContent(candidate, existing, entity: entity) {
             report.unchanged += 1
             return
         }
@@ -356,7 +362,7 @@ private struct Importer {
         if let calendarEntity, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }) {
             candidate[reference.name] = saved[reference.name]
         }
-        if candidate == saved { return }
+        if sameContent(candidate, saved, entity: entity) { return }
         if isNewer(candidate, than: saved, entity: entity) {
             try save(candidate, incoming: incoming, source: source)
             seen[key] = (first.line, candidate)
@@ -368,6 +374,135 @@ private struct Importer {
         try transaction.delete(entity.name, id: saved.id)
         report.added -= 1
         seen[key] = (first.line, nil)
+    }
+
+    /// Equal but for DTSTAMP, which says when a file was written, not what the event is.
+    private func sameContent(_ left: EntityRecord, _ right: EntityRecord, entity: EntityDefinition) -> Bool {
+        guard let stamp = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "DTSTAMP" && $0.ical?.string("param") == nil }) else {
+            return left == right
+        }
+        var left = left
+        var right = right
+        left[stamp.name] = nil
+        right[stamp.name] = nil
+        return left == right
+    }
+
+    // MARK: iTIP messages
+
+    /// A cancellation marks the stored event, or the one occurrence, as cancelled; a reply sets
+    /// the replying attendees' status. Nothing else of the stored event changes (Outlook's
+    /// "Canceled: …" title is not taken over). A message for an event CometCal does not have, or
+    /// older than what is stored, is skipped with a warning that says why.
+    private mutating func apply(_ message: ICalMessage, source: String) throws {
+        guard let entity = registry.entity(message.entity), let fields = entity.temporalFields, let uidProperty = fields.uid else { return }
+        func skip(_ why: String) {
+            report.warnings.append(.init(source: source, line: message.line, uid: message.uid, message: "METHOD:\(message.method) \(why); skipped"))
+            report.skippedMessages += 1
+        }
+        let occurrence = fields.recurrenceID.flatMap { message.values[$0] }
+        let recurrenceFilter: [RecordFilter] = fields.recurrenceID.map { [.equals($0, occurrence)] } ?? []
+        let sequenceProperty = entity.properties.first { $0.ical?.firstString?.uppercased() == "SEQUENCE" && $0.type.base == .builtin(.int) }
+        let sequence: Int? = { if let sequenceProperty, case .int(let number)? = message.values[sequenceProperty.name] { return number } else { return nil } }()
+        let master = try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(message.uid))] + (fields.recurrenceID.map { [.equals($0, nil)] } ?? []), limit: 1).first
+        var target = occurrence == nil ? master : try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(message.uid))] + recurrenceFilter, limit: 1).first
+        guard target != nil || (occurrence != nil && master != nil && message.method == "CANCEL") else {
+            skip("names UID \(message.uid)\(occurrence.map { " at \(registry.displayText($0))" } ?? ""), which is not in the store")
+            return
+        }
+        if let stored = target ?? master, let sequenceProperty, let sequence, case .int(let current)? = stored[sequenceProperty.name], sequence < current {
+            skip("has SEQUENCE \(sequence), older than the stored event's \(current)")
+            return
+        }
+        switch message.method {
+        case "CANCEL":
+            guard let statusProperty = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "STATUS" }),
+                  case .enumeration(let enumName) = statusProperty.type.base,
+                  let cancelled = registry.enumeration(enumName)?.cases.first(where: { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "CANCELLED" }) else {
+                skip("cannot be applied: \(entity.name.name) has no cancelled status")
+                return
+            }
+            if target == nil, let master, let occurrence, case .dateTime(let original) = occurrence {
+                target = try cancelledOccurrence(of: master, at: original, entity: entity, fields: fields)
+                report.added += 1
+            } else {
+                report.updated += 1
+            }
+            guard var record = target else { return }
+            record[statusProperty.name] = .enumCase(cancelled.name)
+            if let sequenceProperty, let sequence { record[sequenceProperty.name] = .int(sequence) }
+            try transaction.save(record)
+        default:
+            guard var record = target, let replies = replyAttendees(message, entity: entity, record: record) else {
+                skip("has no attendee CometCal can match")
+                return
+            }
+            record = replies.record
+            for stranger in replies.unmatched {
+                report.warnings.append(.init(source: source, line: message.line, uid: message.uid,
+                                             message: "METHOD:REPLY from \(stranger), who is not an attendee of this event; that answer is skipped"))
+            }
+            if replies.changed {
+                try transaction.save(record)
+                report.updated += 1
+            } else {
+                report.unchanged += 1
+            }
+        }
+    }
+
+    /// An override of one occurrence that the series' organizer cancelled: the series' own values
+    /// at that occurrence.
+    private func cancelledOccurrence(of master: EntityRecord, at original: DateTimeValue, entity: EntityDefinition, fields: TemporalFields) throws -> EntityRecord {
+        var record = EntityRecord(entity: entity.name, id: UUID(), values: master.values)
+        for property in [fields.recurrence, fields.exclusions, fields.additions].compactMap({ $0 }) {
+            record[property] = entity.property(property)?.defaultValue
+        }
+        guard case .dateTime(let start)? = master[fields.start], let recurrenceID = fields.recurrenceID else { return record }
+        let occurrenceStart = original.wallTime(in: start.expansionZone).dateTime(in: start.expansionZone)
+        record[recurrenceID] = .dateTime(occurrenceStart)
+        record[fields.start] = .dateTime(occurrenceStart)
+        if let end = fields.end, case .dateTime(let endValue)? = master[end] {
+            record[end] = .dateTime(try occurrenceStart.checkedAdding(seconds: endValue.sortKey - start.sortKey))
+        }
+        return record
+    }
+
+    /// The record with each replying attendee's status taken from the reply (matched by email,
+    /// else by name), and the repliers it does not list.
+    private func replyAttendees(_ message: ICalMessage, entity: EntityDefinition, record: EntityRecord) -> (record: EntityRecord, changed: Bool, unmatched: [String])? {
+        guard let attendeesProperty = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "ATTENDEE" && $0.type.isArray }),
+              case .entity(let transientName) = attendeesProperty.type.base, let transient = registry.entity(transientName),
+              let personProperty = transient.properties.first(where: { $0.type.base == .builtin(.person) }),
+              let statusProperty = transient.properties.first(where: { $0.ical?.string("param")?.uppercased() == "PARTSTAT" }),
+              case .array(let replies)? = message.values[attendeesProperty.name] else { return nil }
+        var attendees: [Value] = { if case .array(let items)? = record[attendeesProperty.name] { return items } else { return [] } }()
+        func person(_ value: Value) -> PersonValue? {
+            if case .object(let fields) = value, case .person(let found)? = fields[personProperty.name] { return found }
+            return nil
+        }
+        var changed = false
+        var unmatched: [String] = []
+        var copy = record
+        for reply in replies {
+            guard let replier = person(reply), case .object(let replyFields) = reply else { continue }
+            let index = attendees.firstIndex { value in
+                guard let known = person(value) else { return false }
+                if let mail = replier.email, let knownMail = known.email { return mail.lowercased() == knownMail.lowercased() }
+                return replier.name != nil && known.name == replier.name
+            }
+            guard let index, case .object(var fields) = attendees[index] else {
+                unmatched.append(replier.email ?? replier.name ?? "someone")
+                continue
+            }
+            if fields[statusProperty.name] != replyFields[statusProperty.name] {
+                fields[statusProperty.name] = replyFields[statusProperty.name]
+                attendees[index] = .object(fields)
+                changed = true
+            }
+        }
+        copy[attendeesProperty.name] = .array(attendees)
+        return (copy, changed, unmatched)
     }
 
     /// RFC 5545 revision order: a higher SEQUENCE wins; with equal SEQUENCE, a later LAST-MODIFIED.

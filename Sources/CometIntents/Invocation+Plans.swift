@@ -164,14 +164,14 @@ extension Invocation {
         })
     }
 
-    /// CREATED (when new) and LAST-MODIFIED (always) record the change in UTC, for any entity
-    /// that maps them.
+    /// CREATED (when new), LAST-MODIFIED and DTSTAMP (always) record the change in UTC, for any
+    /// entity that maps them: a version CometCal wrote is stamped when CometCal wrote it.
     func stamp(_ record: inout EntityRecord, _ entity: EntityDefinition, isNew: Bool) {
         let now = Value.dateTime(.utc(engine.clock()))
         for property in entity.properties where property.type == .builtin(.dateTime, optional: property.type.isOptional) && !property.type.isArray {
             switch property.ical?.firstString?.uppercased() {
             case "CREATED"? where isNew && record[property.name] == nil: record[property.name] = now
-            case "LAST-MODIFIED"?: record[property.name] = now
+            case "LAST-MODIFIED"?, "DTSTAMP"?: record[property.name] = now
             default: continue
             }
         }

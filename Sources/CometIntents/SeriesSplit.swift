@@ -20,7 +20,7 @@ struct SeriesSplit {
             var oldRule = rule
             var newRule = rule
             if case .count(let total) = rule.end {
-                let ruleOnly = RecurrenceSet(start: start.localTime, timeZone: zone, rule: rule, additions: [], exclusions: [], isAllDay: rules.isAllDay(master))
+                let ruleOnly = RecurrenceSet(start: start.expansionWallTime, timeZone: zone, rule: rule, additions: [], exclusions: [], isAllDay: rules.isAllDay(master))
                 let before = ruleOnly.occurrences(through: LocalDateTime(wallSeconds: cutWall.wallSeconds - 1), limit: total).count
                 newRule.end = .count(max(1, total - before))
             }
@@ -68,7 +68,7 @@ struct SeriesSplit {
         }
         var rule: RecurrenceRule?
         if let property = rules.fields.recurrence, case .recurrence(let value)? = record[property] { rule = value }
-        return RecurrenceSet(start: start.localTime, timeZone: zone, rule: rule, additions: dates(rules.fields.additions),
+        return RecurrenceSet(start: start.expansionWallTime, timeZone: zone, rule: rule, additions: dates(rules.fields.additions),
                              exclusions: dates(rules.fields.exclusions), isAllDay: rules.isAllDay(record))
     }
 }

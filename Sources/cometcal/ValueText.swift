@@ -116,8 +116,13 @@ struct ValueText {
         let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
         if lower == "now" { return today }
         if let first = lower.first, first == "+" || first == "-", lower.count > 1 {
-            guard let offset = DurationValue(parsing: lower) ?? friendlyDuration(lower) else { return nil }
-            return LocalDateTime(wallSeconds: DateTimeValue.utc(now).adding(seconds: Int64(offset.approximateSeconds)).wallTime(in: zone).wallSeconds)
+            guard let offset = try DurationValue(parsing: lower) ?? friendlyDuration(lower) else { return nil }
+            do {
+                let moved = try DateTimeValue.utc(now).checkedAdding(seconds: Int64(offset.approximateSeconds))
+                return LocalDateTime(wallSeconds: moved.wallTime(in: zone).wallSeconds)
+            } catch {
+                throw Problem(message: "'\(text)' is out of range: CometCal holds dates of years 1–9999")
+            }
         }
         var words = lower.split(separator: " ").map(String.init)
         guard !words.isEmpty else { return nil }
@@ -169,12 +174,12 @@ struct ValueText {
     }
 
     func duration(_ text: String) throws -> DurationValue {
-        if let parsed = DurationValue(parsing: text) ?? friendlyDuration(text.lowercased()) { return parsed }
+        if let parsed = try DurationValue(parsing: text) ?? friendlyDuration(text.lowercased()) { return parsed }
         throw Problem(message: "'\(text)' is not a duration; write 15m, 1h30m, 2d, -10m or PT15M")
     }
 
     /// `15m`, `1h30m`, `2d`, `1w`, `-10m`, `90 minutes`.
-    func friendlyDuration(_ text: String) -> DurationValue? {
+    func friendlyDuration(_ text: String) throws -> DurationValue? {
         var body = Substring(text.replacingOccurrences(of: " ", with: ""))
         var negative = false
         if body.first == "-" || body.first == "+" {
@@ -192,7 +197,12 @@ struct ValueText {
             body = body.dropFirst(digits.count)
             guard let unit = units.first(where: { body.hasPrefix($0.0) }) else { return nil }
             body = body.dropFirst(unit.0.count)
-            total += number * unit.1
+            let (seconds, overflow) = number.multipliedReportingOverflow(by: unit.1)
+            let (sum, sumOverflow) = total.addingReportingOverflow(seconds)
+            guard !overflow, !sumOverflow, Int64(sum) <= DurationValue.maximumSeconds else {
+                throw Problem(message: "'\(text)' is out of range: longer than 10,000 years, more than any two dates of years 1–9999 can be apart")
+            }
+            total = sum
             sawUnit = true
         }
         guard sawUnit else { return nil }

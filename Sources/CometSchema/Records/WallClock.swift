@@ -19,7 +19,7 @@ extension LocalDateTime {
             return DateTimeValue(kind: .utc(epochSeconds: wallSeconds))
         }
         let instant = TimeZones.instant(of: self, in: zone) ?? wallSeconds
-        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: zone.identifier))
+        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: zone.identifier), nominal: TimeZones.skipped(self, placedAt: instant, in: zone))
     }
 }
 
@@ -55,6 +55,7 @@ extension DateTimeValue {
     /// The wall reading of this value on the clocks of `zone`; floating values read as they are,
     /// and a nil zone reads zoned values in their own zone.
     public func wallTime(in zone: TimeZone?) -> LocalDateTime {
+        if let nominal, zone == nil || zone?.identifier == timeZoneIdentifier { return nominal }
         guard let zone, let instant = instant else { return localTime }
         return TimeZones.local(of: Int64(instant.timeIntervalSince1970), in: zone)
     }
@@ -73,7 +74,42 @@ extension DateTimeValue {
     /// The same wall-clock reading moved by whole days (a day across a DST change is 23 or 25
     /// hours), in the value's own zone.
     public func adding(days: Int) -> DateTimeValue {
-        let local = LocalDateTime(wallSeconds: localTime.wallSeconds + Int64(days) * 86_400)
+        let local = LocalDateTime(wallSeconds: expansionWallTime.wallSeconds + Int64(days) * 86_400)
         return local.dateTime(in: expansionZone)
+    }
+}
+
+extension DateTimeValue {
+    /// The instants (sort keys) of years 1–9999, with a day to spare for zone offsets: what a
+    /// date-time can hold. Arithmetic that leaves it is an error, never a wrapped-around date.
+    public static let supportedKeys: ClosedRange<Int64> = (-62_135_596_800 - 86_400)...(253_402_300_799 + 86_400)
+
+    public var isInSupportedRange: Bool {
+        DateTimeValue.supportedKeys.contains(sortKey) && (nominal ?? localTime).date.year >= 1
+    }
+
+    /// This value moved by a duration (nominal days on the wall clock, then exact seconds), or an
+    /// error naming the result when it would leave years 1–9999.
+    public func adding(_ duration: DurationValue) throws(ValueError) -> DateTimeValue {
+        let days = Int64(duration.signedDays)
+        let seconds = Int64(duration.signedTimeSeconds)
+        let wall = expansionWallTime.wallSeconds
+        let (byDays, daysOverflow) = days.multipliedReportingOverflow(by: 86_400)
+        let (target, targetOverflow) = wall.addingReportingOverflow(byDays)
+        let (instant, instantOverflow) = sortKey.addingReportingOverflow(byDays &+ seconds)
+        guard !daysOverflow, !targetOverflow, !instantOverflow, DateTimeValue.supportedKeys.contains(target),
+              DateTimeValue.supportedKeys.contains(instant) else {
+            throw ValueError(.outOfRange, "\(self) plus \(duration) is out of range: CometCal holds dates of years 1–9999")
+        }
+        return adding(days: Int(days)).adding(seconds: seconds)
+    }
+
+    /// This value moved by exact seconds, or an error when that leaves years 1–9999.
+    public func checkedAdding(seconds: Int64) throws(ValueError) -> DateTimeValue {
+        let (instant, overflow) = sortKey.addingReportingOverflow(seconds)
+        guard !overflow, DateTimeValue.supportedKeys.contains(instant) else {
+            throw ValueError(.outOfRange, "\(self) moved by \(seconds) seconds is out of range: CometCal holds dates of years 1–9999")
+        }
+        return adding(seconds: seconds)
     }
 }

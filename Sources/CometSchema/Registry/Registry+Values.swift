@@ -98,7 +98,9 @@ extension Registry {
         }
         if let email = person.email, !email.isEmpty {
             let pieces = email.split(separator: "@", omittingEmptySubsequences: false)
-            guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty, !email.contains(" ") else {
+            // Only what an address needs: a calendar user address is a URI that real files fill
+            // with spaces and odd text (`hcabot@ example.com`), kept as written.
+            guard pieces.count >= 2, !pieces[0].isEmpty, !pieces[pieces.count - 1].isEmpty else {
                 throw ValueError(.invalidPerson, "'\(email)' is not an email address", path: "email")
             }
         }

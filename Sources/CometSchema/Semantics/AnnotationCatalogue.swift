@@ -38,9 +38,9 @@ struct AnnotationSpec: Sendable {
         AnnotationSpec(
             name: "ical", targets: [.entity, .property, .enumCase, .unionCase],
             positional: [.string], requiredPositional: 0,
-            labelled: ["param": .string, "value": .string, "whenTrue": .string, "whenFalse": .string, "related": .string],
+            labelled: ["param": .string, "value": .string, "whenTrue": .string, "whenFalse": .string, "related": .string, "alias": .string],
             repeatable: false,
-            summary: "the iCalendar component, property, parameter (param:) or value this maps to"),
+            summary: "the iCalendar component, property, parameter (param:) or value this maps to; alias: another property read on import when the first is absent"),
         AnnotationSpec(name: "title", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
                        summary: "the property that names an entity in lists and dialogs"),
         AnnotationSpec(name: "subtitle", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,

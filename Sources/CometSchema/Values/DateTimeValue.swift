@@ -5,6 +5,9 @@ import Foundation
 ///
 /// Zoned values keep the instant, not the wall time: the instant is what the user meant even
 /// in the repeated hour of a DST change, and the wall time is derived from it with the zone.
+/// A wall time that a DST change skips (02:30 on the day clocks jump from 02:00 to 03:00) is
+/// placed after the gap, as RFC 5545 §3.3.5 says, and keeps the time it was written with as
+/// `nominal`: a series starting then repeats at 02:30 on the other days (§3.3.10).
 public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         case utc(epochSeconds: Int64)
@@ -13,8 +16,13 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     public let kind: Kind
+    /// For a zoned value written at a wall time that does not exist in its zone: that wall time.
+    public let nominal: LocalDateTime?
 
-    public init(kind: Kind) { self.kind = kind }
+    public init(kind: Kind, nominal: LocalDateTime? = nil) {
+        self.kind = kind
+        if case .zoned = kind { self.nominal = nominal } else { self.nominal = nil }
+    }
 
     public static func utc(_ date: Date) -> DateTimeValue {
         DateTimeValue(kind: .utc(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down))))
@@ -31,8 +39,12 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
         guard let instant = TimeZones.instant(of: local, in: zone) else {
             throw ValueError(.invalidDateTime, "cannot place \(local) in time zone '\(identifier)'")
         }
-        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: identifier))
+        return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: identifier), nominal: TimeZones.skipped(local, placedAt: instant, in: zone))
     }
+
+    /// The wall time a series repeats at: the time as written, even where a DST gap moved this
+    /// one instance (see `nominal`).
+    public var expansionWallTime: LocalDateTime { nominal ?? localTime }
 
     /// The instant, or nil for a floating time (which has none until a zone is chosen).
     public var instant: Date? {
@@ -73,6 +85,9 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
         case .utc:
             return localTime.description + "Z"
         case .zoned(let seconds, let identifier):
+            // A skipped wall time is written as written, without an offset (none matches it);
+            // parsing places it again and keeps it as nominal.
+            if let nominal { return nominal.description + "[\(identifier)]" }
             let zone = (try? TimeZones.zone(identifier)) ?? TimeZones.utcZone
             let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
             return localTime.description + TimeZones.offsetText(offset) + "[\(identifier)]"
@@ -118,14 +133,14 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
                     throw ValueError(.invalidDateTime, "offset \(TimeZones.offsetText(offsetSeconds)) in '\(text)' does not match time zone '\(zoneName)' (\(TimeZones.offsetText(actual)) at that time)")
                 }
                 // The zone keeps the name it was written with: Foundation would rename `UTC` to `GMT`.
-                kind = .zoned(epochSeconds: instant, timeZone: zoneName)
+                self.init(kind: .zoned(epochSeconds: instant, timeZone: zoneName))
             } else {
                 self = try DateTimeValue.zoned(local, timeZone: zoneName)
             }
         } else if let offsetSeconds {
-            kind = .utc(epochSeconds: TimeZones.epochSeconds(of: local, offset: offsetSeconds))
+            self.init(kind: .utc(epochSeconds: TimeZones.epochSeconds(of: local, offset: offsetSeconds)))
         } else {
-            kind = .floating(local)
+            self.init(kind: .floating(local))
         }
     }
 }
@@ -158,6 +173,13 @@ public enum TimeZones {
         calendar.timeZone = zone
         guard let date = calendar.date(from: local.dateComponents) else { return nil }
         return Int64(date.timeIntervalSince1970.rounded(.down))
+    }
+
+    /// `local` when the instant it was placed at reads later on the zone's clocks: a wall time
+    /// skipped by a DST change. Nil for every time that exists.
+    static func skipped(_ local: LocalDateTime, placedAt instant: Int64, in zone: TimeZone) -> LocalDateTime? {
+        let reads = TimeZones.local(of: instant, in: zone)
+        return reads > local ? local : nil
     }
 
     static func local(of epochSeconds: Int64, in zone: TimeZone) -> LocalDateTime {

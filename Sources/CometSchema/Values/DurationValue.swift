@@ -38,8 +38,35 @@ public struct DurationValue: Sendable, Hashable, CustomStringConvertible {
     /// The length assuming 24-hour days: for sorting and display, not for calendar arithmetic.
     public var approximateSeconds: Int { signedDays * 86_400 + signedTimeSeconds }
 
-    /// Parses RFC 5545 `dur-value` (and the ISO 8601 subset it is).
+    /// Parses RFC 5545 `dur-value` (and the ISO 8601 subset it is); nil for anything else,
+    /// including a duration longer than the calendar's 10,000 years.
     public init?(parsing text: String) {
+        guard let parsed = try? DurationValue(validating: text) else { return nil }
+        self = parsed
+    }
+
+    /// The longest duration any two date-times of years 1–9999 can be apart, in seconds.
+    public static let maximumSeconds: Int64 = 10_000 * 366 * 86_400
+
+    /// Parses RFC 5545 `dur-value`, saying whether the text is not a duration or one too long
+    /// for any calendar (`P999999999999999999W`), never wrapping around.
+    public init(validating text: String) throws(ValueError) {
+        guard let parsed = DurationValue(grammar: text) else {
+            throw ValueError(.invalidDuration, "'\(text)' is not a duration; write it like PT15M, -PT30M, P1D or P1DT2H")
+        }
+        let (weekSeconds, weekOverflow) = Int64(parsed.weeks).multipliedReportingOverflow(by: 604_800)
+        let (daySeconds, dayOverflow) = Int64(parsed.days).multipliedReportingOverflow(by: 86_400)
+        let (hourSeconds, hourOverflow) = Int64(parsed.hours).multipliedReportingOverflow(by: 3_600)
+        let (minuteSeconds, minuteOverflow) = Int64(parsed.minutes).multipliedReportingOverflow(by: 60)
+        let parts = [weekSeconds, daySeconds, hourSeconds, minuteSeconds, Int64(parsed.seconds)]
+        guard !(weekOverflow || dayOverflow || hourOverflow || minuteOverflow),
+              parts.allSatisfy({ $0 <= DurationValue.maximumSeconds }), parts.reduce(0, +) <= DurationValue.maximumSeconds else {
+            throw ValueError(.outOfRange, "duration '\(text)' is out of range: it is longer than 10,000 years, more than any two dates of years 1–9999 can be apart")
+        }
+        self = parsed
+    }
+
+    private init?(grammar text: String) {
         var chars = Substring(text.uppercased())
         var negative = false
         if chars.first == "+" || chars.first == "-" {

@@ -71,6 +71,7 @@ public struct ValueError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidRecurrence = "invalid_recurrence"
         case unknownTimeZone = "unknown_time_zone"
         case ambiguousUnion = "ambiguous_union"
+        case outOfRange = "out_of_range"
     }
 
     public let code: Code

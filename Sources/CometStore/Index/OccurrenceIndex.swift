@@ -138,7 +138,7 @@ struct SeriesShape {
         if recurrenceID == nil, rule != nil || !additions.isEmpty {
             let zone = self.zone
             series = RecurrenceSet(
-                start: start.localTime, timeZone: zone, rule: rule,
+                start: start.expansionWallTime, timeZone: zone, rule: rule,
                 additions: additions.map { SeriesShape.wall($0, in: zone) },
                 exclusions: exclusions.map { SeriesShape.wall($0, in: zone) },
                 isAllDay: isAllDay

@@ -1,0 +1,170 @@
+import CLibical
+import CometSchema
+
+/// A component's own lines checked and sorted before libical reads them, because libical
+/// repairs or drops in silence what it cannot parse (`DTEND:20260301T10300Z` becomes a floating
+/// 10:30; `EXDATE:a,bad,c` loses c; `LINK` becomes an X-LIC-ERROR). What comes out is what
+/// libical may read, the lines to keep exactly as written, and every problem and warning with
+/// its line. docs/icalendar.md lists each decision.
+struct PreparedComponent {
+    /// What libical parses.
+    var component: RawComponent
+    /// Properties RFC 5545 says to keep that libical cannot carry (RFC 9253 `LINK`, iana-tokens
+    /// it does not know, `VALUE=` with an x-name): kept as written and written back as written.
+    var verbatim: [ContentLine] = []
+    var problems: [ICalProblem] = []
+    var warnings: [ICalProblem] = []
+}
+
+enum ComponentPrepass {
+    static func prepare(_ original: RawComponent, uid: String?) -> PreparedComponent {
+        var warnings: [ICalProblem] = []
+        var prepared = PreparedComponent(component: QuirkNormalizer.normalize(original, uid: uid, warnings: &warnings))
+        prepared.warnings = warnings
+        var kept: [ContentLine] = []
+        for line in prepared.component.properties {
+            if needsVerbatim(line) {
+                prepared.verbatim.append(line)
+                continue
+            }
+            switch check(line, uid: uid) {
+            case .fine: kept.append(line)
+            case .problem(let problem): prepared.problems.append(problem); kept.append(line)
+            case .dropped(let warning): prepared.warnings.append(warning)
+            }
+        }
+        prepared.component.properties = collapseRepeatedRules(kept, uid: uid, into: &prepared)
+        prepared.component.children = prepared.component.children.compactMap { child in
+            if child.name == "VALARM", child.value("TRIGGER") == nil {
+                let lines = child.endLine > child.beginLine ? "lines \(child.beginLine)–\(child.endLine)" : "line \(child.beginLine)"
+                prepared.warnings.append(ICalProblem(line: child.beginLine, uid: uid,
+                                                     message: "this VALARM (\(lines)) has no TRIGGER, so it can never fire; it is left out and the event is kept"))
+                return nil
+            }
+            var copy = child
+            copy.properties = child.properties.filter { line in
+                switch check(line, uid: uid, inAlarm: child.name == "VALARM") {
+                case .fine: return true
+                case .problem(let problem): prepared.problems.append(problem); return true
+                case .dropped(let warning): prepared.warnings.append(warning); return false
+                }
+            }
+            return copy
+        }
+        return prepared
+    }
+
+    // MARK: Lines libical cannot carry
+
+    /// A property libical does not know by name and that is not an x-name (RFC 5545 §3.8.8.1:
+    /// iana-tokens are kept), or one whose VALUE is a type libical does not know (§3.2.20).
+    static func needsVerbatim(_ line: ContentLine) -> Bool {
+        let name = line.name
+        if name == "BEGIN" || name == "END" { return false }
+        if !name.hasPrefix("X-"), icalproperty_string_to_kind(name) == ICAL_NO_PROPERTY { return true }
+        if let type = line.parameter("VALUE") {
+            let kind = icalvalue_string_to_kind(type)
+            return kind == ICAL_NO_VALUE || kind == ICAL_X_VALUE
+        }
+        return false
+    }
+
+    // MARK: Date and date-time values
+
+    enum Verdict {
+        case fine
+        case problem(ICalProblem)
+        /// Left out, with the warning that says so.
+        case dropped(ICalProblem)
+    }
+
+    /// Properties whose values are DATE or DATE-TIME (RFC 5545 §3.3.4, §3.3.5).
+    static let temporalProperties: Set<String> = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE", "CREATED", "LAST-MODIFIED",
+                                                  "DTSTAMP", "COMPLETED"]
+    /// Properties that only say when the object was written or changed: a bad one is left out
+    /// rather than costing the event.
+    static let informational: Set<String> = ["CREATED", "LAST-MODIFIED", "DTSTAMP"]
+
+    static func check(_ line: ContentLine, uid: String?, inAlarm: Bool = false) -> Verdict {
+        let name = line.name
+        let isTrigger = inAlarm && name == "TRIGGER" && line.parameter("VALUE")?.uppercased() == "DATE-TIME"
+        guard temporalProperties.contains(name) || isTrigger else { return .fine }
+        let type = line.parameter("VALUE")?.uppercased()
+        for piece in line.value.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = String(piece).trimmedBlanks
+            guard let reason = problem(text, type: type, allowPeriod: name == "RDATE") else { continue }
+            if informational.contains(name) {
+                return .dropped(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' \(reason); it only records when the event was written or changed, so it is left out and the event is kept"))
+            }
+            return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' \(reason)"))
+        }
+        return .fine
+    }
+
+    /// Why `text` is not a value of its type, or nil when it is: exactly `YYYYMMDD` for a DATE,
+    /// `YYYYMMDDThhmmss` with an optional `Z` for a DATE-TIME, a real day and time of years
+    /// 1–9999, and for RDATE a PERIOD of a start and an end or a duration.
+    static func problem(_ text: String, type: String?, allowPeriod: Bool) -> String? {
+        if type == "PERIOD", allowPeriod {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2 else { return "is not a PERIOD (start/end or start/duration)" }
+            if let reason = problem(parts[0], type: "DATE-TIME", allowPeriod: false) { return reason }
+            if parts[1].hasPrefix("P") || parts[1].hasPrefix("+P") || parts[1].hasPrefix("-P") {
+                do { _ = try DurationValue(validating: parts[1]) } catch { return "has a period length that \(error.code == .outOfRange ? "is out of range" : "is not a duration")" }
+                return nil
+            }
+            return problem(parts[1], type: "DATE-TIME", allowPeriod: false)
+        }
+        let bytes = Array(text.utf8)
+        func digits(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count, range.allSatisfy({ bytes[$0] >= 0x30 && bytes[$0] <= 0x39 }) else { return nil }
+            return range.reduce(0) { $0 * 10 + Int(bytes[$1] - 0x30) }
+        }
+        let dateOnly = bytes.count == 8
+        if type == "DATE", !dateOnly { return "is not a DATE (YYYYMMDD)" }
+        guard dateOnly || (bytes.count == 15 || (bytes.count == 16 && bytes[15] == 0x5A)) && bytes[8] == 0x54 else {
+            return "is not an RFC 5545 DATE-TIME (YYYYMMDDThhmmss, with Z for UTC)"
+        }
+        guard let year = digits(0..<4), let month = digits(4..<6), let day = digits(6..<8) else {
+            return dateOnly ? "is not a DATE (YYYYMMDD)" : "is not an RFC 5545 DATE-TIME (YYYYMMDDThhmmss, with Z for UTC)"
+        }
+        guard year >= 1 else { return "is out of range: CometCal holds dates of years 1–9999" }
+        guard CalendarDate(year: year, month: month, day: day) != nil else { return "is not a day of the calendar" }
+        if dateOnly { return nil }
+        guard let hour = digits(9..<11), let minute = digits(11..<13), let second = digits(13..<15) else {
+            return "is not an RFC 5545 DATE-TIME (YYYYMMDDThhmmss, with Z for UTC)"
+        }
+        guard hour <= 23, minute <= 59, second <= 60 else { return "is not a time of day" }
+        return nil
+    }
+
+    // MARK: Repeated rules
+
+    /// RFC 5545 says RRULE SHOULD NOT occur more than once. The same rule twice is one rule; two
+    /// different rules are refused, since one stored rule cannot hold both.
+    private static func collapseRepeatedRules(_ lines: [ContentLine], uid: String?, into prepared: inout PreparedComponent) -> [ContentLine] {
+        var firstRule: (line: ContentLine, rule: RecurrenceRule?)?
+        var result: [ContentLine] = []
+        for line in lines {
+            guard line.name == "RRULE" else {
+                result.append(line)
+                continue
+            }
+            let rule = try? RecurrenceRule(parsing: line.value)
+            guard let first = firstRule else {
+                firstRule = (line, rule)
+                result.append(line)
+                continue
+            }
+            if let rule, rule == first.rule {
+                prepared.warnings.append(ICalProblem(line: line.line, uid: uid,
+                                                     message: "this RRULE repeats the rule of line \(first.line.line); the two are one rule"))
+                continue
+            }
+            prepared.problems.append(ICalProblem(line: line.line, uid: uid,
+                                                 message: "a second RRULE, different from the one on line \(first.line.line): CometCal keeps one rule per event, and either rule alone would drop the other's occurrences; split the event into one event per rule"))
+            result.append(line)
+        }
+        return result
+    }
+}

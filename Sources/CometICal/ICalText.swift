@@ -1,0 +1,62 @@
+/// RFC 5545 TEXT (§3.3.11): the one place that escapes and unescapes it, so every TEXT value,
+/// calendar properties and x-names included, is decoded once on import and encoded once on export.
+enum ICalText {
+    /// `\n` `\N` → newline, `\,` `\;` `\\` → the character. A wrong `\:` is read as ':' (common
+    /// and unambiguous); other unknown escapes (`\t`) are kept literally, backslash included.
+    static func unescape(_ text: String) -> String {
+        guard text.contains("\\") else { return text }
+        var result = ""
+        var escaped = false
+        for character in text {
+            if escaped {
+                switch character {
+                case "n", "N": result.append("\n")
+                case ",", ";", "\\", ":": result.append(character)
+                default:
+                    result.append("\\")
+                    result.append(character)
+                }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                result.append(character)
+            }
+        }
+        if escaped { result.append("\\") }
+        return result
+    }
+
+    /// Backslash, semicolon, comma and newline escaped; CR dropped (a line break is one `\n`).
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "\\": result += "\\\\"
+            case ";": result += "\\;"
+            case ",": result += "\\,"
+            case "\n", "\r\n": result += "\\n"
+            case "\r": continue
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// Folds a content line at 75 octets (RFC 5545 §3.1) without splitting a UTF-8 character,
+    /// ending each line with CRLF: for lines written without libical.
+    static func fold(_ line: String) -> String {
+        var result = ""
+        var width = 0
+        for character in line {
+            let size = String(character).utf8.count
+            if width + size > 75 {
+                result += "\r\n "
+                width = 1
+            }
+            result.append(character)
+            width += size
+        }
+        return result + "\r\n"
+    }
+}

@@ -143,6 +143,44 @@ struct ComponentDecoder {
         return decoded
     }
 
+    /// RDATE;VALUE=PERIOD adds occurrences with their own end. The RDATE field holds starts, so
+    /// a period whose length differs from the event's becomes an override of that occurrence
+    /// carrying the period's end: nothing of the period is lost, and the export says the same
+    /// with an RDATE and an override.
+    func periodOverrides(_ values: [String: Value], properties: [LibicalProperty]) -> [(values: [String: Value], line: Int)] {
+        guard let fields = entity.temporalFields, let endField = fields.end, let recurrenceField = fields.recurrenceID,
+              case .dateTime(let start)? = values[fields.start] else { return [] }
+        let length: Int64 = { if case .dateTime(let end)? = values[endField] { return end.sortKey - start.sortKey } else { return 0 } }()
+        var result: [(values: [String: Value], line: Int)] = []
+        for property in properties where property.name == "RDATE" && property.parameter("VALUE")?.uppercased() == "PERIOD" {
+            let parts = property.text.split(separator: "/").map(String.init)
+            guard parts.count == 2, var periodStart = try? dateTime(parts[0], from: property) else { continue }
+            var periodEnd: DateTimeValue
+            if let duration = DurationValue(parsing: parts[1]) {
+                guard let end = try? periodStart.adding(duration) else { continue }
+                periodEnd = end
+            } else if let end = try? dateTime(parts[1], from: property) {
+                periodEnd = end
+            } else {
+                continue
+            }
+            guard periodEnd.sortKey - periodStart.sortKey != length else { continue }
+            if let zone = start.timeZoneIdentifier {
+                periodStart = DateTimeValue(kind: .zoned(epochSeconds: periodStart.sortKey, timeZone: zone))
+                periodEnd = DateTimeValue(kind: .zoned(epochSeconds: periodEnd.sortKey, timeZone: zone))
+            }
+            var override = values
+            for name in [fields.recurrence, fields.exclusions, fields.additions].compactMap({ $0 }) {
+                override[name] = entity.property(name)?.defaultValue
+            }
+            override[recurrenceField] = .dateTime(periodStart)
+            override[fields.start] = .dateTime(periodStart)
+            override[endField] = .dateTime(periodEnd)
+            result.append((override, property.source?.line ?? 0))
+        }
+        return result
+    }
+
     /// A single-valued field that still reads a list (CATEGORIES is an array; a String field
     /// fed by a multi-valued property would be one too).
     static func isList(_ property: PropertyDefinition, registry: Registry) -> Bool {
@@ -158,6 +196,14 @@ struct ComponentDecoder {
         let durationProperty = properties.first { $0.name == "DURATION" }
         guard case .dateTime(var startValue)? = values[fields.start] else { return }
         let isDate = startProperty?.parameter("VALUE")?.uppercased() == "DATE"
+        // An all-day occurrence is named by its date: a RECURRENCE-ID written as a zoned midnight
+        // (as some producers do) is that date, or it would miss the occurrence it replaces.
+        if isDate, let recurrenceField = fields.recurrenceID, case .dateTime(let original)? = values[recurrenceField], !original.isFloating,
+           let midnight = LocalDateTime(date: original.localTime.date, hour: 0, minute: 0) {
+            values[recurrenceField] = .dateTime(.floating(midnight))
+            let property = properties.first { $0.name == "RECURRENCE-ID" }
+            warn("RECURRENCE-ID", "RECURRENCE-ID is a date-time on an all-day event; read as its date, \(original.localTime.date)", property)
+        }
         if let endField = fields.end, case .dateTime(var endValue)? = values[endField] {
             // A floating time beside a zoned one: RFC 5545 wants both of one kind; the zone the
             // other names is the only one the producer can have meant.
@@ -390,7 +436,7 @@ struct ComponentDecoder {
             case .zoned(let identifier): return local.dateTime(in: TimeZone(identifier: identifier))
             case .offsets(let converter): return DateTimeValue(kind: .utc(epochSeconds: converter(local)))
             case nil:
-                throw DecodeError(message: "TZID '\(tzid)' is neither an IANA time zone nor defined by a VTIMEZONE in the file; add its VTIMEZONE or use an IANA name such as Europe/Berlin")
+                throw DecodeError(message: zones.unresolvedReason(tzid))
             }
         }
         if let defaultZone { return local.dateTime(in: TimeZone(identifier: defaultZone)) }
@@ -485,9 +531,9 @@ struct ComponentDecoder {
     /// VALARM: TRIGGER as a duration (relative to the start, or to the end with RELATED=END,
     /// which is turned into one relative to the start) or an absolute DATE-TIME.
     private func decodeUnionChild(_ union: UnionDefinition, _ child: LibicalNode, start: LibicalProperty?, properties: [LibicalProperty]) throws -> Value? {
-        guard let trigger = child.properties.first(where: { $0.name == "TRIGGER" }) else {
-            throw DecodeError(message: "VALARM without TRIGGER: an alarm needs to know when to fire")
-        }
+        // A VALARM without TRIGGER was left out before libical; one without it now had a
+        // TRIGGER libical could not read, which is reported with its line already.
+        guard let trigger = child.properties.first(where: { $0.name == "TRIGGER" }) else { return nil }
         let text = trigger.text
         if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || (DurationValue(parsing: text) == nil && text.count >= 15) {
             guard let absolute = union.cases.first(where: { $0.type.base == .builtin(.dateTime) }) else { return nil }

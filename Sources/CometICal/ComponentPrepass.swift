@@ -81,12 +81,23 @@ enum ComponentPrepass {
     /// Properties whose values are DATE or DATE-TIME (RFC 5545 §3.3.4, §3.3.5).
     static let temporalProperties: Set<String> = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE", "CREATED", "LAST-MODIFIED",
                                                   "DTSTAMP", "COMPLETED"]
+    /// Properties whose value is an INTEGER (RFC 5545 §3.3.8).
+    static let integerProperties: Set<String> = ["SEQUENCE", "PRIORITY", "PERCENT-COMPLETE", "REPEAT"]
     /// Properties that only say when the object was written or changed: a bad one is left out
     /// rather than costing the event.
     static let informational: Set<String> = ["CREATED", "LAST-MODIFIED", "DTSTAMP"]
 
     static func check(_ line: ContentLine, uid: String?, inAlarm: Bool = false) -> Verdict {
         let name = line.name
+        if integerProperties.contains(name) {
+            // libical reads `SEQUENCE:two` as 0 without a word.
+            let text = line.value.trimmedBlanks
+            let digits = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+            if digits.isEmpty || !digits.allSatisfy { $0.isASCII && $0.isNumber } || Int(text) == nil {
+                return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' is not a whole number"))
+            }
+            return .fine
+        }
         let isTrigger = inAlarm && name == "TRIGGER" && line.parameter("VALUE")?.uppercased() == "DATE-TIME"
         guard temporalProperties.contains(name) || isTrigger else { return .fine }
         let type = line.parameter("VALUE")?.uppercased()
@@ -126,7 +137,8 @@ enum ComponentPrepass {
             return "is not an RFC 5545 DATE-TIME (YYYYMMDDThhmmss, with Z for UTC)"
         }
         guard let year = digits(0..<4), let month = digits(4..<6), let day = digits(6..<8) else {
-            return dateOnly ? "is not a DATE (YYYYMMDD)" : "is not an RFC 5545 DATE-TIME (YYYYMMDDThhmmss, with Z for UTC)"
+            if type == "DATE" { return "is not a DATE (YYYYMMDD)" }
+            return "is not an RFC 5545 DATE-TIME (YYYYMMDDThhmmss, with Z for UTC) or DATE (YYYYMMDD)"
         }
         guard year >= 1 else { return "is out of range: CometCal holds dates of years 1–9999" }
         guard CalendarDate(year: year, month: month, day: day) != nil else { return "is not a day of the calendar" }

@@ -179,7 +179,7 @@ struct ComponentReader {
     /// its parameters), or it is text and this line has no property name. The fold's space was
     /// its marker, so the pieces join with nothing between them.
     private mutating func joinBrokenFold(_ line: ContentLine) -> Bool {
-        guard let previous = lastLine, !line.startsProperty || previous.valueSeparator == nil else { return false }
+        guard !line.hasPropertyName, let previous = lastLine else { return false }
         let unfinished = previous.valueSeparator == nil
         guard unfinished || ComponentReader.isText(previous) else { return false }
         replaceLastLine(ContentLine(text: previous.text + line.text, line: previous.line))
@@ -197,8 +197,9 @@ struct ComponentReader {
         } else {
             heldCalendarProperty = nil
         }
+        let unclosedQuote = last.text.filter { $0 == "\"" }.count % 2 == 1
         queue.append(.problem(ICalProblem(line: last.line, uid: stack.last?.value("UID"),
-                                          message: "'\(last.text.prefix(40))' has no colon: a property needs ':' between its name and its value")))
+                                          message: "'\(last.text.prefix(40))' has no colon" + (unclosedQuote ? " outside quotes: a parameter's quote is never closed" : ": a property needs ':' between its name and its value"))))
         taintInnermostItem()
     }
 

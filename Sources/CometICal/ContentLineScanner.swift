@@ -37,10 +37,13 @@ struct ContentLine {
     /// A line that starts a property as RFC 5545 §3.1 writes one: a name of letters, digits and
     /// dashes, then parameters or the value. A line that does not is the rest of a broken fold,
     /// or text that is not iCalendar.
-    var startsProperty: Bool {
-        guard valueSeparator != nil else { return false }
+    var startsProperty: Bool { hasPropertyName && valueSeparator != nil }
+
+    /// The line begins with a property name and ';' or ':' (whether or not its value follows:
+    /// an unclosed quote hides it).
+    var hasPropertyName: Bool {
         let name = text.prefix { $0 != ";" && $0 != ":" }
-        return !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        return name.endIndex < text.endIndex && !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
     }
 
     /// A parameter's value, unquoted (RFC 5545 §3.2) and with RFC 6868 caret escapes decoded.

@@ -226,6 +226,10 @@ public final class ICalReader {
         let isMessage = method.map(ICalReader.messageMethods.contains) ?? false
         let decoded = decoder.decode(raw, tree.node, properties: properties, verbatim: prepared.verbatim, requireStart: !isMessage)
         problems += decoded.problems
+        // One complaint per line: where the prepass found a fault, libical and the decoder saying
+        // the same of that line in their own words are left out.
+        let prepassLines = Set(prepared.problems.map(\.line))
+        problems = prepared.problems + problems.dropFirst(prepared.problems.count).filter { !prepassLines.contains($0.line) }
         queue.append(contentsOf: decoded.warnings.map(ICalItem.warning))
         audit(original, prepared: prepared, decoded: decoded, problems: problems)
         guard problems.isEmpty else {
@@ -233,6 +237,10 @@ public final class ICalReader {
             return
         }
         var values = decoded.values
+        if let stamp = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "DTSTAMP" && $0.ical?.string("param") == nil }),
+           case .dateTime(let written)? = values[stamp.name], written.sortKey == ICalWriter.derivedStamp(values, entity: entity) {
+            values[stamp.name] = nil
+        }
         for property in entity.properties where property.isRequired && values[property.name] == nil && property.type == .builtin(.string) && property.ical != nil {
             values[property.name] = .string("")
         }
@@ -254,6 +262,11 @@ public final class ICalReader {
             return
         }
         queue.append(.record(ICalRecord(entity: entity.name, values: values, uid: uid, line: raw.beginLine, uidLine: raw.line(of: "UID") ?? raw.beginLine)))
+        for override in decoder.periodOverrides(values, properties: properties) {
+            queue.append(.warning(ICalProblem(line: override.line, uid: uid,
+                                              message: "this RDATE period is not as long as the event, so its occurrence is kept as an override with the period's own end")))
+            queue.append(.record(ICalRecord(entity: entity.name, values: override.values, uid: uid, line: override.line, uidLine: override.line)))
+        }
     }
 
     /// Calendar properties that describe the file rather than the calendar: export writes its

@@ -55,7 +55,10 @@ public struct ICalWriter {
         var libical: [String] = []
         var verbatim: [String] = []
         for line in lines {
-            if ComponentPrepass.needsVerbatim(ContentLine(text: line, line: 0)) { verbatim.append(line) } else { libical.append(line) }
+            let content = ContentLine(text: line, line: 0)
+            // libical also writes an escaped comma or semicolon in CATEGORIES back unescaped.
+            let mangled = ["CATEGORIES", "RESOURCES"].contains(content.name) && line.contains("\\")
+            if mangled || ComponentPrepass.needsVerbatim(content) { verbatim.append(line) } else { libical.append(line) }
         }
         return (libical, verbatim)
     }
@@ -111,14 +114,25 @@ public struct ICalWriter {
     /// to DTSTAMP), else one derived from the record (LAST-MODIFIED, CREATED, or the start), so
     /// that two exports of the same data are identical.
     private func stampText(_ record: EntityRecord, entity: EntityDefinition) -> String {
-        for name in ["DTSTAMP", "LAST-MODIFIED", "CREATED", "DTSTART"] {
+        let stamp = ICalWriter.stamp(record.values, entity: entity, from: ["DTSTAMP", "LAST-MODIFIED", "CREATED", "DTSTART"])
+        // DTSTAMP is always UTC; a floating (all-day) start is read as UTC for it.
+        return stamp.map { LocalDateTime(wallSeconds: $0).icalText + "Z" } ?? "19700101T000000Z"
+    }
+
+    /// The DTSTAMP export derives when the record has none of its own. An imported DTSTAMP equal
+    /// to it need not be stored: export writes the same bytes, and a round trip the same record.
+    static func derivedStamp(_ values: [String: Value], entity: EntityDefinition) -> Int64? {
+        stamp(values, entity: entity, from: ["LAST-MODIFIED", "CREATED", "DTSTART"])
+    }
+
+    private static func stamp(_ values: [String: Value], entity: EntityDefinition, from names: [String]) -> Int64? {
+        for name in names {
             if let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == name && $0.ical?.string("param") == nil }),
-               case .dateTime(let value)? = record[property.name] {
-                // DTSTAMP is always UTC; a floating (all-day) start is read as UTC for it.
-                return LocalDateTime(wallSeconds: value.sortKey).icalText + "Z"
+               case .dateTime(let value)? = values[property.name] {
+                return value.sortKey
             }
         }
-        return "19700101T000000Z"
+        return nil
     }
 
     func propertyLines(of record: EntityRecord, entity: EntityDefinition) -> [String] {
@@ -133,6 +147,13 @@ public struct ICalWriter {
             }
             guard let value = record[property.name] else { continue }
             if value == property.defaultValue, property.type.isArray, case .array(let items) = value, items.isEmpty { continue }
+            // A start the DST gap moved is written as given; its end then as a DURATION, which
+            // reads back to the same instant (a DTEND would be measured from the written start).
+            if property.name == entity.temporalFields?.end, let startField = entity.temporalFields?.start,
+               case .dateTime(let start)? = record[startField], start.nominal != nil, case .dateTime(let end) = value, !allDay {
+                lines.append("DURATION:" + DurationValue(totalSeconds: Int(end.sortKey - start.sortKey)).description)
+                continue
+            }
             // Our own extensions are written only when they say something.
             if value == property.defaultValue, name.hasPrefix("X-") { continue }
             lines += encode(value, property: property, name: name, allDay: allDay, record: record, entity: entity)

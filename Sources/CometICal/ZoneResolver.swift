@@ -55,9 +55,23 @@ final class ZoneResolver {
         return result
     }
 
+    /// Why a TZID resolves to nothing, for the message where it is used.
+    func unresolvedReason(_ written: String) -> String {
+        let tzid = ZoneResolver.key(written)
+        if let definition = definitions[tzid], !ZoneResolver.hasObservances(definition) {
+            return "TZID '\(tzid)' is defined by a VTIMEZONE with no STANDARD or DAYLIGHT part, so no offset can be computed; add its observances or use an IANA name such as Europe/Berlin"
+        }
+        return "TZID '\(tzid)' is neither an IANA time zone nor defined by a VTIMEZONE in the file; add its VTIMEZONE or use an IANA name such as Europe/Berlin"
+    }
+
+    static func hasObservances(_ definition: RawComponent) -> Bool {
+        definition.children.contains { $0.name == "STANDARD" || $0.name == "DAYLIGHT" }
+    }
+
     private func compute(_ tzid: String) -> Resolution? {
         if let iana = TimeZoneNames.ianaIdentifier(for: tzid) { return .zoned(iana) }
-        guard let definition = definitions[tzid], let tree = LibicalTree(parsing: definition.text),
+        // A definition without observances has no offset at all; libical would read it as UTC.
+        guard let definition = definitions[tzid], ZoneResolver.hasObservances(definition), let tree = LibicalTree(parsing: definition.text),
               let clone = icalcomponent_new_clone(tree.root) else { return nil }
         let zone = icaltimezone_new()
         guard let zone, icaltimezone_set_component(zone, clone) != 0 else {

@@ -122,9 +122,12 @@ struct ComponentDecoder {
             // Kept in libical's own serialization (unfolded), so export → import gives the same text.
             let unmapped = properties.filter { !mapped.contains($0.name) } + surplus
             account(unmapped)
-            var kept: [String] = unmapped.map { $0.unfoldedText }.filter { !$0.isEmpty }
-            // What libical cannot carry stays exactly as written.
-            kept += verbatim.map(\.text)
+            // An x-name is kept as the file wrote it: libical drops some of its escapes and quotes.
+            let lines = unmapped.map { $0.name.hasPrefix("X-") ? $0.source?.text ?? $0.unfoldedText : $0.unfoldedText }.filter { !$0.isEmpty }
+            var kept = lines.filter { !ICalWriter.bypassesLibical($0) }
+            // What libical cannot carry stays exactly as written, after the subcomponents, where
+            // the writer puts it.
+            let pastLibical = lines.filter(ICalWriter.bypassesLibical) + verbatim.map(\.text)
             decoded.accounted.formUnion(verbatim.map(\.line))
             // Unmapped subcomponents are kept when libical knows them (it cannot write RFC 9073's
             // VLOCATION or VRESOURCE back, so keeping those would not survive an export).
@@ -137,6 +140,7 @@ struct ComponentDecoder {
                     warn(child.name, "BEGIN:\(child.name) (line \(child.beginLine)) is a component libical 3.0 cannot write back, so it is not kept", at: nil)
                 }
             }
+            kept += pastLibical
             if !kept.isEmpty { values[extras.name] = .string(kept.joined(separator: "\n")) }
         }
         decoded.values = values
@@ -233,9 +237,9 @@ struct ComponentDecoder {
             if endValue.sortKey < startValue.sortKey {
                 problem("DTEND", "DTEND (\(endValue)) is before DTSTART (\(startValue)); fix the end, or remove it for an event without length", endProperty)
             }
-            if let durationProperty, let duration = DurationValue(parsing: durationProperty.text) {
+            if let durationProperty, let duration = DurationValue(parsing: durationProperty.writtenValue) {
                 if let implied = try? startValue.adding(duration), implied.sortKey != endValue.sortKey {
-                    problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationProperty.text) from the start is \(implied), DTEND is \(endValue)); keep one", durationProperty)
+                    problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationProperty.writtenValue) from the start is \(implied), DTEND is \(endValue)); keep one", durationProperty)
                 }
             }
             // An end written in UTC (as exports do for the repeated hour) belongs to the start's zone.
@@ -250,10 +254,11 @@ struct ComponentDecoder {
         // DURATION stands for DTEND when there is none.
         guard let endField = fields.end, let durationProperty else { return }
         do {
-            let duration = try DurationValue(validating: durationProperty.text)
+            // As written: libical wraps a huge DURATION around to another length.
+            let duration = try DurationValue(validating: durationProperty.writtenValue)
             values[endField] = .dateTime(try startValue.adding(duration))
         } catch {
-            problem("DURATION", "DURATION: \(error.message)", durationProperty)
+            problem("DURATION", "DURATION \(error.message)", durationProperty)
         }
     }
 

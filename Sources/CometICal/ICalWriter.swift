@@ -55,12 +55,18 @@ public struct ICalWriter {
         var libical: [String] = []
         var verbatim: [String] = []
         for line in lines {
-            let content = ContentLine(text: line, line: 0)
-            // libical also writes an escaped comma or semicolon in CATEGORIES back unescaped.
-            let mangled = ["CATEGORIES", "RESOURCES"].contains(content.name) && line.contains("\\")
-            if mangled || ComponentPrepass.needsVerbatim(content) { verbatim.append(line) } else { libical.append(line) }
+            if bypassesLibical(line) { verbatim.append(line) } else { libical.append(line) }
         }
         return (libical, verbatim)
+    }
+
+    /// Lines written past libical, at the end of their component: what it cannot read, and text
+    /// whose escapes it writes back wrongly (`\,` in CATEGORIES and x-name values loses its
+    /// backslash). The importer keeps such lines in the same place, so a round trip is stable.
+    static func bypassesLibical(_ line: String) -> Bool {
+        let content = ContentLine(text: line, line: 0)
+        let mangled = (["CATEGORIES", "RESOURCES"].contains(content.name) || content.name.hasPrefix("X-")) && line.contains("\\")
+        return mangled || ComponentPrepass.needsVerbatim(content)
     }
 
     static func insert(_ verbatim: [String], before end: String, in text: String) -> String {

@@ -137,6 +137,11 @@ struct LibicalProperty {
         return String(cString: raw)
     }
 
+    /// The value as the file wrote it (when the line is known), else as libical reads it.
+    var writtenValue: String {
+        source.map { $0.value.trimmedBlanks } ?? text
+    }
+
     /// The property in libical's serialization, unfolded and without its line end.
     var unfoldedText: String {
         icalText.replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\r\n", with: "")

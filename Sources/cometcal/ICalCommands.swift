@@ -41,14 +41,16 @@ struct ICalCommands {
             for warning in report.warnings {
                 terminal.err("\(warning.source):\(warning.line): warning: " + warning.message + (warning.uid.map { " [UID \($0)]" } ?? ""))
             }
+            // With --skip-invalid an invalid component is left out, as asked: said as such.
+            let label = report.written ? "skipped: " : "error: "
             for problem in report.problems {
                 let place = problem.line > 0 ? "\(problem.source):\(problem.line): " : "\(problem.source): "
-                terminal.err(place + "error: " + problem.message + (problem.uid.map { " [UID \($0)]" } ?? ""))
+                terminal.err(place + label + problem.message + (problem.uid.map { " [UID \($0)]" } ?? ""))
             }
             terminal.out(summary(report))
         }
-        if !report.written { return .dataError }
-        return report.problems.isEmpty ? .success : .dataError
+        // Written means it did what was asked: everything, or with --skip-invalid the valid rest.
+        return report.written ? .success : .dataError
     }
 
     private func summary(_ report: ImportReport) -> String {
@@ -57,7 +59,12 @@ struct ICalCommands {
         }
         var parts = ["\(report.added) added", "\(report.updated) updated", "\(report.unchanged) unchanged"]
         if report.olderVersions > 0 { parts.append("\(report.olderVersions) skipped (the stored version is as new)") }
-        if !report.problems.isEmpty { parts.append("\(report.problems.count) invalid left out") }
+        if report.skippedMessages > 0 { parts.append("\(report.skippedMessages) iTIP message\(report.skippedMessages == 1 ? "" : "s") skipped (see the warnings)") }
+        if !report.problems.isEmpty {
+            let uids = Set(report.problems.compactMap(\.uid))
+            let components = uids.isEmpty ? "" : " in \(uids.count) component\(uids.count == 1 ? "" : "s")"
+            parts.append("\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")\(components) left out (each named above with its line and UID)")
+        }
         var text = "Imported into \(report.calendars.isEmpty ? "no calendar" : report.calendars.joined(separator: ", ")): " + parts.joined(separator: ", ") + "."
         let ignored = report.ignoredComponents.keys.sorted().map { "\(report.ignoredComponents[$0] ?? 0) \($0)" }
         if !ignored.isEmpty { text += " Ignored: " + ignored.joined(separator: ", ") + " (no entity maps them)." }
@@ -70,6 +77,9 @@ struct ICalCommands {
             ("added", .int(report.added)), ("updated", .int(report.updated)), ("unchanged", .int(report.unchanged)),
             ("skipped", .int(report.olderVersions)),
             ("invalid", .int(report.written ? report.problems.count : 0)),
+            ("skippedMessages", .int(report.skippedMessages)),
+            // What --skip-invalid left out, by component: its UID and the lines of its problems.
+            ("leftOut", .array(report.written ? ICalCommands.leftOut(report) : [])),
             ("ignoredComponents", .object(JSONObject(report.ignoredComponents.keys.sorted().map { ($0, JSONValue.int(report.ignoredComponents[$0] ?? 0)) }))),
             ("calendars", .array(report.calendars.map(JSONValue.string))),
             ("warnings", .array(report.warnings.map { warning in
@@ -81,6 +91,21 @@ struct ICalCommands {
                                     ("uid", problem.uid.map(JSONValue.string) ?? .null), ("message", .string(problem.message))]))
             })),
         ]))
+    }
+
+    static func leftOut(_ report: ImportReport) -> [JSONValue] {
+        var order: [String] = []
+        var byKey: [String: [ImportReport.Problem]] = [:]
+        for problem in report.problems {
+            let key = problem.source + "|" + (problem.uid ?? "line \(problem.line)")
+            if byKey[key] == nil { order.append(key) }
+            byKey[key, default: []].append(problem)
+        }
+        return order.compactMap { key in
+            guard let problems = byKey[key], let first = problems.first else { return nil }
+            return .object(JSONObject([("file", .string(first.source)), ("uid", first.uid.map(JSONValue.string) ?? .null),
+                                       ("line", .int(first.line)), ("reasons", .array(problems.map { .string("line \($0.line): \($0.message)") }))]))
+        }
     }
 
     func export() throws -> ExitCode {

@@ -61,7 +61,7 @@ public struct DurationValue: Sendable, Hashable, CustomStringConvertible {
         let parts = [weekSeconds, daySeconds, hourSeconds, minuteSeconds, Int64(parsed.seconds)]
         guard !(weekOverflow || dayOverflow || hourOverflow || minuteOverflow),
               parts.allSatisfy({ $0 <= DurationValue.maximumSeconds }), parts.reduce(0, +) <= DurationValue.maximumSeconds else {
-            throw ValueError(.outOfRange, "duration '\(text)' is out of range: it is longer than 10,000 years, more than any two dates of years 1–9999 can be apart")
+            throw ValueError(.outOfRange, "'\(text)' is out of range: it is longer than 10,000 years, more than any two dates of years 1–9999 can be apart")
         }
         self = parsed
     }

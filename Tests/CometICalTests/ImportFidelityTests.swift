@@ -1,0 +1,411 @@
+import Testing
+import Foundation
+import CometSchema
+import CometStore
+import CometIntents
+import CometICal
+
+/// Issue #7, item by item: nothing lost silently, nothing refused needlessly. Each test names the
+/// item it holds to; the fixtures' MANIFEST.json entries say the same in prose.
+@Suite("iCalendar fidelity: nothing lost silently, nothing refused needlessly")
+struct ImportFidelityTests {
+    let event = QualifiedName(domain: "calendar", name: "Event")
+    let calendar = QualifiedName(domain: "calendar", name: "Calendar")
+
+    /// A fresh store with `files` imported in order; the reports come back in the same order.
+    private func imported(_ files: String...) throws -> (Corpus.Session, [ImportReport]) {
+        let session = try Corpus.Session()
+        var reports: [ImportReport] = []
+        for file in files { reports.append(try session.importFile(file)) }
+        return (session, reports)
+    }
+
+    private func record(_ session: Corpus.Session, uid: String, recurrence: Bool = false) throws -> EntityRecord {
+        let all = try session.store.transaction { try $0.fetchAll(event, matching: [.equals("uid", .string(uid))], limit: nil) }
+        return try #require(all.first { ($0["recurrenceId"] != nil) == recurrence }, "no event \(uid)")
+    }
+
+    private func text(_ record: EntityRecord, _ field: String) -> String? {
+        if case .string(let value)? = record[field] { return value }
+        return nil
+    }
+
+    private func instant(_ record: EntityRecord, _ field: String) -> String? {
+        guard case .dateTime(let value)? = record[field] else { return nil }
+        return LocalDateTime(wallSeconds: value.sortKey).description + (value.isFloating ? "" : "Z")
+    }
+
+    private func warningLines(_ report: ImportReport) -> Set<Int> { Set(report.warnings.map(\.line)) }
+
+    // MARK: 1–3: line endings, folds, escapes
+
+    @Test("1. Lines ending in CR CR LF import whole")
+    func crCrLf() throws {
+        let (session, reports) = try imported("enc-cr-cr-lf.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(reports[0].added == 3)
+        let inline = session.importText("BEGIN:VCALENDAR\r\r\nVERSION:2.0\r\r\nBEGIN:VEVENT\r\r\nUID:crcr@test\r\r\nDTSTART:20260101T100000Z\r\r\nSUMMARY:Two\r\r\n  CRs\r\r\nEND:VEVENT\r\r\nEND:VCALENDAR\r\r\n", name: "inline")
+        #expect(inline.added == 1)
+        #expect(text(try record(session, uid: "crcr@test"), "title") == "Two CRs")
+    }
+
+    @Test("2. A lost fold after a text property is joined with a warning naming its line")
+    func brokenFolds() throws {
+        let (session, reports) = try imported("enc-broken-folds.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(warningLines(reports[0]).isSuperset(of: [13, 23, 31]))
+        #expect(text(try record(session, uid: "broken-fold-text@fixtures.cometcal.test"), "note") ==
+            "Quarterly planning for the platform team. Bring your roadmap drafts and the list of open risks so that we can go through them one by one and agree on owners before the end of the session.")
+        #expect(text(try record(session, uid: "broken-fold-word@fixtures.cometcal.test"), "title") == "Sprint review Agenda")
+        let apple = try record(session, uid: "broken-fold-apple@fixtures.cometcal.test")
+        #expect(text(apple, "icalExtras")?.contains("X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-ADDRESS=\"Uferweg 7\\n10557 Berlin\";X-APPLE-RADIUS=49.9;X-TITLE=Canal Kitchen:geo:52.5,13.4") == true)
+    }
+
+    @Test("2. A line without a colon after a property that is not text is refused at its line")
+    func colonlessLineAfterNonText() throws {
+        let (session, reports) = try imported("enc-broken-fold-after-non-text.ics")
+        defer { session.close() }
+        #expect(!reports[0].written)
+        #expect(reports[0].problems.map(\.line) == [9])
+        #expect(reports[0].problems.first?.message.contains("colon") == true)
+    }
+
+    @Test("3. TEXT escapes in calendar properties are decoded once and encoded once")
+    func calendarEscapes() throws {
+        let (session, reports) = try imported("enc-calendar-text-escapes.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        let calendars = try session.store.transaction { try $0.fetchAll(calendar, matching: [], limit: nil) }
+        let stored = try #require(calendars.first)
+        #expect(text(stored, "title") == "Team, Ops")
+        let decoded = "First line\nSecond line, with comma; semicolon and a backslash \\ here"
+        #expect(text(stored, "description") == decoded)
+        #expect(text(try record(session, uid: "cal-escapes-1@fixtures.cometcal.test"), "note") == decoded)
+        let exported = try session.engine.exportCalendar()
+        let unfolded = exported.replacingOccurrences(of: "\r\n ", with: "")
+        #expect(unfolded.contains("X-WR-CALDESC:First line\\nSecond line\\, with comma\\; semicolon and a backslash \\\\ here\r\n"))
+        #expect(unfolded.contains("X-WR-CALNAME:Team\\, Ops\r\n"))
+        // Backslashes do not double on a second round.
+        let again = try Corpus.Session()
+        defer { again.close() }
+        _ = again.importText(exported, name: "again.ics")
+        #expect(try again.engine.exportCalendar() == exported)
+    }
+
+    // MARK: 4–5: values out of range or off the grammar
+
+    @Test("4. A DURATION out of range refuses its component with the line, never 1970")
+    func outOfRange() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = try session.importFile("values-out-of-range.ics", skipInvalid: true)
+        #expect(report.problems.map(\.line).sorted() == [9, 16])
+        #expect(report.problems.allSatisfy { $0.message.contains("out of range") })
+        #expect(report.added == 2)
+        let exported = try session.engine.exportCalendar()
+        #expect(!exported.contains("19700101"))
+    }
+
+    @Test("4. Date arithmetic past year 9999 is an error that names the value")
+    func dateArithmeticRange() throws {
+        let start = DateTimeValue(kind: .utc(epochSeconds: 1_781_085_600))
+        #expect(throws: ValueError.self) { try start.adding(DurationValue(days: 3_000_000)) }
+        #expect(throws: ValueError.self) { try start.checkedAdding(seconds: Int64.max / 2) }
+        #expect(throws: ValueError.self) { try DurationValue(validating: "P999999999999999999W") }
+        #expect(try start.adding(DurationValue(days: 1)).sortKey == 1_781_085_600 + 86_400)
+    }
+
+    @Test("5. A DATE-TIME off the RFC 5545 grammar is refused at its line, quoting it")
+    func malformedDateTime() throws {
+        let (session, reports) = try imported("values-malformed-datetime.ics")
+        defer { session.close() }
+        let problems = reports[0].problems
+        #expect(problems.map(\.line) == [27, 33, 40, 47, 55])
+        for (line, value) in [(27, "20260301T10300Z"), (33, "2026031T103000"), (40, "20260301T103000ZZ"), (47, "20260301 103000"), (55, "20260301T1030")] {
+            #expect(problems.first { $0.line == line }?.message.contains("'\(value)'") == true)
+        }
+    }
+
+    // MARK: 6–7: DTSTAMP, RFC 7986 names
+
+    @Test("6. DTSTAMP is kept and written back; CometCal's own edits stamp it anew")
+    func dtstampKept() throws {
+        let (session, _) = try imported("values-dtstamp-kept.ics")
+        defer { session.close() }
+        let exported = try session.engine.exportCalendar()
+        for stamp in ["20260105T081512Z", "20260106T174233Z", "20251231T235959Z"] {
+            #expect(exported.contains("DTSTAMP:\(stamp)\r\n"))
+        }
+        let again = try Corpus.Session()
+        defer { again.close() }
+        _ = again.importText(exported, name: "again.ics")
+        let second = again.importText(exported, name: "again.ics")
+        #expect(second.unchanged == 3)
+    }
+
+    @Test("6. A file that differs only in DTSTAMP changes nothing")
+    func dtstampIsNoRevision() throws {
+        let (session, _) = try imported("values-dtstamp-kept.ics")
+        defer { session.close() }
+        let text = try String(contentsOf: Corpus.fixtures.appendingPathComponent("values-dtstamp-kept.ics"), encoding: .utf8)
+            .replacingOccurrences(of: "DTSTAMP:20260105T081512Z", with: "DTSTAMP:20270101T000000Z")
+        let report = session.importText(text, name: "values-dtstamp-kept.ics")
+        #expect(report.unchanged == 3)
+        #expect(report.updated == 0 && report.olderVersions == 0)
+    }
+
+    @Test("7. RFC 7986 NAME and DESCRIPTION name and describe the calendar")
+    func rfc7986Names() throws {
+        let (session, reports) = try imported("calendar-rfc7986-name-description.ics")
+        defer { session.close() }
+        #expect(reports[0].calendars == ["Lunar Orbit Log"])
+        let stored = try #require(try session.store.transaction { try $0.fetchAll(calendar, matching: [], limit: nil) }.first)
+        #expect(text(stored, "title") == "Lunar Orbit Log")
+        #expect(text(stored, "description") == "Flight ops, shifts and sims")
+    }
+
+    // MARK: 10: the DST gap
+
+    @Test("10. A single event starting in the DST gap keeps its length, with a warning")
+    func gapSingleEvent() throws {
+        let (session, reports) = try imported("dst-gap-single-event.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(!reports[0].warnings.isEmpty)
+        let records = try session.store.transaction { try $0.fetchAll(event, matching: [], limit: nil) }
+        let spans = Set(records.map { "\(instant($0, "startDate") ?? "")–\(instant($0, "endDate") ?? "")" })
+        #expect(spans == ["2025-03-09T07:30:00Z–2025-03-09T08:00:00Z", "2025-03-09T07:15:00Z–2025-03-09T08:45:00Z"])
+    }
+
+    @Test("10. A series starting in the gap moves only that instance; EXDATE and RECURRENCE-ID match the rule's own times")
+    func gapSeries() throws {
+        let (session, reports) = try imported("dst-gap-series.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        let from = Date(timeIntervalSince1970: 1_743_292_800)  // 2025-03-30
+        let to = Date(timeIntervalSince1970: 1_746_921_600)    // 2025-05-11
+        let occurrences = try session.store.transaction {
+            try $0.occurrences(event, from: from, to: to, zone: TimeZone(identifier: "UTC")!, matching: [])
+        }
+        let starts = occurrences.map { LocalDateTime(wallSeconds: $0.start.sortKey).description + "Z" }.sorted()
+        #expect(starts == ["2025-03-30T01:30:00Z", "2025-04-06T00:30:00Z", "2025-04-20T08:00:00Z", "2025-04-27T00:30:00Z", "2025-05-04T00:30:00Z"])
+    }
+
+    @Test("10. Dates in a DST gap, chosen at random, expand as python-dateutil's wall-clock rule does, each gap instance moved alone")
+    func gapSeriesAgainstWallClock() throws {
+        // Every Sunday 02:30 Berlin over ten years: only the last Sunday of March is moved.
+        let start = try DateTimeValue.zoned(try #require(LocalDateTime(parsing: "2025-03-30T02:30:00")), timeZone: "Europe/Berlin")
+        let rule = try RecurrenceRule(parsing: "FREQ=WEEKLY;COUNT=520")
+        let set = RecurrenceSet(start: start.expansionWallTime, timeZone: start.expansionZone, rule: rule)
+        let walls = set.occurrences(limit: 600)
+        #expect(walls.count == 520)
+        #expect(walls.allSatisfy { $0.hour == 2 && $0.minute == 30 })
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let moved = walls.map { $0.dateTime(in: berlin) }.filter { $0.nominal != nil }
+        #expect(moved.count == 10)
+        #expect(moved.allSatisfy { $0.localTime.hour == 3 && $0.localTime.date.month == 3 })
+    }
+
+    // MARK: 11–13: informational values, alarms, repeated rules
+
+    @Test("11. A malformed CREATED, LAST-MODIFIED or DTSTAMP is dropped with a warning; the event is kept")
+    func badInformational() throws {
+        let (session, reports) = try imported("values-bad-informational.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(reports[0].added == 3)
+        #expect(warningLines(reports[0]).isSuperset(of: [8, 16, 23]))
+        #expect(try record(session, uid: "info-created@fixtures.cometcal.test")["created"] == nil)
+        #expect(try record(session, uid: "info-last-modified@fixtures.cometcal.test")["lastModified"] == nil)
+    }
+
+    @Test("12. A VALARM without TRIGGER is dropped with a warning; the event and its other alarms are kept")
+    func alarmWithoutTrigger() throws {
+        let (session, reports) = try imported("alarms-no-trigger.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(warningLines(reports[0]).isSuperset(of: [11, 27]))
+        #expect(try record(session, uid: "no-trigger-1@fixtures.cometcal.test")["alarms"] == .array([.union("relative", .duration(DurationValue(isNegative: true, minutes: 10)))]))
+        #expect(try record(session, uid: "no-trigger-2@fixtures.cometcal.test")["alarms"] == .array([]))
+    }
+
+    @Test("13. The same RRULE twice is one rule; two different rules are refused with an accurate message")
+    func repeatedRules() throws {
+        let (session, reports) = try imported("rrule-identical-twice.ics", "rrule-multiple-rrules.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(reports[0].added == 2)
+        #expect(reports[0].warnings.count >= 2)
+        let different = try #require(reports[1].problems.first { $0.line == 19 })
+        #expect(different.message.contains("different"))
+        #expect(!different.message.contains("keeping only the first"))
+    }
+
+    // MARK: 14–18: zones, addresses, kept properties, stray lines, mixed times
+
+    @Test("14. TZIDs match unescaped and unquoted; an empty TZID with a full VTIMEZONE imports with a warning")
+    func tzidEscaping() throws {
+        let (session, reports) = try imported("tz-escaped-tzid.ics", "tz-empty-tzid-exchange.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty && reports[1].problems.isEmpty)
+        #expect(reports[0].added == 2 && reports[1].added == 2)
+        #expect(!reports[1].warnings.isEmpty)
+        let records = try session.store.transaction { try $0.fetchAll(event, matching: [], limit: nil) }
+        let starts = Set(records.compactMap { instant($0, "startDate") })
+        #expect(starts.contains("2026-06-01T01:00:00Z"))
+        #expect(starts.contains("2026-06-15T08:00:00Z"))
+        #expect(starts.contains("2026-12-15T09:00:00Z"))
+    }
+
+    @Test("15. Calendar user addresses are kept as written")
+    func oddAddresses() throws {
+        let (session, reports) = try imported("attendees-odd-addresses.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        let exported = try session.engine.exportCalendar().replacingOccurrences(of: "\r\n ", with: "")
+        #expect(exported.contains(":mailto:hcabot@ example.com\r\n"))
+        #expect(exported.contains(":mailto:CET Meeting Room@example.com\r\n"))
+        #expect(exported.contains(":mailto:Mixed.Case@Example.COM\r\n"))
+    }
+
+    @Test("16. LINK, unknown iana-tokens and x-name value types are kept verbatim and written back")
+    func keptProperties() throws {
+        let (session, reports) = try imported("values-rfc-kept-properties.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        let exported = try session.engine.exportCalendar().replacingOccurrences(of: "\r\n ", with: "")
+        for line in ["LINK;LINKREL=latest-version;VALUE=URI:https://example.com/ev/1", "REFID:project-apollo",
+                     "CONCEPT:https://example.com/c/meeting", "X-ROOM-PLAN;VALUE=X-FLOORPLAN:L3-E-12"] {
+            #expect(exported.contains(line + "\r\n"), "\(line)")
+        }
+    }
+
+    @Test("17. A stray line after END:VCALENDAR is ignored with a warning")
+    func strayAfterEnd() throws {
+        let (session, reports) = try imported("structure-stray-after-end.ics", "broken-trailing-garbage.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty && reports[0].added == 2)
+        #expect(warningLines(reports[0]).contains(20))
+        #expect(reports[1].problems.isEmpty && reports[1].added == 2)
+        #expect(reports[1].warnings.contains { $0.line == 20 && $0.message.contains("after END:VCALENDAR") })
+    }
+
+    @Test("18. A floating time beside a zoned one is read in that zone, with a warning")
+    func floatingBesideZoned() throws {
+        let (session, reports) = try imported("tz-floating-start-zoned-end.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(warningLines(reports[0]).isSuperset(of: [44, 52]))
+        let first = try record(session, uid: "float-start-zoned-end@fixtures.cometcal.test")
+        #expect(instant(first, "startDate") == "2026-06-15T07:00:00Z")
+        #expect(text(first, "timeZone") == "Europe/Berlin")
+        let second = try record(session, uid: "zoned-start-float-end@fixtures.cometcal.test")
+        #expect(instant(second, "endDate") == "2026-06-16T15:00:00Z")
+    }
+
+    // MARK: 19: iTIP
+
+    @Test("19. REQUEST adds and updates; CANCEL marks the event cancelled; REPLY sets the attendee's answer")
+    func itipFlow() throws {
+        let (session, reports) = try imported("itip-request-new.ics", "itip-reply.ics")
+        defer { session.close() }
+        #expect(reports.allSatisfy { $0.problems.isEmpty })
+        #expect(reports[0].added == 1 && reports[1].updated == 1)
+        let stored = try record(session, uid: "itip-1@fixtures.cometcal.test")
+        guard case .array(let attendees)? = stored["attendees"] else { Issue.record("no attendees"); return }
+        let answers = attendees.compactMap { value -> String? in
+            guard case .object(let fields) = value, case .person(let person)? = fields["person"], case .enumCase(let status)? = fields["status"] else { return nil }
+            return "\(person.email ?? ""):\(status)"
+        }
+        #expect(answers.contains("tomas.lind@example.org:accepted"))
+        #expect(answers.contains { $0.hasPrefix("aiko.mori@example.net:") && !$0.hasSuffix(":accepted") })
+        #expect(stored["sequence"] == .int(0))
+        // The organizer moves it (SEQUENCE 1), then cancels it (SEQUENCE 2); the old reply is stale.
+        let update = try session.importFile("itip-request-update.ics")
+        #expect(update.updated == 1)
+        let stale = try session.importFile("itip-reply.ics")
+        #expect(stale.updated == 0 && stale.skippedMessages == 1)
+        #expect(stale.warnings.contains { $0.message.contains("older") })
+        let moved = try record(session, uid: "itip-1@fixtures.cometcal.test")
+        let cancel = try session.importFile("itip-cancel-no-dtstart.ics")
+        #expect(cancel.updated == 1)
+        let cancelled = try record(session, uid: "itip-1@fixtures.cometcal.test")
+        #expect(cancelled["status"] == .enumCase("cancelled"))
+        #expect(cancelled["sequence"] == .int(2))
+        // Nothing but the status and SEQUENCE changes.
+        #expect(cancelled["title"] == moved["title"] && cancelled["startDate"] == moved["startDate"])
+    }
+
+    @Test("19. CANCEL of one occurrence cancels only that occurrence")
+    func itipCancelOccurrence() throws {
+        let (session, reports) = try imported("itip-series-request.ics", "itip-cancel-one-occurrence.ics")
+        defer { session.close() }
+        #expect(reports[1].problems.isEmpty)
+        #expect(reports[1].added == 1)
+        let override = try record(session, uid: "itip-series@fixtures.cometcal.test", recurrence: true)
+        #expect(override["status"] == .enumCase("cancelled"))
+        #expect(instant(override, "startDate") == "2026-12-14T09:00:00Z")
+        #expect(try record(session, uid: "itip-series@fixtures.cometcal.test")["status"] != .enumCase("cancelled"))
+    }
+
+    @Test("19. Messages for unknown events and methods CometCal does not act on are skipped with a note", arguments: [
+        "itip-cancel-no-dtstart.ics", "itip-cancel-one-occurrence.ics", "itip-reply.ics", "itip-unknown-method.ics", "google-cancel.ics",
+    ])
+    func itipUnmatched(file: String) throws {
+        let (session, reports) = try imported(file)
+        defer { session.close() }
+        #expect(reports[0].problems.isEmpty)
+        #expect(reports[0].added == 0)
+        #expect(!reports[0].warnings.isEmpty)
+        #expect(try session.events().isEmpty)
+    }
+
+    @Test("19. Google's and Outlook's cancellations after their invitations")
+    func producerCancellations() throws {
+        let (google, googleReports) = try imported("google-invitation.ics", "google-cancel.ics")
+        defer { google.close() }
+        #expect(googleReports[1].updated == 1)
+        #expect(try google.events().values.allSatisfy { $0["status"] == .enumCase("cancelled") })
+        let (outlook, outlookReports) = try imported("outlook-meeting-request.ics", "outlook-cancel-occurrence.ics")
+        defer { outlook.close() }
+        #expect(outlookReports[1].added == 1)
+        #expect(try outlook.events().count == 2)
+        #expect(try outlook.events().values.contains { $0["status"] == .enumCase("cancelled") && $0["title"] == .string("Data platform sync") })
+    }
+
+    // MARK: 20–22: round trips and diagnostics
+
+    @Test("20. An all-day override's RECURRENCE-ID is a date, and the export carries no unused VTIMEZONE")
+    func allDayOverrideZone() throws {
+        let (session, _) = try imported("overrides-allday-recurrence-id-zoned.ics")
+        defer { session.close() }
+        let exported = try session.engine.exportCalendar()
+        #expect(exported.contains("RECURRENCE-ID;VALUE=DATE:20260112\r\n"))
+        #expect(!exported.contains("BEGIN:VTIMEZONE"))
+    }
+
+    @Test("21. Each problem is reported at its own line, and a mistyped END at that END")
+    func diagnosticPlaces() throws {
+        let (session, reports) = try imported("broken-diagnostic-places.ics", "broken-mismatched-end.ics")
+        defer { session.close() }
+        #expect(reports[0].problems.map(\.line) == [11, 14, 17])
+        #expect(reports[1].problems.map(\.line) == [18])
+        #expect(!reports[1].problems.contains { $0.message.contains("without BEGIN") })
+    }
+
+    @Test("The audit: every content line of an accepted fixture is mapped, kept or named in a warning",
+          arguments: Corpus.manifest.filter { $0.decision.hasPrefix("accept") }.map(\.file))
+    func everyLineAccounted(file: String) throws {
+        let handle = try FileHandle(forReadingFrom: Corpus.fixtures.appendingPathComponent(file))
+        defer { try? handle.close() }
+        let reader = ICalReader(registry: Corpus.registry, handle: handle)
+        var warned = Set<Int>()
+        while let item = reader.next() {
+            if case .warning(let warning) = item { warned.insert(warning.line) }
+        }
+        let silent = reader.unaccountedLines.filter { !warned.contains($0) }
+        #expect(silent.isEmpty, "\(file): lines \(silent.prefix(10)) went nowhere")
+    }
+}

@@ -15,7 +15,16 @@ struct Plan {
     /// Properties the request changes (update).
     let changed: [String]
     /// Does the work; returns the record to report (nil when deleted) and search results.
-    let apply: (ChangeRecorder) throws -> (record: EntityRecord?, records: [EntityRecord], occurrences: [Occurrence])
+    let apply: (ChangeRecorder) throws -> PlanOutput
+}
+
+/// What performing a plan gives: the record acted on, or a search's results and how they
+/// relate to everything that matched.
+struct PlanOutput {
+    var record: EntityRecord?
+    var records: [EntityRecord] = []
+    var occurrences: [Occurrence] = []
+    var page: PageInfo?
 }
 
 enum PlanOrQuestion {
@@ -28,6 +37,8 @@ struct Invocation {
     let engine: IntentEngine
     let intent: IntentDefinition
     var bindings: ParameterBindings
+    /// For searches: which part of the results to return.
+    let page: ResultPage
     let recorder: ChangeRecorder
 
     var registry: Registry { engine.registry }
@@ -148,7 +159,7 @@ struct Invocation {
     func perform(_ plan: Plan) throws -> IntentResult {
         let outcome = try plan.apply(recorder)
         let changes = recorder.changes
-        let dialog = presenter.done(plan, result: outcome.record, count: outcome.records.count + outcome.occurrences.count, intent: intent)
+        let dialog = presenter.done(plan, result: outcome.record, page: outcome.page, intent: intent)
         var sequence: Int64?
         if intent.isUndoable, !changes.isEmpty {
             sequence = try transaction.appendJournal(JournalEntry(
@@ -157,7 +168,7 @@ struct Invocation {
         return IntentResult(
             intent: intent.name, action: intent.action, record: outcome.record, records: outcome.records,
             occurrences: outcome.occurrences, dialog: dialog, snippet: outcome.record.map { presenter.snippet($0) },
-            journalSequence: sequence)
+            journalSequence: sequence, page: outcome.page)
     }
 
     /// Deletes a record and, first, what depends on it: records whose required reference points

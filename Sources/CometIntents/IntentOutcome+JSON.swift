@@ -33,6 +33,7 @@ extension IntentEngine {
         case .needsDisambiguation(let parameter, let prompt, let candidates):
             object["parameter"] = .string(parameter)
             object["prompt"] = .string(prompt)
+            object["total"] = .int(candidates.count)
             object["candidates"] = .array(candidates.map { candidate in
                 var item = JSONObject()
                 item["id"] = .string(candidate.id.uuidString.lowercased())

@@ -66,6 +66,10 @@ struct Invocation {
         return nil
     }
 
+    /// How many candidates a question names; the rest are counted ("and 4 more") and listed in
+    /// the outcome's candidates.
+    static let namedCandidates = 10
+
     private enum Resolution {
         case found(UUID)
         case ask(IntentOutcome)
@@ -81,7 +85,9 @@ struct Invocation {
             }
             return .found(id)
         }
-        var matches = collapseSeries(try transaction.search(name, text: text, limit: 25), of: name)
+        // Every match, not the best few: an exact title may rank after many partial matches,
+        // and the question must say how many there are.
+        var matches = collapseSeries(try transaction.fetchAll(name, matching: [], text: text, limit: nil, offset: 0), of: name)
         if matches.isEmpty {
             // Entities without searchable text still match their title exactly.
             matches = try transaction.fetchAll(name, matching: [], limit: nil).filter {
@@ -97,11 +103,13 @@ struct Invocation {
                               suggestion: EditDistance.closest(to: text, among: titles, maxDistance: 3))
         }
         let pool = exact.isEmpty ? matches : exact
-        let candidates = pool.prefix(10).map { presenter.candidate($0) }
-        let prompt = "Which \(noun) did you mean: " + candidates.map { candidate in
+        let candidates = pool.map { presenter.candidate($0) }
+        let named = candidates.prefix(Invocation.namedCandidates)
+        var prompt = "Which \(noun) did you mean: " + named.map { candidate in
             "“\(candidate.title)”" + (candidate.subtitle.map { " (\($0))" } ?? "")
-        }.joined(separator: ", ") + "?"
-        return .ask(.needsDisambiguation(parameter: parameter.name, prompt: prompt, candidates: Array(candidates)))
+        }.joined(separator: ", ")
+        if candidates.count > named.count { prompt += ", and \(NumberText.grouped(candidates.count - named.count)) more" }
+        return .ask(.needsDisambiguation(parameter: parameter.name, prompt: prompt + "?", candidates: candidates))
     }
 
     /// An override stands for one occurrence of its series: when the series matches too, the

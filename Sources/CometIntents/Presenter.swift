@@ -15,7 +15,9 @@ struct Presenter {
     static let housekeeping: Set<String> = ["UID", "SEQUENCE", "RELATED-TO", "RECURRENCE-ID", "EXDATE", "RDATE", "CREATED", "LAST-MODIFIED", "DTSTAMP", "*"]
 
     /// "event", "calendar": an entity's `@display` name, or its name in lower case.
-    func noun(_ name: QualifiedName) -> String {
+    func noun(_ name: QualifiedName) -> String { Presenter.noun(name, in: registry) }
+
+    static func noun(_ name: QualifiedName, in registry: Registry) -> String {
         registry.entity(name)?.annotations.first(named: "display")?.firstString ?? Presenter.words(name.name)
     }
 

@@ -38,12 +38,13 @@ struct IntentRunner {
             try assign([text], to: parameter, in: &request, spelling: "<\(positional.name)>")
         }
         try applyClears(parsed.values("clear"), flags: flags, to: &request)
+        if PageFlags.apply(to: intent) { request.page = try PageFlags.page(from: parsed) }
         return request
     }
 
     /// From `NAME=VALUE` pairs (`intent run`): names are parameter names.
-    func request(fromPairs pairs: [String], clears: [String], confirmed: Bool) throws -> IntentRequest {
-        var request = IntentRequest(intent: intent.name.description, confirmation: confirmed ? .confirmed : .pending)
+    func request(fromPairs pairs: [String], clears: [String], confirmed: Bool, page: ResultPage = .all) throws -> IntentRequest {
+        var request = IntentRequest(intent: intent.name.description, confirmation: confirmed ? .confirmed : .pending, page: page)
         var grouped: [String: [String]] = [:]
         var order: [String] = []
         for pair in pairs {
@@ -137,10 +138,14 @@ struct IntentRunner {
                 }
             case .needsDisambiguation(let parameter, _, let candidates) where interactive:
                 terminal.out("Which one?")
-                for (index, candidate) in candidates.enumerated() {
+                let shown = candidates.prefix(OutcomePrinter.listedCandidates)
+                for (index, candidate) in shown.enumerated() {
                     terminal.out("  \(index + 1). \(candidate.title)" + (candidate.subtitle.map { "  — \($0)" } ?? ""))
                 }
-                guard let answer = terminal.ask("Number (Enter to cancel): "), let number = Int(answer), candidates.indices.contains(number - 1) else {
+                if candidates.count > shown.count {
+                    terminal.out("  …and \(NumberText.grouped(candidates.count - shown.count)) more: cancel and use more of the title to narrow them down.")
+                }
+                guard let answer = terminal.ask("Number (Enter to cancel): "), let number = Int(answer), shown.indices.contains(number - 1) else {
                     return (.cancelled(Dialog(full: "OK, I won't do that.", supporting: "Nothing was changed.")), .success)
                 }
                 request.references[parameter] = nil
@@ -169,7 +174,8 @@ struct IntentRunner {
 
     /// The flag spelling of a parameter, for messages on the command line.
     func flagSpelling(_ parameter: String) -> String {
-        intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
+        if intent.parameter(parameter) == nil, PageFlags.names.contains(parameter) { return "--" + parameter }
+        return intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
     }
 }
 

@@ -150,7 +150,7 @@ enum Commands {
         subcommands: [
             CommandSpec(
                 name: "run", abstract: "Run an intent with key=value parameters.",
-                discussion: "Parameters are NAME=VALUE (repeat a name for array parameters). A value is read like a command-line flag value, or as JSON when it starts with { or [. Entity parameters take a title or an id. --clear NAME clears an optional parameter (null in JSON); parameters not given stay as they are.",
+                discussion: "Parameters are NAME=VALUE (repeat a name for array parameters). A value is read by the parameter's type, as a flag's value is: text stays text whatever it starts with; structured values (places, people, attendees, unions such as a location) also take JSON. Entity parameters take a title or an id. --clear NAME clears an optional parameter (null in JSON); parameters not given stay as they are.",
                 options: [.value("clear", valueName: "name", repeatable: true, help: "Clear this parameter (repeatable).")] + PageFlags.options,
                 positionals: [PositionalSpec("intent", help: "The intent's name, e.g. updateEvent or tasks.createTask."),
                               PositionalSpec("parameters", arity: .variadic, help: "NAME=VALUE pairs.")],

@@ -78,13 +78,7 @@ struct IntentRunner {
         }
         do {
             if parameter.type.isArray {
-                let first = texts[0].trimmingCharacters(in: .whitespaces)
-                if texts.count == 1, first.hasPrefix("[") {
-                    request.parameters[parameter.name] = .set(try context.valueText.parse(first, as: parameter.type))
-                } else {
-                    let items = try texts.map { try context.valueText.parse($0, as: parameter.type.element) }
-                    request.parameters[parameter.name] = .set(.array(items))
-                }
+                request.parameters[parameter.name] = .set(try context.valueText.parseArray(texts, as: parameter.type))
             } else {
                 request.parameters[parameter.name] = .set(try context.valueText.parse(texts[0], as: parameter.type))
             }

@@ -5,9 +5,9 @@ import CometSchema
 struct Session: StoreTransaction {
     let store: SQLiteStore
 
-    var connection: Connection { store.connection }
+    private var connection: Connection { store.connection }
 
-    func reader(_ layout: TableLayout) -> RecordReader {
+    private func reader(_ layout: TableLayout) -> RecordReader {
         RecordReader(layout: layout, coding: store.coding)
     }
 

@@ -168,8 +168,7 @@ struct IntentRunner {
 
     /// The flag spelling of a parameter, for messages on the command line.
     func flagSpelling(_ parameter: String) -> String {
-        if intent.parameter(parameter) == nil, PageFlags.names.contains(parameter) { return "--" + parameter }
-        return intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
+        intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
     }
 }
 

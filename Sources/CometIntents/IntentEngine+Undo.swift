@@ -55,16 +55,3 @@ extension IntentEngine {
         }
     }
 }
-
-extension IntentEngine {
-    /// How a record is named in lists: its title and what tells it apart (an event's time).
-    public func describe(_ record: EntityRecord) -> Candidate {
-        (try? store.transaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).candidate(record) })
-            ?? Candidate(id: record.id, title: registry.title(of: record), subtitle: nil)
-    }
-
-    /// Reads one record (for front ends that show what a reference points at).
-    public func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
-        try store.transaction { try $0.fetch(entity, id: id) }
-    }
-}

@@ -54,7 +54,7 @@ public final class IntentEngine {
         try validate(request, for: intent)
         return try store.transaction { transaction in
             let recorder = ChangeRecorder(transaction)
-            var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, recorder: recorder)
+            var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, page: request.page, recorder: recorder)
             if let outcome = try invocation.resolveReferences(request.references) { return outcome }
             if let outcome = invocation.missingRequiredValue() { return outcome }
             let plan: Plan
@@ -76,6 +76,7 @@ public final class IntentEngine {
 
     /// Every parameter named exists, cleared ones are optional, set values fit their types.
     private func validate(_ request: IntentRequest, for intent: IntentDefinition) throws {
+        try validate(request.page, for: intent)
         let names = intent.parameters.map(\.name)
         for name in request.parameters.mentionedNames + request.references.keys.sorted() {
             guard intent.parameter(name) != nil else {
@@ -97,6 +98,21 @@ public final class IntentEngine {
                     throw IntentError(error, parameter: parameter.name)
                 }
             }
+        }
+    }
+
+    /// A page is for searches only; its error names `limit` or `offset`, as the request spells them.
+    private func validate(_ page: ResultPage, for intent: IntentDefinition) throws {
+        guard page != .all else { return }
+        guard intent.action == .search else {
+            throw IntentError(.invalidValue, "only searches return results in pages; \(intent.name.name) takes no limit or offset",
+                              parameter: page.limit != nil ? "limit" : "offset")
+        }
+        if let limit = page.limit, limit < 1 {
+            throw IntentError(.invalidValue, "the limit must be 1 or more, not \(limit)", parameter: "limit")
+        }
+        if page.offset < 0 {
+            throw IntentError(.invalidValue, "the offset must be 0 or more, not \(page.offset)", parameter: "offset")
         }
     }
 }

@@ -13,11 +13,14 @@ extension IntentEngine {
             object["intent"] = .string(result.intent.name)
             if let record = result.record { object["entity"] = .object(registry.encode(record)) }
             if result.action == .search || !result.records.isEmpty && result.action == nil {
-                object["entities"] = .array(result.records.map { .object(registry.encode($0)) })
+                // Occurrences refer to their records by id: each record is listed once.
+                let listed = result.occurrences.isEmpty ? result.records : Self.distinctRecords(result.occurrences)
+                object["entities"] = .array(listed.map { .object(registry.encode($0)) })
             }
             if result.action == .search, !result.occurrences.isEmpty || result.records.isEmpty {
                 object["occurrences"] = .array(result.occurrences.map(json))
             }
+            if let page = result.page { json(page, into: &object) }
             object["dialog"] = json(result.dialog)
             if let snippet = result.snippet { object["snippet"] = json(snippet) }
             if let sequence = result.journalSequence { object["journal"] = .int(Int(sequence)) }
@@ -30,6 +33,7 @@ extension IntentEngine {
         case .needsDisambiguation(let parameter, let prompt, let candidates):
             object["parameter"] = .string(parameter)
             object["prompt"] = .string(prompt)
+            object["total"] = .int(candidates.count)
             object["candidates"] = .array(candidates.map { candidate in
                 var item = JSONObject()
                 item["id"] = .string(candidate.id.uuidString.lowercased())
@@ -62,8 +66,28 @@ extension IntentEngine {
         object["end"] = .string(occurrence.end.description)
         object["recurring"] = .bool(occurrence.isRecurrenceInstance)
         object["recurrenceId"] = .string(occurrence.recurrenceKey.description)
-        object["entity"] = .object(registry.encode(occurrence.record))
         return .object(object)
+    }
+
+    /// `total`, `offset`, `limit` (when asked), `truncated`, and `next` (when truncated): the
+    /// request for the following page.
+    private func json(_ page: PageInfo, into object: inout JSONObject) {
+        object["total"] = .int(page.total)
+        object["offset"] = .int(page.offset)
+        if let limit = page.limit { object["limit"] = .int(limit) }
+        object["truncated"] = .bool(page.isTruncated)
+        if let next = page.next {
+            var request = JSONObject()
+            request["offset"] = .int(next.offset)
+            if let limit = next.limit { request["limit"] = .int(limit) }
+            object["next"] = .object(request)
+        }
+    }
+
+    /// The records of some occurrences, each once, in the order they first occur.
+    private static func distinctRecords(_ occurrences: [Occurrence]) -> [EntityRecord] {
+        var seen = Set<UUID>()
+        return occurrences.compactMap { seen.insert($0.record.id).inserted ? $0.record : nil }
     }
 
     private func json(_ dialog: Dialog) -> JSONValue {

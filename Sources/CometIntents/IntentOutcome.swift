@@ -73,4 +73,6 @@ public struct IntentResult: Sendable {
     public let snippet: Snippet?
     /// The undo journal entry, when the intent is undoable.
     public let journalSequence: Int64?
+    /// For searches: how the results returned relate to everything that matched.
+    public private(set) var page: PageInfo? = nil
 }

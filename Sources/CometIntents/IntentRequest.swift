@@ -18,11 +18,15 @@ public struct IntentRequest: Sendable, Hashable {
     /// Entity parameters named by text ("the picnic"), resolved through the entity's search.
     public var references: [String: String]
     public var confirmation: Confirmation
+    /// For searches: which part of the results to return (all by default).
+    public var page: ResultPage
 
-    public init(intent: String, parameters: ParameterBindings = ParameterBindings(), references: [String: String] = [:], confirmation: Confirmation = .pending) {
+    public init(intent: String, parameters: ParameterBindings = ParameterBindings(), references: [String: String] = [:],
+                confirmation: Confirmation = .pending, page: ResultPage = .all) {
         self.intent = intent
         self.parameters = parameters
         self.references = references
         self.confirmation = confirmation
+        self.page = page
     }
 }

@@ -13,7 +13,7 @@ extension Invocation {
         case .delete: return try planDelete(entity)
         case .open:
             let target = try targetRecord(entity)
-            return .plan(Plan(kind: .open, target: target, spanText: nil, changed: []) { _ in (target, [], []) })
+            return .plan(Plan(kind: .open, target: target, spanText: nil, changed: []) { _ in PlanOutput(record: target) })
         case .search: return .plan(try planSearch(entity))
         }
     }
@@ -54,7 +54,7 @@ extension Invocation {
         return Plan(kind: .create, target: nil, spanText: nil, changed: Array(changed)) { recorder in
             try clearOtherDefaults(created, entity, recorder)
             try recorder.save(created)
-            return (created, [], [])
+            return PlanOutput(record: created)
         }
     }
 
@@ -160,7 +160,7 @@ extension Invocation {
         return .plan(Plan(kind: .update, target: target, spanText: nil, changed: changed.sorted()) { recorder in
             try clearOtherDefaults(result, entity, recorder)
             try recorder.save(result)
-            return (result, [], [])
+            return PlanOutput(record: result)
         })
     }
 
@@ -198,7 +198,7 @@ extension Invocation {
         }
         return .plan(Plan(kind: .delete, target: target, spanText: nil, changed: []) { _ in
             try deleteCascading(target)
-            return (nil, [], [])
+            return PlanOutput(record: nil)
         })
     }
 
@@ -206,7 +206,8 @@ extension Invocation {
 
     /// Search intents follow a convention: `text` searches the `@searchable` properties,
     /// `from`/`to` (DateTime) select occurrences in a range, and parameters named like
-    /// properties filter by equality.
+    /// properties filter by equality. Everything that matches is returned unless the request
+    /// asks for a page; either way the result says how many matched in all.
     private func planSearch(_ entity: EntityDefinition) throws -> Plan {
         var filters: [RecordFilter] = []
         for parameter in intent.parameters where entity.property(parameter.name) != nil {
@@ -217,24 +218,22 @@ extension Invocation {
         let to: DateTimeValue? = { if case .set(.dateTime(let value)) = bindings["to"] { return value } else { return nil } }()
         let zone = engine.timeZone
         let transaction = self.transaction
+        let page = self.page
         return Plan(kind: .search, target: nil, spanText: nil, changed: []) { _ in
             if from != nil || to != nil, entity.temporalFields != nil {
                 let lower = from.map { instant(of: $0, zone: zone) } ?? Date(timeIntervalSince1970: -62_135_596_800)
                 let upper = to.map { instant(of: $0, zone: zone) } ?? Date(timeIntervalSince1970: 253_402_300_799)
-                // Without text the engine's cap goes to the store, which then decodes no more than needed.
-                var occurrences = try transaction.occurrences(entity.name, from: lower, to: upper, zone: zone, matching: filters,
-                                                              limit: text == nil && filters.isEmpty ? 1_000 : nil)
-                if let text {
-                    let hits = Set(try transaction.search(entity.name, text: text, limit: 10_000).map(\.id))
-                    occurrences = occurrences.filter { hits.contains($0.record.id) }
-                }
-                return (nil, [], Array(occurrences.prefix(1_000)))
+                let found = try transaction.occurrences(entity.name, from: lower, to: upper, zone: zone, matching: filters,
+                                                        text: text, limit: page.limit, offset: page.offset)
+                return PlanOutput(occurrences: found.occurrences,
+                                  page: PageInfo(total: found.total, offset: page.offset, limit: page.limit, count: found.occurrences.count))
             }
-            if let text {
-                let hits = try transaction.search(entity.name, text: text, limit: 200)
-                return (nil, hits.filter { record in filters.allSatisfy { record[$0.property] == $0.value } }, [])
-            }
-            return (nil, try transaction.fetchAll(entity.name, matching: filters, limit: 1_000), [])
+            let records = try transaction.fetchAll(entity.name, matching: filters, text: text, limit: page.limit, offset: page.offset)
+            // A page that came back short, and not empty, ends the results: its end is the total.
+            // Otherwise the store counts, without reading the records.
+            let isLast = records.count < (page.limit ?? Int.max) && (page.offset == 0 || !records.isEmpty)
+            let total = isLast ? page.offset + records.count : try transaction.count(entity.name, matching: filters, text: text)
+            return PlanOutput(records: records, page: PageInfo(total: total, offset: page.offset, limit: page.limit, count: records.count))
         }
     }
 }

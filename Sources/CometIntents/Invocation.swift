@@ -15,7 +15,16 @@ struct Plan {
     /// Properties the request changes (update).
     let changed: [String]
     /// Does the work; returns the record to report (nil when deleted) and search results.
-    let apply: (ChangeRecorder) throws -> (record: EntityRecord?, records: [EntityRecord], occurrences: [Occurrence])
+    let apply: (ChangeRecorder) throws -> PlanOutput
+}
+
+/// What performing a plan gives: the record acted on, or a search's results and how they
+/// relate to everything that matched.
+struct PlanOutput {
+    var record: EntityRecord?
+    var records: [EntityRecord] = []
+    var occurrences: [Occurrence] = []
+    var page: PageInfo?
 }
 
 enum PlanOrQuestion {
@@ -28,6 +37,8 @@ struct Invocation {
     let engine: IntentEngine
     let intent: IntentDefinition
     var bindings: ParameterBindings
+    /// For searches: which part of the results to return.
+    let page: ResultPage
     let recorder: ChangeRecorder
 
     var registry: Registry { engine.registry }
@@ -55,6 +66,10 @@ struct Invocation {
         return nil
     }
 
+    /// How many candidates a question names; the rest are counted ("and 4 more") and listed in
+    /// the outcome's candidates.
+    static let namedCandidates = 10
+
     private enum Resolution {
         case found(UUID)
         case ask(IntentOutcome)
@@ -70,7 +85,9 @@ struct Invocation {
             }
             return .found(id)
         }
-        var matches = collapseSeries(try transaction.search(name, text: text, limit: 25), of: name)
+        // Every match, not the best few: an exact title may rank after many partial matches,
+        // and the question must say how many there are.
+        var matches = collapseSeries(try transaction.fetchAll(name, matching: [], text: text, limit: nil, offset: 0), of: name)
         if matches.isEmpty {
             // Entities without searchable text still match their title exactly.
             matches = try transaction.fetchAll(name, matching: [], limit: nil).filter {
@@ -86,11 +103,13 @@ struct Invocation {
                               suggestion: EditDistance.closest(to: text, among: titles, maxDistance: 3))
         }
         let pool = exact.isEmpty ? matches : exact
-        let candidates = pool.prefix(10).map { presenter.candidate($0) }
-        let prompt = "Which \(noun) did you mean: " + candidates.map { candidate in
+        let candidates = pool.map { presenter.candidate($0) }
+        let named = candidates.prefix(Invocation.namedCandidates)
+        var prompt = "Which \(noun) did you mean: " + named.map { candidate in
             "“\(candidate.title)”" + (candidate.subtitle.map { " (\($0))" } ?? "")
-        }.joined(separator: ", ") + "?"
-        return .ask(.needsDisambiguation(parameter: parameter.name, prompt: prompt, candidates: Array(candidates)))
+        }.joined(separator: ", ")
+        if candidates.count > named.count { prompt += ", and \(NumberText.grouped(candidates.count - named.count)) more" }
+        return .ask(.needsDisambiguation(parameter: parameter.name, prompt: prompt + "?", candidates: candidates))
     }
 
     /// An override stands for one occurrence of its series: when the series matches too, the
@@ -148,7 +167,7 @@ struct Invocation {
     func perform(_ plan: Plan) throws -> IntentResult {
         let outcome = try plan.apply(recorder)
         let changes = recorder.changes
-        let dialog = presenter.done(plan, result: outcome.record, count: outcome.records.count + outcome.occurrences.count, intent: intent)
+        let dialog = presenter.done(plan, result: outcome.record, page: outcome.page, intent: intent)
         var sequence: Int64?
         if intent.isUndoable, !changes.isEmpty {
             sequence = try transaction.appendJournal(JournalEntry(
@@ -157,7 +176,7 @@ struct Invocation {
         return IntentResult(
             intent: intent.name, action: intent.action, record: outcome.record, records: outcome.records,
             occurrences: outcome.occurrences, dialog: dialog, snippet: outcome.record.map { presenter.snippet($0) },
-            journalSequence: sequence)
+            journalSequence: sequence, page: outcome.page)
     }
 
     /// Deletes a record and, first, what depends on it: records whose required reference points

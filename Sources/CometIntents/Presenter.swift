@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometText
 
 /// Words for people: dialogs, confirmation prompts, candidates and snippets, built from the
 /// registry (titles, `@display` names) so every domain gets sentences without Swift code.
@@ -14,7 +15,9 @@ struct Presenter {
     static let housekeeping: Set<String> = ["UID", "SEQUENCE", "RELATED-TO", "RECURRENCE-ID", "EXDATE", "RDATE", "CREATED", "LAST-MODIFIED", "DTSTAMP", "*"]
 
     /// "event", "calendar": an entity's `@display` name, or its name in lower case.
-    func noun(_ name: QualifiedName) -> String {
+    func noun(_ name: QualifiedName) -> String { Presenter.noun(name, in: registry) }
+
+    static func noun(_ name: QualifiedName, in registry: Registry) -> String {
         registry.entity(name)?.annotations.first(named: "display")?.firstString ?? Presenter.words(name.name)
     }
 
@@ -179,7 +182,7 @@ struct Presenter {
         }
     }
 
-    func done(_ plan: Plan, result: EntityRecord?, count: Int, intent: IntentDefinition) -> Dialog {
+    func done(_ plan: Plan, result: EntityRecord?, page: PageInfo?, intent: IntentDefinition) -> Dialog {
         let entityNoun = intent.entity.map(noun) ?? "item"
         switch plan.kind {
         case .create:
@@ -202,10 +205,33 @@ struct Presenter {
         case .open:
             return Dialog(full: "Here's \(quoted(result)).", supporting: result.flatMap(subtitle) ?? quoted(result))
         case .search:
-            let plural = count == 1 ? entityNoun : entityNoun + "s"
-            return Dialog(full: count == 0 ? "I didn't find any \(entityNoun)s." : "I found \(count) \(plural).",
-                          supporting: "\(count) \(plural)")
+            return found(page ?? PageInfo(total: 0, offset: 0, limit: nil, count: 0), noun: entityNoun)
         }
+    }
+
+    /// "I found 6,272 events; here are the first 200." — always the true total, and which part
+    /// of it the results are when they are not all of it.
+    func found(_ page: PageInfo, noun: String) -> Dialog {
+        let total = NumberText.grouped(page.total)
+        let counted = "\(total) \(page.total == 1 ? noun : noun + "s")"
+        if page.total == 0 { return Dialog(full: "I didn't find any \(noun)s.", supporting: counted) }
+        if page.count == page.total { return Dialog(full: "I found \(counted).", supporting: counted) }
+        let first = page.offset + 1
+        if page.count == 0 {
+            return Dialog(full: "I found \(counted), none from number \(NumberText.grouped(first)) on.",
+                          supporting: "0 of \(counted) from number \(NumberText.grouped(first))")
+        }
+        if page.count == 1 {
+            let which = page.offset == 0 ? "the first" : "number \(NumberText.grouped(first))"
+            return Dialog(full: "I found \(counted); here is \(which).", supporting: "\(page.offset == 0 ? "1" : which) of \(counted)")
+        }
+        if page.offset == 0 {
+            return Dialog(full: "I found \(counted); here are the first \(NumberText.grouped(page.count)).",
+                          supporting: "\(NumberText.grouped(page.count)) of \(counted)")
+        }
+        let last = NumberText.grouped(page.offset + page.count)
+        return Dialog(full: "I found \(counted); here are numbers \(NumberText.grouped(first)) to \(last).",
+                      supporting: "\(NumberText.grouped(first))–\(last) of \(counted)")
     }
 }
 

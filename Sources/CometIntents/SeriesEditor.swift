@@ -114,7 +114,7 @@ struct SeriesEditor {
         let spanText = "only the occurrence on \(presenter.when(occurrence.start, end: nil))"
         return Plan(kind: .update, target: master, spanText: spanText, changed: changed.sorted()) { recorder in
             try recorder.save(result)
-            return (result, [], [])
+            return PlanOutput(record: result)
         }
     }
 
@@ -143,7 +143,7 @@ struct SeriesEditor {
                 if let uidProperty = fields.uid { rehomed[uidProperty] = newUID.map(Value.string) }
                 try recorder.save(rehomed)
             }
-            return (result, [], [])
+            return PlanOutput(record: result)
         }
     }
 
@@ -189,7 +189,7 @@ struct SeriesEditor {
                     if updatedOverride != override { try recorder.save(updatedOverride) }
                 }
             }
-            return (result, [], [])
+            return PlanOutput(record: result)
         }
     }
 
@@ -263,7 +263,7 @@ struct SeriesEditor {
             return .plan(Plan(kind: .delete, target: master, spanText: "all occurrences", changed: []) { recorder in
                 for override in overrides { try recorder.delete(entity.name, id: override.id) }
                 try invocation.deleteCascading(master)
-                return (nil, [], [])
+                return PlanOutput(record: nil)
             })
         }
         guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return .ask(invocation.question("occurrence")) }
@@ -281,7 +281,7 @@ struct SeriesEditor {
             return .plan(Plan(kind: .delete, target: master, spanText: "only the occurrence on \(presenter.when(occurrence.start, end: nil))", changed: []) { recorder in
                 if let overrideID { try recorder.delete(entity.name, id: overrideID) }
                 try recorder.save(result)
-                return (nil, [], [])
+                return PlanOutput(record: nil)
             })
         }
         if occurrence.recurrenceKey.sortKey <= (rules.start(master)?.sortKey ?? .min) {
@@ -289,7 +289,7 @@ struct SeriesEditor {
             return .plan(Plan(kind: .delete, target: master, spanText: "all occurrences", changed: []) { recorder in
                 for override in overrides { try recorder.delete(entity.name, id: override.id) }
                 try invocation.deleteCascading(master)
-                return (nil, [], [])
+                return PlanOutput(record: nil)
             })
         }
         let split = try SeriesSplit(master: master, at: occurrence.recurrenceKey, rules: rules, entity: entity)
@@ -301,7 +301,7 @@ struct SeriesEditor {
         return .plan(Plan(kind: .delete, target: master, spanText: "this and future occurrences, from \(presenter.when(occurrence.start, end: nil))", changed: []) { recorder in
             for override in doomed { try recorder.delete(entity.name, id: override.id) }
             try recorder.save(oldSeries)
-            return (nil, [], [])
+            return PlanOutput(record: nil)
         })
     }
 }

@@ -22,20 +22,51 @@ public struct RecordFilter: Sendable, Hashable {
 }
 
 extension StoreTransaction {
+    /// Records matching every filter, by title (then id), at most `limit`.
+    public func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], limit: Int?) throws -> [EntityRecord] {
+        try fetchAll(entity, matching: filters, text: nil, limit: limit, offset: 0)
+    }
+
+    public func count(_ entity: QualifiedName) throws -> Int {
+        try count(entity, matching: [], text: nil)
+    }
+
+    /// Full-text search over the entity's `@searchable` properties, best match first, at most `limit`.
+    public func search(_ entity: QualifiedName, text: String, limit: Int) throws -> [EntityRecord] {
+        try fetchAll(entity, matching: [], text: text, limit: limit, offset: 0)
+    }
+
+    /// Every occurrence overlapping [from, to) of the records matching the filters.
     public func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter]) throws -> [Occurrence] {
-        try occurrences(entity, from: from, to: to, zone: zone, matching: filters, limit: nil)
+        try occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: nil, limit: nil, offset: 0).occurrences
+    }
+}
+
+/// One page of occurrences, and how many the whole query has.
+public struct OccurrencePage: Sendable, Hashable {
+    public let occurrences: [Occurrence]
+    public let total: Int
+
+    public init(occurrences: [Occurrence], total: Int) {
+        self.occurrences = occurrences
+        self.total = total
     }
 }
 
 public protocol StoreTransaction {
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord?
-    /// Records matching every filter, ordered by title (then id), at most `limit`.
-    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], limit: Int?) throws -> [EntityRecord]
-    func count(_ entity: QualifiedName) throws -> Int
-    /// Full-text search over the entity's `@searchable` properties, best match first.
-    func search(_ entity: QualifiedName, text: String, limit: Int) throws -> [EntityRecord]
-    /// Occurrences overlapping [from, to), in start order, at most `limit`. Floating times are read in `zone`.
-    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter], limit: Int?) throws -> [Occurrence]
+    /// Records matching every filter and, when `text` is given, the full-text search over the
+    /// entity's `@searchable` properties: best match first for text, else by title (then id).
+    /// `limit` of them (all when nil) after skipping `offset`; the order is total, so pages
+    /// neither overlap nor leave gaps.
+    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord]
+    /// How many records `fetchAll` selects before limit and offset, counted without reading them.
+    func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int
+    /// Occurrences overlapping [from, to) of the records `fetchAll` would select, in start order
+    /// (then record id): `limit` of them (all when nil) after skipping `offset`, with the total.
+    /// Floating times are read in `zone`.
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
+                     text: String?, limit: Int?, offset: Int) throws -> OccurrencePage
     /// Inserts or replaces the record (validated against the registry first).
     func save(_ record: EntityRecord) throws
     func delete(_ entity: QualifiedName, id: UUID) throws

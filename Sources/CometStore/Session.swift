@@ -28,131 +28,24 @@ struct Session: StoreTransaction {
         return result
     }
 
-    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], limit: Int?) throws -> [EntityRecord] {
+    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord] {
         let layout = try store.layout(entity)
-        var conditions: [String] = []
-        var values: [SQLValue] = []
-        for filter in filters {
-            if filter.property == "id" {
-                guard case .uuid(let id)? = filter.value else { continue }
-                conditions.append("id = ?")
-                values.append(.text(id.uuidString.lowercased()))
-                continue
-            }
-            guard let column = layout.column(filter.property) else {
-                throw StoreError(.notFound, "'\(filter.property)' is not a property of \(entity.name)")
-            }
-            if let value = filter.value {
-                conditions.append("\(quote(column.column)) = ?")
-                values.append(store.coding.sqlValues(value, for: column)[0])
-            } else {
-                conditions.append("\(quote(column.column)) IS NULL")
-            }
-        }
-        var sql = "SELECT \(layout.selectList) FROM \(quote(layout.table))"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        let order = layout.entity.titleProperty.map { "\(quote($0.name)) COLLATE NOCASE, " } ?? ""
-        sql += " ORDER BY \(order)id"
-        if let limit { sql += " LIMIT \(max(0, limit))" }
+        let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
+        guard selection.canMatch else { return [] }
+        let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(RecordSelection.pageClause)"
         var records: [EntityRecord] = []
-        try connection.prepare(sql).query(values) { row in records.append(try reader(layout).record(from: row)) }
+        try connection.prepare(sql).query(selection.values + RecordSelection.pageValues(limit: limit, offset: offset)) { row in records.append(try reader(layout).record(from: row)) }
         return records
     }
 
-    func count(_ entity: QualifiedName) throws -> Int {
+    func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
         let layout = try store.layout(entity)
-        if case .integer(let number)? = try connection.prepare("SELECT count(*) FROM \(quote(layout.table))").scalar() { return Int(number) }
+        let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
+        guard selection.canMatch else { return 0 }
+        if case .integer(let number)? = try connection.prepare("SELECT count(*) \(selection.from) \(selection.whereClause)").scalar(selection.values) {
+            return Int(number)
+        }
         return 0
-    }
-
-    func search(_ entity: QualifiedName, text: String, limit: Int) throws -> [EntityRecord] {
-        let layout = try store.layout(entity)
-        let rowids = try SearchIndex(connection: connection, layout: layout, coding: store.coding).matches(text, limit: limit)
-        var records: [EntityRecord] = []
-        let statement = try connection.prepare("SELECT \(layout.selectList) FROM \(quote(layout.table)) WHERE rowid = ?")
-        for rowid in rowids {
-            try statement.query([.integer(rowid)]) { row in records.append(try reader(layout).record(from: row)) }
-        }
-        return records
-    }
-
-    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter], limit: Int?) throws -> [Occurrence] {
-        let layout = try store.layout(entity)
-        guard layout.temporal != nil else {
-            throw StoreError(.notFound, "'\(entity.name)' has no start time (no property maps to DTSTART), so it has no occurrences")
-        }
-        let fromKey = Int64(from.timeIntervalSince1970.rounded(.down))
-        let toKey = Int64(to.timeIntervalSince1970.rounded(.up))
-        guard fromKey < toKey else { return [] }
-        let index = store.occurrenceIndex(layout)
-        var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: try store.maximumDuration(layout))
-
-        // Outside the materialized window, expand series on the fly.
-        if fromKey < store.window.lowerBound || toKey > store.window.upperBound {
-            var seen = Set(rows.map { "\($0.0)|\($0.1)" })
-            for id in try index.seriesOverlapping(from: fromKey, to: toKey) {
-                guard let record = try fetch(entity, id: id), let temporal = layout.temporal,
-                      let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
-                let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
-                let slack = OccurrenceKey.floatingSlack
-                for key in shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, limit: 100_000)
-                where !(key >= store.window.lowerBound && key <= store.window.upperBound) && !overridden.contains(key) {
-                    if seen.insert("\(id)|\(key)").inserted { rows.append((id, key, key + shape.durationSeconds, key, true)) }
-                }
-            }
-            rows.sort { $0.1 < $1.1 }
-        }
-
-        var cache: [UUID: EntityRecord] = [:]
-        var result: [Occurrence] = []
-        for (id, startKey, endKey, originalKey, isInstance) in rows {
-            // Rows come in key order; floating keys can be off by the zone slack, so stop only
-            // once every later row starts after the limit-th result by more than twice that.
-            if let limit, result.count >= limit, let last = result.last,
-               startKey > last.start.sortKey + 2 * OccurrenceKey.floatingSlack { break }
-            let record: EntityRecord
-            if let cached = cache[id] {
-                record = cached
-            } else {
-                guard let fetched = try fetch(entity, id: id) else { continue }
-                cache[id] = fetched
-                record = fetched
-            }
-            guard matches(record, filters) else { continue }
-            guard let temporal = layout.temporal, case .dateTime(let first)? = record[temporal.start] else { continue }
-            let start = dateTime(key: startKey, like: first)
-            let end = dateTime(key: endKey, like: first)
-            // Floating times happen at their wall reading in the viewer's zone.
-            let startInstant = start.isFloating ? instant(of: start, in: zone) : startKey
-            let endInstant = end.isFloating ? instant(of: end, in: zone) : endKey
-            let overlaps = startInstant < toKey && (endInstant > fromKey || (endInstant == startInstant && startInstant >= fromKey))
-            guard overlaps else { continue }
-            result.append(Occurrence(record: record, start: start, end: end, isRecurrenceInstance: isInstance,
-                                     recurrenceKey: dateTime(key: originalKey, like: first)))
-        }
-        // Sort keys once: instants (floating times in the viewer's zone), then id for stability.
-        let keyed = result.map { occurrence -> (Int64, String, Occurrence) in
-            (occurrence.start.isFloating ? instant(of: occurrence.start, in: zone) : occurrence.start.sortKey, occurrence.record.id.uuidString, occurrence)
-        }
-        let sorted = keyed.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
-        return limit.map { Array(sorted.prefix($0)) } ?? sorted
-    }
-
-    /// A key read back as a DateTime of the same kind (and zone) as the series' start.
-    private func dateTime(key: Int64, like template: DateTimeValue) -> DateTimeValue {
-        switch template.kind {
-        case .floating: return .floating(LocalDateTime(wallSeconds: key))
-        case .utc: return DateTimeValue(kind: .utc(epochSeconds: key))
-        case .zoned(_, let zone): return DateTimeValue(kind: .zoned(epochSeconds: key, timeZone: zone))
-        }
-    }
-
-    private func instant(of floating: DateTimeValue, in zone: TimeZone) -> Int64 {
-        floating.localTime.dateTime(in: zone).sortKey
-    }
-
-    private func matches(_ record: EntityRecord, _ filters: [RecordFilter]) -> Bool {
-        filters.allSatisfy { record[$0.property] == $0.value }
     }
 
     func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {

@@ -85,6 +85,7 @@ enum Commands {
     private static func spec(for preset: Preset, intent: IntentDefinition) -> CommandSpec {
         let flags = IntentFlags(intent: intent)
         var options = flags.optionSpecs
+        if PageFlags.apply(to: intent) { options += PageFlags.options }
         if intent.parameters.contains(where: { !$0.isRequired }), intent.action != .search, intent.action != .open {
             options.append(.value("clear", valueName: "field", repeatable: true, help: "Remove a field's value (repeatable): --clear location. Fields: "
                                   + intent.parameters.filter { !$0.isRequired && !$0.isTarget }.map { IntentFlags.flagName($0) }.joined(separator: ", ") + "."))
@@ -111,8 +112,8 @@ enum Commands {
             .value("to", valueName: "when", help: "End of the range (default: 7 days after --from)."),
             .value("days", valueName: "n", help: "Length of the range in days (instead of --to)."),
             .value("calendar", valueName: "calendar", help: "Only events of this calendar."),
-        ],
-        examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work"]
+        ] + PageFlags.options,
+        examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work", "cometcal agenda --days 365 --limit 50"]
     )
 
     static let importCommand = CommandSpec(
@@ -149,8 +150,8 @@ enum Commands {
         subcommands: [
             CommandSpec(
                 name: "run", abstract: "Run an intent with key=value parameters.",
-                discussion: "Parameters are NAME=VALUE (repeat a name for array parameters). A value is read like a command-line flag value, or as JSON when it starts with { or [. Entity parameters take a title or an id. --clear NAME clears an optional parameter (null in JSON); parameters not given stay as they are.",
-                options: [.value("clear", valueName: "name", repeatable: true, help: "Clear this parameter (repeatable).")],
+                discussion: "Parameters are NAME=VALUE (repeat a name for array parameters). A value is read by the parameter's type, as a flag's value is: text stays text whatever it starts with; structured values (places, people, attendees, unions such as a location) also take JSON. Entity parameters take a title or an id. --clear NAME clears an optional parameter (null in JSON); parameters not given stay as they are.",
+                options: [.value("clear", valueName: "name", repeatable: true, help: "Clear this parameter (repeatable).")] + PageFlags.options,
                 positionals: [PositionalSpec("intent", help: "The intent's name, e.g. updateEvent or tasks.createTask."),
                               PositionalSpec("parameters", arity: .variadic, help: "NAME=VALUE pairs.")],
                 examples: ["cometcal intent run createEvent title='Crew lunch' startDate='2026-06-15 12:00'",

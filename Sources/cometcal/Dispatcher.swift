@@ -63,7 +63,8 @@ struct CalendarCommands {
                 throw CommandFailure(code: .usage, message: "error: \(error.description)")
             }
             let runner = IntentRunner(context: context, intent: intent)
-            let request = try runner.request(fromPairs: parsed.positionals("parameters"), clears: parsed.values("clear"), confirmed: parsed.flag("yes"))
+            let request = try runner.request(fromPairs: parsed.positionals("parameters"), clears: parsed.values("clear"), confirmed: parsed.flag("yes"),
+                                             page: try PageFlags.page(from: parsed))
             return perform(request, with: runner)
         default:
             terminal.err("cometcal: internal error: no handler for '\(path.joined(separator: " "))'")
@@ -120,9 +121,15 @@ struct CalendarCommands {
         request.parameters["from"] = .set(.dateTime(from))
         request.parameters["to"] = .set(.dateTime(to))
         if let calendar = parsed.value("calendar") { request.references["calendar"] = calendar }
+        request.page = try PageFlags.page(from: parsed)
         let (outcome, code) = runner.run(request)
         if !context.wantsJSON, case .done(let result) = outcome {
-            AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant)
+            let printer = OutcomePrinter(context: context)
+            // An empty page past the end is not an empty agenda: the note says what there is.
+            if !result.occurrences.isEmpty || (result.page?.total ?? 0) == 0 {
+                AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant)
+            }
+            printer.pageNote(result)
             return code
         }
         OutcomePrinter(context: context).print(outcome, runner: runner)

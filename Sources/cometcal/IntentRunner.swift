@@ -38,12 +38,13 @@ struct IntentRunner {
             try assign([text], to: parameter, in: &request, spelling: "<\(positional.name)>")
         }
         try applyClears(parsed.values("clear"), flags: flags, to: &request)
+        if PageFlags.apply(to: intent) { request.page = try PageFlags.page(from: parsed) }
         return request
     }
 
     /// From `NAME=VALUE` pairs (`intent run`): names are parameter names.
-    func request(fromPairs pairs: [String], clears: [String], confirmed: Bool) throws -> IntentRequest {
-        var request = IntentRequest(intent: intent.name.description, confirmation: confirmed ? .confirmed : .pending)
+    func request(fromPairs pairs: [String], clears: [String], confirmed: Bool, page: ResultPage = .all) throws -> IntentRequest {
+        var request = IntentRequest(intent: intent.name.description, confirmation: confirmed ? .confirmed : .pending, page: page)
         var grouped: [String: [String]] = [:]
         var order: [String] = []
         for pair in pairs {
@@ -77,13 +78,7 @@ struct IntentRunner {
         }
         do {
             if parameter.type.isArray {
-                let first = texts[0].trimmingCharacters(in: .whitespaces)
-                if texts.count == 1, first.hasPrefix("[") {
-                    request.parameters[parameter.name] = .set(try context.valueText.parse(first, as: parameter.type))
-                } else {
-                    let items = try texts.map { try context.valueText.parse($0, as: parameter.type.element) }
-                    request.parameters[parameter.name] = .set(.array(items))
-                }
+                request.parameters[parameter.name] = .set(try context.valueText.parseArray(texts, as: parameter.type))
             } else {
                 request.parameters[parameter.name] = .set(try context.valueText.parse(texts[0], as: parameter.type))
             }
@@ -137,10 +132,14 @@ struct IntentRunner {
                 }
             case .needsDisambiguation(let parameter, _, let candidates) where interactive:
                 terminal.out("Which one?")
-                for (index, candidate) in candidates.enumerated() {
+                let shown = candidates.prefix(OutcomePrinter.listedCandidates)
+                for (index, candidate) in shown.enumerated() {
                     terminal.out("  \(index + 1). \(candidate.title)" + (candidate.subtitle.map { "  — \($0)" } ?? ""))
                 }
-                guard let answer = terminal.ask("Number (Enter to cancel): "), let number = Int(answer), candidates.indices.contains(number - 1) else {
+                if candidates.count > shown.count {
+                    terminal.out("  …and \(NumberText.grouped(candidates.count - shown.count)) more: cancel and use more of the title to narrow them down.")
+                }
+                guard let answer = terminal.ask("Number (Enter to cancel): "), let number = Int(answer), shown.indices.contains(number - 1) else {
                     return (.cancelled(Dialog(full: "OK, I won't do that.", supporting: "Nothing was changed.")), .success)
                 }
                 request.references[parameter] = nil

@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometIntents
+import CometText
 
 /// Prints engine outcomes for people (dialog, card, lists) or as JSON with `--json`.
 struct OutcomePrinter {
@@ -37,15 +38,21 @@ struct OutcomePrinter {
             terminal.err("error: this needs confirmation: \(prompt)\nAdd --yes to confirm without a terminal.")
         case .needsDisambiguation(_, let prompt, let candidates):
             var lines = ["error: \(prompt)"]
-            for candidate in candidates {
+            let shown = candidates.prefix(OutcomePrinter.listedCandidates)
+            for candidate in shown {
                 lines.append("  \(candidate.id.uuidString.lowercased())  \(candidate.title)" + (candidate.subtitle.map { "  — \($0)" } ?? ""))
+            }
+            if candidates.count > shown.count {
+                lines.append("…and \(NumberText.grouped(candidates.count - shown.count)) more (use more of the title, or --json for all of them).")
             }
             lines.append("Name one by its id, or use more of its title.")
             terminal.err(lines.joined(separator: "\n"))
         case .cancelled(let dialog):
             terminal.out(dialog.full)
         case .failed(let error):
-            terminal.err("error: \(error.message)" + (error.suggestion.map { "; did you mean '\($0)'?" } ?? ""))
+            // Paging is not an intent parameter: name the flag the person typed.
+            let flag = error.parameter.flatMap { PageFlags.names.contains($0) && runner?.intent.parameter($0) == nil ? "--\($0): " : nil } ?? ""
+            terminal.err("error: \(flag)\(error.message)" + (error.suggestion.map { "; did you mean '\($0)'?" } ?? ""))
         }
     }
 
@@ -64,13 +71,26 @@ struct OutcomePrinter {
         if stream == .standardOutput { terminal.out(text) } else { terminal.err(text) }
     }
 
+    /// Candidates listed under a disambiguation error; the rest are counted.
+    static let listedCandidates = 10
+
+    /// The note under results a limit or offset cut: how many there are and how to get the rest.
+    func pageNote(_ result: IntentResult) {
+        guard let page = result.page, let entity = context.registry.intent(result.intent)?.entity else { return }
+        if let note = PageFlags.note(page, noun: { context.engine.noun(entity, count: $0) }) {
+            terminal.out(terminal.style(note, .dim))
+        }
+    }
+
     private func printSearch(_ result: IntentResult) {
+        defer { pageNote(result) }
         if !result.occurrences.isEmpty {
             AgendaPrinter(context: context).print(result.occurrences)
             return
         }
         guard !result.records.isEmpty else {
-            terminal.out(result.dialog.full)
+            // Past the last page the note says what there is; otherwise "I didn't find any …".
+            if (result.page?.total ?? 0) == 0 { terminal.out(result.dialog.full) }
             return
         }
         let described = result.records.map(context.engine.describe)

@@ -4,7 +4,11 @@ import CometSchema
 /// Reads the values people type on a command line: ISO 8601 and simple date forms
 /// (`2026-06-15 08:00`, `tomorrow 10:00`, `friday 9am`, `+1h`), durations (`15m`, `1h30m`,
 /// `-PT15M`), recurrence (`weekly`, RRULEs), people (`Ada <ada@example.org>`), enum cases, and
-/// JSON (`{…}`, `[…]`) for anything structured. Times without a zone are read in the person's zone.
+/// JSON (`{…}`, `[…]`) for structured values. Times without a zone are read in the person's zone.
+///
+/// A value is read by its type, never guessed from its first character: text is text
+/// (`[WIP] Review`, `{draft`), and JSON is read only for structured types — places, people,
+/// transient entities, unions, and arrays of them.
 struct ValueText {
     let registry: Registry
     let zone: TimeZone
@@ -16,15 +20,7 @@ struct ValueText {
 
     func parse(_ text: String, as type: TypeExpression) throws -> Value {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let first = trimmed.first, first == "{" || first == "[" || (first == "\"" && !type.isArray) {
-            do {
-                return try registry.decode(try JSONParser.parse(trimmed), as: type.required)
-            } catch let error as JSONParseError {
-                throw Problem(message: "'\(text)' looks like JSON but is not: \(error)")
-            } catch {
-                throw Problem(message: "\(error)")
-            }
-        }
+        if takesJSON(type.element), let value = try json(trimmed, as: type.element.required) { return value }
         let value = try parseSingle(trimmed, as: type.element)
         do {
             try registry.validate(value, as: type.element)
@@ -32,6 +28,65 @@ struct ValueText {
             throw Problem(message: "\(error)")
         }
         return value
+    }
+
+    /// An array parameter: one value per flag, or all of them as one JSON array when the items
+    /// are structured (`--attendee '[{…}, {…}]'`).
+    func parseArray(_ texts: [String], as type: TypeExpression) throws -> Value {
+        if texts.count == 1, takesJSON(type.element), texts[0].trimmingCharacters(in: .whitespaces).hasPrefix("["),
+           let value = try json(texts[0].trimmingCharacters(in: .whitespaces), as: type.required) {
+            return value
+        }
+        return .array(try texts.map { try parse($0, as: type.element) })
+    }
+
+    /// Types whose values can be written as JSON: those with more than one part.
+    private func takesJSON(_ type: TypeExpression) -> Bool {
+        switch type.base {
+        case .builtin(let builtin): return builtin == .place || builtin == .person
+        case .union: return true
+        case .entity(let name): return registry.entity(name)?.kind == .transient
+        case .enumeration: return false
+        }
+    }
+
+    /// A structured value written as JSON, or nil when the text is not JSON and is left to the
+    /// type's text form (`[Team] Ada <ada@example.org>`, `"quoted" place`). Text that opens an
+    /// object or an array of values (`{…`, `[{…`) was meant as JSON: malformed, it is an error.
+    private func json(_ text: String, as type: TypeExpression) throws -> Value? {
+        guard let first = text.first, first == "{" || first == "[" || first == "\"" else { return nil }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(text)
+        } catch {
+            guard ValueText.opensJSON(text) else { return nil }
+            let hint = textCase(of: type).map { "; for text that starts like JSON, write {\"\($0)\": \"…\"}" } ?? ""
+            throw Problem(message: "'\(text)' is not valid JSON: \(error)\(hint)")
+        }
+        do {
+            return try registry.decode(parsed, as: type)
+        } catch {
+            // JSON text ("Lab 3") that fits no case may still be the type's text form; an object
+            // or array of the wrong shape is a mistake to report.
+            switch parsed {
+            case .object, .array: throw Problem(message: "\(error)")
+            default: return nil
+            }
+        }
+    }
+
+    /// The case of a union that holds plain text (a location's `text`), if any.
+    private func textCase(of type: TypeExpression) -> String? {
+        guard case .union(let name) = type.base else { return nil }
+        return registry.union(name)?.cases.first { $0.type.base == .builtin(.string) && !$0.type.isArray }?.name
+    }
+
+    /// `{…`, or `[` followed by `{`, `[`, `"` or `]`: the start of a JSON object or array.
+    private static func opensJSON(_ text: String) -> Bool {
+        if text.hasPrefix("{") { return true }
+        guard text.hasPrefix("[") else { return false }
+        guard let next = text.dropFirst().first(where: { !$0.isWhitespace }) else { return true }
+        return next == "{" || next == "[" || next == "\"" || next == "]"
     }
 
     private func parseSingle(_ text: String, as type: TypeExpression) throws -> Value {

@@ -59,35 +59,56 @@ struct OccurrenceIndex {
         try connection.prepare("DELETE FROM \(quote(table + "_series")) WHERE entity_id = ?").run([key])
     }
 
-    /// Occurrences overlapping [from, to) as (entity id, start key, end key, recurrence key, is instance),
-    /// ordered by start. Keys of floating rows are wall readings; callers filter them by zone.
-    func rows(from: Int64, to: Int64, maximumDuration: Int64) throws -> [(UUID, Int64, Int64, Int64, Bool)] {
+    /// One row of the index: which record, when (keys), and whether the keys are wall readings.
+    struct Row {
+        let id: UUID
+        let start: Int64
+        let end: Int64
+        /// The start the occurrence has in its series.
+        let original: Int64
+        let isInstance: Bool
+        let isFloating: Bool
+    }
+
+    /// Rows that may overlap [from, to), ordered by start, of the records `selection` selects
+    /// (all when nil). Keys of floating rows are wall readings; callers filter them by zone.
+    func rows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?) throws -> [Row] {
         let slack = OccurrenceKey.floatingSlack
-        var result: [(UUID, Int64, Int64, Int64, Bool)] = []
+        var result: [Row] = []
         let sql = """
-            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_override, o.series_uid IS NOT NULL AND o.is_override = 0 AND EXISTS (SELECT 1 FROM \(quote(table + "_series")) s WHERE s.entity_id = o.entity_id)
+            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_override, o.series_uid IS NOT NULL AND o.is_override = 0 AND EXISTS (SELECT 1 FROM \(quote(table + "_series")) s WHERE s.entity_id = o.entity_id), o.floating
             FROM \(quote(table)) o
             WHERE o.start_key >= ? AND o.start_key < ? AND o.end_key > ?
               AND (o.is_override = 1 OR o.series_uid IS NULL OR NOT EXISTS (
                     SELECT 1 FROM \(quote(table)) x WHERE x.series_uid = o.series_uid AND x.is_override = 1 AND x.original_key = o.original_key))
+              \(OccurrenceIndex.restriction(selection))
             ORDER BY o.start_key
             """
-        try connection.prepare(sql).query([.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)]) { row in
+        let bounds: [SQLValue] = [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)]
+        try connection.prepare(sql).query(bounds + (selection?.values ?? [])) { row in
             guard let text = row.text(0), let id = UUID(uuidString: text),
                   let start = row.integer(1), let end = row.integer(2), let original = row.integer(3) else { return }
-            result.append((id, start, end, original, row.integer(5) == 1))
+            result.append(Row(id: id, start: start, end: end, original: original, isInstance: row.integer(5) == 1, isFloating: row.integer(6) == 1))
         }
         return result
     }
 
-    /// Series whose instances may fall in [from, to) but were not materialized there.
-    func seriesOverlapping(from: Int64, to: Int64) throws -> [UUID] {
+    /// Series of the selected records whose instances may fall in [from, to) but were not
+    /// materialized there.
+    func seriesOverlapping(from: Int64, to: Int64, within selection: RecordSelection?) throws -> [UUID] {
         var ids: [UUID] = []
-        try connection.prepare("SELECT entity_id FROM \(quote(table + "_series")) WHERE first_key < ? AND (last_key IS NULL OR last_key >= ?)")
-            .query([.integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)]) { row in
+        let sql = "SELECT o.entity_id FROM \(quote(table + "_series")) o WHERE o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) \(OccurrenceIndex.restriction(selection))"
+        try connection.prepare(sql)
+            .query([.integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? [])) { row in
                 if let text = row.text(0), let id = UUID(uuidString: text) { ids.append(id) }
             }
         return ids
+    }
+
+    /// `AND o.entity_id IN (…)`: only rows of the selected records.
+    private static func restriction(_ selection: RecordSelection?) -> String {
+        guard let selection else { return "" }
+        return "AND o.entity_id IN (SELECT r.id \(selection.from) \(selection.whereClause))"
     }
 
     /// Original keys of the overrides of a series (to leave those instances out when expanding).

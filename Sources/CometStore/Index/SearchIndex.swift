@@ -43,20 +43,9 @@ struct SearchIndex {
         try connection.prepare("INSERT INTO \(quote(table)) (\(columns)) VALUES (\(placeholders))").run(values)
     }
 
-    /// Rowids of matching rows, best first. Every word must match, as a prefix ("lun" finds
-    /// "Lunar"); case and diacritics are ignored by the tokenizer.
-    func matches(_ text: String, limit: Int) throws -> [Int64] {
-        guard let table, let query = SearchIndex.ftsQuery(text) else { return [] }
-        var rowids: [Int64] = []
-        try connection.prepare("SELECT rowid FROM \(quote(table)) WHERE \(quote(table)) MATCH ? ORDER BY bm25(\(quote(table))) LIMIT ?")
-            .query([.text(query), .integer(Int64(limit))]) { row in
-                if let rowid = row.integer(0) { rowids.append(rowid) }
-            }
-        return rowids
-    }
-
-    /// The user's words as an FTS5 query of quoted prefix terms: no operator in the input can
-    /// change the query's meaning.
+    /// The user's words as an FTS5 query of quoted prefix terms: every word must match, as a
+    /// prefix ("lun" finds "Lunar"), case and diacritics ignored by the tokenizer; no operator in
+    /// the input can change the query's meaning.
     static func ftsQuery(_ text: String) -> String? {
         let words = text.split { !($0.isLetter || $0.isNumber) }.map(String.init)
         guard !words.isEmpty else { return nil }

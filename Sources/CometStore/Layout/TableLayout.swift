@@ -43,6 +43,8 @@ struct TableLayout {
     let temporal: TemporalFields?
     /// Built once: every fetch and save uses them.
     let selectList: String
+    /// The same columns of the table aliased `r` (see `RecordSelection`).
+    let aliasedSelectList: String
     let insertSQL: String
     let updateSQL: String
 
@@ -57,6 +59,7 @@ struct TableLayout {
         self.occurrenceTable = temporal == nil ? nil : table + "__occurrences"
         let names = ["id"] + columns.flatMap { [$0.column] + ($0.keyColumn.map { [$0] } ?? []) }
         self.selectList = names.map(quote).joined(separator: ", ")
+        self.aliasedSelectList = names.map { "r." + quote($0) }.joined(separator: ", ")
         self.insertSQL = "INSERT INTO \(quote(table)) (\(selectList)) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
         self.updateSQL = "UPDATE \(quote(table)) SET \(names.dropFirst().map { "\(quote($0)) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
     }

@@ -1,0 +1,87 @@
+import Foundation
+import CometSchema
+
+extension Session {
+    /// The occurrence query: index rows (and, outside the materialized window, series expanded on
+    /// the fly), filtered exactly and ordered from their keys alone, counted, and only then the
+    /// records of the requested page read. The total costs no record decoding.
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
+                     text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
+        let layout = try store.layout(entity)
+        guard let temporal = layout.temporal else {
+            throw StoreError(.notFound, "'\(entity.name)' has no start time (no property maps to DTSTART), so it has no occurrences")
+        }
+        let fromKey = Int64(from.timeIntervalSince1970.rounded(.down))
+        let toKey = Int64(to.timeIntervalSince1970.rounded(.up))
+        let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
+        guard fromKey < toKey, selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
+        let within = selection.isEverything ? nil : selection
+        let index = store.occurrenceIndex(layout)
+        var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: try store.maximumDuration(layout), within: within)
+
+        // Outside the materialized window, expand series on the fly (which needs their records).
+        var records: [UUID: EntityRecord] = [:]
+        if fromKey < store.window.lowerBound || toKey > store.window.upperBound {
+            var seen = Set(rows.map { "\($0.id)|\($0.start)" })
+            for id in try index.seriesOverlapping(from: fromKey, to: toKey, within: within) {
+                guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
+                records[id] = record
+                let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
+                let slack = OccurrenceKey.floatingSlack
+                for key in shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, limit: 100_000)
+                where !(key >= store.window.lowerBound && key <= store.window.upperBound) && !overridden.contains(key) {
+                    if seen.insert("\(id)|\(key)").inserted {
+                        rows.append(OccurrenceIndex.Row(id: id, start: key, end: key + shape.durationSeconds, original: key, isInstance: true, isFloating: shape.isFloating))
+                    }
+                }
+            }
+        }
+
+        // Floating times happen at their wall reading in the viewer's zone; the order is total
+        // (instant, then record id), so pages neither overlap nor leave gaps.
+        let placed = rows.compactMap { row -> (row: OccurrenceIndex.Row, instant: Int64, id: String)? in
+            let startInstant = row.isFloating ? Session.instant(wall: row.start, in: zone) : row.start
+            let endInstant = row.isFloating ? Session.instant(wall: row.end, in: zone) : row.end
+            let overlaps = startInstant < toKey && (endInstant > fromKey || (endInstant == startInstant && startInstant >= fromKey))
+            return overlaps ? (row, startInstant, row.id.uuidString) : nil
+        }.sorted { ($0.instant, $0.id) < ($1.instant, $1.id) }
+
+        let page = placed.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? placed.count)
+        var result: [Occurrence] = []
+        result.reserveCapacity(page.count)
+        for (row, _, _) in page {
+            let record: EntityRecord
+            if let known = records[row.id] {
+                record = known
+            } else {
+                // The index and the records change in the same transactions: a row without its
+                // record is damage, and leaving it out would make the total wrong.
+                guard let fetched = try fetch(entity, id: row.id) else {
+                    throw StoreError(.invalidData, "the occurrence index of \(entity.name) refers to a missing record \(row.id.uuidString.lowercased())")
+                }
+                records[row.id] = fetched
+                record = fetched
+            }
+            guard case .dateTime(let first)? = record[temporal.start] else {
+                throw StoreError(.invalidData, "\(entity.name) \(row.id.uuidString.lowercased()) is in the occurrence index but has no start")
+            }
+            result.append(Occurrence(record: record, start: Session.dateTime(key: row.start, like: first), end: Session.dateTime(key: row.end, like: first),
+                                     isRecurrenceInstance: row.isInstance, recurrenceKey: Session.dateTime(key: row.original, like: first)))
+        }
+        return OccurrencePage(occurrences: result, total: placed.count)
+    }
+
+    /// A key read back as a DateTime of the same kind (and zone) as the series' start.
+    private static func dateTime(key: Int64, like template: DateTimeValue) -> DateTimeValue {
+        switch template.kind {
+        case .floating: return .floating(LocalDateTime(wallSeconds: key))
+        case .utc: return DateTimeValue(kind: .utc(epochSeconds: key))
+        case .zoned(_, let zone): return DateTimeValue(kind: .zoned(epochSeconds: key, timeZone: zone))
+        }
+    }
+
+    /// The instant a floating wall reading happens at in `zone`.
+    private static func instant(wall key: Int64, in zone: TimeZone) -> Int64 {
+        LocalDateTime(wallSeconds: key).dateTime(in: zone).sortKey
+    }
+}

@@ -93,7 +93,7 @@ enum ComponentPrepass {
             // libical reads `SEQUENCE:two` as 0 without a word.
             let text = line.value.trimmedBlanks
             let digits = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
-            if digits.isEmpty || !digits.allSatisfy { $0.isASCII && $0.isNumber } || Int(text) == nil {
+            if digits.isEmpty || !digits.allSatisfy({ $0.isASCII && $0.isNumber }) || Int(text) == nil {
                 return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' is not a whole number"))
             }
             return .fine

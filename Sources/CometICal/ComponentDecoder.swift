@@ -119,15 +119,17 @@ struct ComponentDecoder {
         }
         if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
             let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
-            // Kept in libical's own serialization (unfolded), so export → import gives the same text.
+            // Kept as the file wrote it (unfolded): libical's own serialization drops some escapes
+            // and quotes. A list libical split into one property per value is one line.
             let unmapped = properties.filter { !mapped.contains($0.name) } + surplus
             account(unmapped)
-            // An x-name is kept as the file wrote it: libical drops some of its escapes and quotes.
-            let lines = unmapped.map { $0.name.hasPrefix("X-") ? $0.source?.text ?? $0.unfoldedText : $0.unfoldedText }.filter { !$0.isEmpty }
-            var kept = lines.filter { !ICalWriter.bypassesLibical($0) }
-            // What libical cannot carry stays exactly as written, after the subcomponents, where
-            // the writer puts it.
-            let pastLibical = lines.filter(ICalWriter.bypassesLibical) + verbatim.map(\.text)
+            var seenLines = Set<Int>()
+            var kept: [String] = unmapped.compactMap { property in
+                guard let source = property.source else { return property.unfoldedText }
+                return seenLines.insert(source.line).inserted ? source.text : nil
+            }.filter { !$0.isEmpty }
+            // What libical cannot read at all, as written too.
+            kept += verbatim.map(\.text)
             decoded.accounted.formUnion(verbatim.map(\.line))
             // Unmapped subcomponents are kept when libical knows them (it cannot write RFC 9073's
             // VLOCATION or VRESOURCE back, so keeping those would not survive an export).
@@ -140,7 +142,6 @@ struct ComponentDecoder {
                     warn(child.name, "BEGIN:\(child.name) (line \(child.beginLine)) is a component libical 3.0 cannot write back, so it is not kept", at: nil)
                 }
             }
-            kept += pastLibical
             if !kept.isEmpty { values[extras.name] = .string(kept.joined(separator: "\n")) }
         }
         decoded.values = values
@@ -485,25 +486,38 @@ struct ComponentDecoder {
     /// A transient entity from one property and its parameters (ATTENDEE;PARTSTAT=…;ROLE=…).
     private func decodeTransient(_ definition: EntityDefinition, from source: LibicalProperty) throws -> [String: Value] {
         var values: [String: Value] = [:]
+        var kept: [String] = []
+        let mapped = Set(definition.properties.compactMap { $0.ical?.string("param")?.uppercased() }).union(["CN"])
+        // Parameters no field holds, and values a field can only approximate (ROLE=CHAIR reads
+        // as required, PARTSTAT=X-FOO as needs action), stay as written for export.
+        if let line = source.source {
+            for (name, raw) in ContentLine.rawParameters(of: line.head) {
+                if !mapped.contains(name) {
+                    kept.append("\(name)=\(raw)")
+                } else if let property = definition.properties.first(where: { $0.ical?.string("param")?.uppercased() == name }),
+                          !ComponentDecoder.isCanonical(ICalText.decodeParameter(raw), property: property, registry: registry) {
+                    kept.append("\(name)=\(raw)")
+                }
+            }
+        }
         for property in definition.properties {
             guard let ical = property.ical else {
                 if let value = property.defaultValue { values[property.name] = value }
                 continue
             }
             if let param = ical.string("param")?.uppercased() {
+                if param == "*" {
+                    // In name order, so that the export (which writes mapped parameters first)
+                    // reads back the same.
+                    let ordered = kept.enumerated().sorted { ($0.element.prefix { $0 != "=" }, $0.offset) < ($1.element.prefix { $0 != "=" }, $1.offset) }.map(\.element)
+                    if !ordered.isEmpty { values[property.name] = .string(ordered.joined(separator: ";")) }
+                    continue
+                }
                 guard let text = source.parameter(param) else {
                     if let value = property.defaultValue { values[property.name] = value }
                     continue
                 }
-                if property.type.base == .builtin(.bool), let whenTrue = ical.string("whenTrue") {
-                    values[property.name] = .bool(text.uppercased() == whenTrue.uppercased())
-                } else if case .enumeration(let name) = property.type.base {
-                    // Non-standard values (PARTSTAT=X-FOO) fall back to the default rather than failing the event.
-                    let match = registry.enumeration(name)?.cases.first { ($0.annotations.first(named: "ical")?.firstString ?? $0.name).uppercased() == text.uppercased() }
-                    values[property.name] = match.map { .enumCase($0.name) } ?? property.defaultValue
-                } else {
-                    values[property.name] = .string(text)
-                }
+                values[property.name] = ComponentDecoder.readsAs(text, property: property, registry: registry)
             } else if property.type.base == .builtin(.person) {
                 values[property.name] = .person(person(source))
             } else {
@@ -511,6 +525,32 @@ struct ComponentDecoder {
             }
         }
         return values.compactMapValues { $0 }
+    }
+
+    /// What a field mapped to a parameter reads from its text: the Bool of `whenTrue`, the enum
+    /// case of that name (else the field's default: RFC 5545 reads unknown PARTSTAT values as
+    /// NEEDS-ACTION), or the text.
+    static func readsAs(_ text: String, property: PropertyDefinition, registry: Registry) -> Value? {
+        if property.type.base == .builtin(.bool), let whenTrue = property.ical?.string("whenTrue") {
+            return .bool(text.uppercased() == whenTrue.uppercased())
+        }
+        if case .enumeration(let name) = property.type.base {
+            let match = registry.enumeration(name)?.cases.first { ($0.annotations.first(named: "ical")?.firstString ?? $0.name).uppercased() == text.uppercased() }
+            return match.map { .enumCase($0.name) } ?? property.defaultValue
+        }
+        return .string(text)
+    }
+
+    /// Whether export, writing the field, gives this parameter value back (up to case).
+    static func isCanonical(_ text: String, property: PropertyDefinition, registry: Registry) -> Bool {
+        guard let ical = property.ical else { return true }
+        if property.type.base == .builtin(.bool) {
+            return [ical.string("whenTrue"), ical.string("whenFalse")].compactMap { $0?.uppercased() }.contains(text.uppercased())
+        }
+        if case .enumeration(let name) = property.type.base {
+            return registry.enumeration(name)?.cases.contains { ($0.annotations.first(named: "ical")?.firstString ?? $0.name).uppercased() == text.uppercased() } ?? false
+        }
+        return true
     }
 
     // MARK: Unions
@@ -547,10 +587,19 @@ struct ComponentDecoder {
         guard var duration = DurationValue(parsing: text), let relative = union.cases.first(where: { $0.type.base == .builtin(.duration) }) else {
             throw DecodeError(message: "TRIGGER '\(text)' is neither a duration nor a date-time")
         }
-        if trigger.parameter("RELATED")?.uppercased() == "END", let start,
-           let endProperty = properties.first(where: { $0.name == "DTEND" }) ?? nil,
-           let startValue = try? dateTime(start.text, from: start), let endValue = try? dateTime(endProperty.text, from: endProperty) {
-            duration = DurationValue(totalSeconds: duration.approximateSeconds + Int(endValue.sortKey - startValue.sortKey))
+        if trigger.parameter("RELATED")?.uppercased() == "END", let start, let startValue = try? dateTime(start.text, from: start) {
+            // The end is DTEND, else the start plus DURATION, else (RFC 5545 §3.6.1) the end of
+            // the start's day for an all-day event and the start itself for a timed one.
+            let length: Int64
+            if let endProperty = properties.first(where: { $0.name == "DTEND" }), let endValue = try? dateTime(endProperty.text, from: endProperty) {
+                length = endValue.sortKey - startValue.sortKey
+            } else if let durationProperty = properties.first(where: { $0.name == "DURATION" }), let span = DurationValue(parsing: durationProperty.writtenValue),
+                      let endValue = try? startValue.adding(span) {
+                length = endValue.sortKey - startValue.sortKey
+            } else {
+                length = start.parameter("VALUE")?.uppercased() == "DATE" ? 86_400 : 0
+            }
+            duration = DurationValue(totalSeconds: duration.approximateSeconds + Int(length))
         }
         return .union(relative.name, .duration(duration))
     }

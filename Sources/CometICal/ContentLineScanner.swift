@@ -53,6 +53,15 @@ struct ContentLine {
 
     /// Parameters in order, names upper-cased, values unquoted.
     static func parameters(of head: Substring) -> [(name: String, value: String)] {
+        rawParameters(of: head).map { parameter in
+            var value = Substring(parameter.value)
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
+            return (parameter.name, String(value))
+        }
+    }
+
+    /// Parameters in order, names upper-cased, values exactly as written (quotes included).
+    static func rawParameters(of head: Substring) -> [(name: String, value: String)] {
         var result: [(String, String)] = []
         var pieces: [Substring] = []
         var quoted = false
@@ -68,9 +77,7 @@ struct ContentLine {
         pieces.append(head[start...])
         for piece in pieces.dropFirst() {
             guard let equals = piece.firstIndex(of: "=") else { continue }
-            var value = piece[piece.index(after: equals)...]
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
-            result.append((piece[..<equals].uppercased(), String(value)))
+            result.append((piece[..<equals].uppercased(), String(piece[piece.index(after: equals)...])))
         }
         return result
     }

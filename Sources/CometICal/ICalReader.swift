@@ -190,7 +190,8 @@ public final class ICalReader {
             let content = original.properties.filter { $0.name != "DTSTAMP" }.map(\.text).joined(separator: "\n")
             original.properties.append(ContentLine(text: "UID:cometcal-" + ICalReader.stableHash(content), line: original.beginLine))
         }
-        let uid = original.value("UID")
+        // UID is TEXT: compared and stored unescaped, as the field holds it.
+        let uid = original.value("UID").map(ICalText.unescape)
         guard let entity = entities[original.name] else {
             queue.append(.skipped(component: original.name, line: original.beginLine))
             return

@@ -43,6 +43,48 @@ enum ICalText {
         return result
     }
 
+    /// RFC 6868 caret escapes in a parameter value: `^n` newline, `^'` double quote, `^^` caret.
+    static func decodeParameter(_ text: String) -> String {
+        guard text.contains("^") else { return text }
+        var result = ""
+        var caret = false
+        for character in text {
+            if caret {
+                switch character {
+                case "n", "N": result.append("\n")
+                case "'": result.append("\"")
+                case "^": result.append("^")
+                default:
+                    result.append("^")
+                    result.append(character)
+                }
+                caret = false
+            } else if character == "^" {
+                caret = true
+            } else {
+                result.append(character)
+            }
+        }
+        if caret { result.append("^") }
+        return result
+    }
+
+    /// A parameter value as written: RFC 6868 escapes for what a parameter cannot hold, quoted
+    /// when it holds a character that would end it.
+    static func encodeParameter(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "^": escaped += "^^"
+            case "\"": escaped += "^'"
+            case "\n", "\r\n": escaped += "^n"
+            case "\r": continue
+            default: escaped.append(character)
+            }
+        }
+        return escaped.contains(where: { $0 == ":" || $0 == ";" || $0 == "," }) ? "\"\(escaped)\"" : escaped
+    }
+
     /// Folds a content line at 75 octets (RFC 5545 §3.1) without splitting a UTF-8 character,
     /// ending each line with CRLF: for lines written without libical.
     static func fold(_ line: String) -> String {

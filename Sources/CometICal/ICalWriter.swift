@@ -3,9 +3,9 @@ import CLibical
 import CometSchema
 
 /// Writes records as RFC 5545 iCalendar: the inverse of `ComponentDecoder`, driven by the same
-/// `@ical` annotations. Lines are composed here (escaped, parameters quoted) and serialized by
-/// libical, which folds at 75 octets and ends lines with CRLF. Output is deterministic: the same
-/// records always give the same bytes.
+/// `@ical` annotations. Lines are composed here (escaped, parameters quoted), checked by libical,
+/// and folded at 75 octets with CRLF. Output is deterministic: the same records always give the
+/// same bytes.
 public struct ICalWriter {
     public let registry: Registry
     public static let productID = "-//CometCal//CometCal 1.0//EN"
@@ -26,52 +26,22 @@ public struct ICalWriter {
         if let calendar, let entity = registry.entity(calendar.entity) {
             lines += propertyLines(of: calendar, entity: entity).filter { !$0.hasPrefix("UID") && !ICalWriter.isHousekeeping($0) }
         }
-        let (calendarLines, calendarVerbatim) = ICalWriter.separateVerbatim(lines)
-        lines = calendarLines
         var body = ""
         let sorted = records.sorted(by: ICalWriter.exportOrder(registry))
         var zoneUse: [String: (Int64, Int64, Bool)] = [:]
         for record in sorted {
             guard let entity = registry.entity(record.entity), let component = entity.annotations.first(named: "ical")?.firstString else { continue }
             noteZones(record, entity: entity, into: &zoneUse)
-            let (lines, verbatim) = ICalWriter.separateVerbatim(componentLines(record, entity: entity))
-            let text = ["BEGIN:\(component)"] + lines + ["END:\(component)"]
-            let written = try serialize(text.joined(separator: "\r\n") + "\r\n", what: "\(component) \(record.id.uuidString.lowercased())")
-            body += ICalWriter.insert(verbatim, before: "END:\(component)\r\n", in: written)
+            let text = ["BEGIN:\(component)"] + componentLines(record, entity: entity) + ["END:\(component)"]
+            body += try serialize(text, what: "\(component) \(record.id.uuidString.lowercased())")
         }
         var timezones = ""
         for zone in zoneUse.keys.sorted() {
             guard let (first, last, unbounded) = zoneUse[zone] else { continue }
             timezones += try vtimezone(zone, from: first, to: unbounded ? nil : last)
         }
-        let head = try serialize(lines.joined(separator: "\r\n") + "\r\nEND:VCALENDAR\r\n", what: "VCALENDAR")
-        guard head.hasSuffix("END:VCALENDAR\r\n") else { throw WriteError(message: "libical returned an unexpected calendar header") }
-        return String(head.dropLast("END:VCALENDAR\r\n".count)) + calendarVerbatim.map(ICalText.fold).joined() + timezones + body + "END:VCALENDAR\r\n"
-    }
-
-    /// Lines libical would turn into X-LIC-ERROR (RFC 9253 LINK, iana-tokens it does not know,
-    /// x-name value types) are written as they were read, past libical.
-    static func separateVerbatim(_ lines: [String]) -> (libical: [String], verbatim: [String]) {
-        var libical: [String] = []
-        var verbatim: [String] = []
-        for line in lines {
-            if bypassesLibical(line) { verbatim.append(line) } else { libical.append(line) }
-        }
-        return (libical, verbatim)
-    }
-
-    /// Lines written past libical, at the end of their component: what it cannot read, and text
-    /// whose escapes it writes back wrongly (`\,` in CATEGORIES and x-name values loses its
-    /// backslash). The importer keeps such lines in the same place, so a round trip is stable.
-    static func bypassesLibical(_ line: String) -> Bool {
-        let content = ContentLine(text: line, line: 0)
-        let mangled = (["CATEGORIES", "RESOURCES"].contains(content.name) || content.name.hasPrefix("X-")) && line.contains("\\")
-        return mangled || ComponentPrepass.needsVerbatim(content)
-    }
-
-    static func insert(_ verbatim: [String], before end: String, in text: String) -> String {
-        guard !verbatim.isEmpty, text.hasSuffix(end) else { return text }
-        return String(text.dropLast(end.count)) + verbatim.map(ICalText.fold).joined() + end
+        let head = try serialize(lines + ["END:VCALENDAR"], what: "VCALENDAR")
+        return String(head.dropLast("END:VCALENDAR\r\n".count)) + timezones + body + "END:VCALENDAR\r\n"
     }
 
     /// Calendar properties the writer writes itself.
@@ -93,13 +63,17 @@ public struct ICalWriter {
         }
     }
 
-    private func serialize(_ text: String, what: String) throws -> String {
-        guard let tree = LibicalTree(parsing: text) else { throw WriteError(message: "libical could not build \(what)") }
-        let errors = tree.node.errors
+    /// The lines folded and ended as RFC 5545 §3.1 says, after libical has read them without a
+    /// complaint. The text is ours, not libical's serialization: libical writes some escapes back
+    /// wrongly (`\,` in CATEGORIES and x-name values, `^^` in parameters). Lines it cannot read
+    /// at all (RFC 9253 LINK, unknown iana-tokens, x-name value types) are kept out of the check
+    /// and written as they came.
+    private func serialize(_ lines: [String], what: String) throws -> String {
+        let checked = lines.filter { !ComponentPrepass.needsVerbatim(ContentLine(text: $0, line: 0)) }
+        guard let tree = LibicalTree(parsing: checked.joined(separator: "\r\n") + "\r\n") else { throw WriteError(message: "libical could not build \(what)") }
+        let errors = tree.node.errors + tree.node.children.flatMap(\.errors)
         guard errors.isEmpty else { throw WriteError(message: "\(what) would not be valid iCalendar: \(errors.joined(separator: "; "))") }
-        guard let raw = icalcomponent_as_ical_string_r(tree.root) else { throw WriteError(message: "libical could not write \(what)") }
-        defer { free(raw) }
-        return String(cString: raw)
+        return lines.map(ICalText.fold).joined()
     }
 
     // MARK: Components
@@ -203,7 +177,9 @@ public struct ICalWriter {
             if case .place(let place) = payload {
                 let text = [place.name, place.address].compactMap { $0 }.joined(separator: "\n")
                 var result = text.isEmpty ? [] : ["LOCATION:" + ICalWriter.escape(text)]
-                if let latitude = place.latitude, let longitude = place.longitude { result.append("GEO:\(latitude);\(longitude)") }
+                if let latitude = place.latitude, let longitude = place.longitude {
+                    result.append("GEO:" + ICalWriter.decimal(latitude) + ";" + ICalWriter.decimal(longitude))
+                }
                 return result
             }
             if case .string(let text) = payload { return ["\(name):" + ICalWriter.escape(text)] }
@@ -222,7 +198,9 @@ public struct ICalWriter {
         case .dateTime(let dateTime): trigger = "TRIGGER;VALUE=DATE-TIME:" + ICalWriter.utcText(dateTime)
         default: return []
         }
-        return ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalWriter.escape(registry.title(of: record)), trigger, "END:VALARM"]
+        // A DISPLAY alarm needs a DESCRIPTION (RFC 5545 §3.6.6), also for an event without a title.
+        let title = registry.title(of: record)
+        return ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalWriter.escape(title.isBlank ? "Reminder" : title), trigger, "END:VALARM"]
     }
 
     private func personLine(_ name: String, _ person: PersonValue, parameters: [String]) -> String {
@@ -245,8 +223,16 @@ public struct ICalWriter {
     private func transientLine(_ name: String, _ properties: [String: Value], _ transient: EntityDefinition) -> String {
         var parameters: [String] = []
         var person = PersonValue()
+        let kept = ICalWriter.keptParameters(properties, transient)
         for property in transient.properties {
             guard let value = properties[property.name], let ical = property.ical else { continue }
+            if let param = ical.string("param"), param == "*" { continue }
+            if let param = ical.string("param"), let original = kept.first(where: { $0.name == param.uppercased() }),
+               ComponentDecoder.readsAs(ICalText.decodeParameter(original.value), property: property, registry: registry) == value {
+                // The value as it arrived (ROLE=CHAIR, PARTSTAT=X-FOO), while the field still says what it said.
+                parameters.append("\(param)=\(original.value)")
+                continue
+            }
             if let param = ical.string("param") {
                 switch value {
                 case .bool(let flag):
@@ -263,7 +249,16 @@ public struct ICalWriter {
                 person = found
             }
         }
+        let written = Set(parameters.map { String($0.prefix { $0 != "=" }).uppercased() })
+        let mappedParameters = Set(transient.properties.compactMap { $0.ical?.string("param")?.uppercased() })
+        parameters += kept.filter { !written.contains($0.name) && !mappedParameters.contains($0.name) }.map { "\($0.name)=\($0.value)" }
         return personLine(name, person, parameters: parameters)
+    }
+
+    /// The parameters an ATTENDEE arrived with that no field holds, as written (`@ical(param: "*")`).
+    static func keptParameters(_ properties: [String: Value], _ transient: EntityDefinition) -> [(name: String, value: String)] {
+        guard let field = transient.properties.first(where: { $0.ical?.string("param") == "*" }), case .string(let text)? = properties[field.name] else { return [] }
+        return ContentLine.rawParameters(of: Substring("X;" + text))
     }
 
     /// Properties an all-day event writes as VALUE=DATE.
@@ -274,14 +269,19 @@ public struct ICalWriter {
     /// The address written for a person known only by name; read back as "no address".
     static let namelessAddressPrefix = "urn:x-cometcal:name:"
 
+    /// A FLOAT as RFC 5545 §3.3.7 writes one: digits and a point, never an exponent (`1e-05` is
+    /// not a FLOAT), with the digits that read back to the same Double.
+    static func decimal(_ value: Double) -> String {
+        let text = "\(value)"
+        guard text.contains("e") || text.contains("E") else { return text }
+        return Decimal(string: text)?.description ?? String(format: "%.15f", value)
+    }
+
     /// RFC 5545 TEXT escaping (see `ICalText`).
     static func escape(_ text: String) -> String { ICalText.escape(text) }
 
-    /// A parameter value, quoted when it holds characters that end a parameter.
-    static func parameterValue(_ text: String) -> String {
-        let cleaned = text.replacingOccurrences(of: "\"", with: "'")
-        return cleaned.contains(where: { $0 == ":" || $0 == ";" || $0 == "," }) ? "\"\(cleaned)\"" : cleaned
-    }
+    /// A parameter value, RFC 6868-escaped and quoted when it holds characters that end a parameter.
+    static func parameterValue(_ text: String) -> String { ICalText.encodeParameter(text) }
 
     static func utcText(_ value: DateTimeValue) -> String {
         let utc = LocalDateTime(wallSeconds: value.sortKey)

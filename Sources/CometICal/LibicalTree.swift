@@ -99,8 +99,13 @@ struct LibicalProperty {
         icalproperty_get_property_name(pointer).map { String(cString: $0).uppercased() } ?? ""
     }
 
-    /// Parameters in order, names upper-cased, values without quotes.
+    /// Parameters in order, names upper-cased, values without quotes and with RFC 6868 escapes
+    /// decoded: from the line as written where it is known (libical decodes some escapes and
+    /// writes them back otherwise).
     var parameters: [(name: String, value: String)] {
+        if let source {
+            return ContentLine.parameters(of: source.head).map { ($0.name, ICalText.decodeParameter($0.value)) }
+        }
         var result: [(String, String)] = []
         var parameter = icalproperty_get_first_parameter(pointer, ICAL_ANY_PARAMETER)
         while let current = parameter {

@@ -1057,7 +1057,12 @@ private struct Generator {
                 let attendee = person(role: "ATTENDEE", extra: parameters)
                 guard used.insert(attendee.address.lowercased()).inserted else { continue }
                 draft.keptAttendeeParameters += kept.map { KeptAttendeeParameter(address: attendee.address, parameter: $0.0, value: $0.1) }
-                attendees.append(.object(["person": .person(attendee.value), "isOptional": .bool(optional), "status": .enumCase(status), "type": .enumCase(type)]))
+                var fields: [String: Value] = ["person": .person(attendee.value), "isOptional": .bool(optional), "status": .enumCase(status), "type": .enumCase(type)]
+                // What no field holds is kept as written, parameters in name order.
+                let quoted: Set<String> = ["DELEGATED-FROM", "MEMBER", "SENT-BY"]
+                let written = kept.sorted { $0.0 < $1.0 }.map { $0.0 + "=" + (quoted.contains($0.0) ? "\"\($0.1)\"" : $0.1) }
+                if !written.isEmpty { fields["icalParameters"] = .string(written.joined(separator: ";")) }
+                attendees.append(.object(fields))
                 draft.add(attendee.line)
             }
             if !attendees.isEmpty { draft.values["attendees"] = .array(attendees) }
@@ -1160,6 +1165,15 @@ private struct Generator {
         }
         units = properties + alarms
         var expected = draft.values
+        // DTSTAMP is kept, unless it is what export would write anyway without it (LAST-MODIFIED,
+        // else CREATED, else DTSTART): then it need not be stored.
+        if !draft.dtstamp.isEmpty {
+            let stamp = Generator.utcValue(draft.dtstamp)
+            let derived = ["lastModified", "created", "startDate"].lazy.compactMap { field -> Int64? in
+                if case .dateTime(let value)? = expected[field] { return value.sortKey } else { return nil }
+            }.first
+            if case .dateTime(let value) = stamp, value.sortKey != derived { expected["stamp"] = stamp }
+        }
         for property in eventEntity.properties where expected[property.name] == nil {
             if let value = property.defaultValue { expected[property.name] = value }
         }

@@ -48,6 +48,7 @@ struct ComponentDecoder {
         account(properties.filter { ComponentDecoder.consumedElsewhere.contains($0.name) })
         /// Repeated single-valued properties (a second SUMMARY) that no field can hold: kept.
         var surplus: [LibicalProperty] = []
+        var keptChildren: [String] = []
         let start = properties.first { $0.name == "DTSTART" }
 
         for property in entity.properties {
@@ -89,7 +90,9 @@ struct ComponentDecoder {
             account(sources)
             let children = node.children.filter { $0.kindName == name }
             do {
-                if let value = try decodeField(property, name: name, sources: sources, children: children, start: start, properties: properties) {
+                let rawChildren = raw.children.filter { $0.name == name }
+                if let value = try decodeField(property, name: name, sources: sources, children: children, rawChildren: rawChildren, start: start,
+                                               properties: properties, keptChildren: &keptChildren) {
                     values[property.name] = value
                 }
             } catch let error as DecodeError {
@@ -130,6 +133,7 @@ struct ComponentDecoder {
             }.filter { !$0.isEmpty }
             // What libical cannot read at all, as written too.
             kept += verbatim.map(\.text)
+            kept += keptChildren
             decoded.accounted.formUnion(verbatim.map(\.line))
             // Unmapped subcomponents are kept when libical knows them (it cannot write RFC 9073's
             // VLOCATION or VRESOURCE back, so keeping those would not survive an export).
@@ -296,15 +300,22 @@ struct ComponentDecoder {
 
     // MARK: Fields
 
-    private func decodeField(_ property: PropertyDefinition, name: String, sources: [LibicalProperty], children: [LibicalNode],
-                             start: LibicalProperty?, properties: [LibicalProperty]) throws -> Value? {
+    /// `keptChildren` collects subcomponents a field reads only in part (a VALARM's trigger),
+    /// each as written and marked with the value read from it, so export can write it back.
+    private func decodeField(_ property: PropertyDefinition, name: String, sources: [LibicalProperty], children: [LibicalNode], rawChildren: [RawComponent],
+                             start: LibicalProperty?, properties: [LibicalProperty], keptChildren: inout [String]) throws -> Value? {
         let type = property.type
         if type.isArray {
             var items: [Value] = []
             if case .entity(let transient) = type.base, let definition = registry.entity(transient), definition.kind == .transient {
                 for source in sources { items.append(.object(try decodeTransient(definition, from: source))) }
             } else if case .union(let unionName) = type.base, let union = registry.union(unionName), !children.isEmpty {
-                for child in children { if let value = try decodeUnionChild(union, child, start: start, properties: properties) { items.append(value) } }
+                let aligned = rawChildren.count == children.count
+                for (index, child) in children.enumerated() {
+                    guard let value = try decodeUnionChild(union, child, start: start, properties: properties) else { continue }
+                    items.append(value)
+                    if aligned { keptChildren.append(ICalWriter.markedChild(rawChildren[index], for: value)) }
+                }
             } else if type.element.base == .builtin(.string) {
                 // TEXT lists from the lines as written: libical splits `a\,b,c` at the escaped comma.
                 var seenLines = Set<Int>()

@@ -24,7 +24,7 @@ public struct ICalWriter {
     public func document(calendar: EntityRecord?, records: [EntityRecord]) throws -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:\(ICalWriter.productID)", "CALSCALE:GREGORIAN"]
         if let calendar, let entity = registry.entity(calendar.entity) {
-            lines += propertyLines(of: calendar, entity: entity).filter { !$0.hasPrefix("UID") && !ICalWriter.isHousekeeping($0) }
+            lines += propertyLines(of: calendar, entity: entity, skipping: ["UID"]).filter { !ICalWriter.isHousekeeping($0) }
         }
         var body = ""
         let sorted = records.sorted(by: ICalWriter.exportOrder(registry))
@@ -84,9 +84,7 @@ public struct ICalWriter {
         let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.uuidString.lowercased() } }()
         lines.append("UID:" + ICalWriter.escape(uid))
         lines.append("DTSTAMP:" + stampText(record, entity: entity))
-        lines += propertyLines(of: record, entity: entity).filter { line in
-            !["UID", "DTSTAMP"].contains(ContentLine(text: line, line: 0).name)
-        }
+        lines += propertyLines(of: record, entity: entity, skipping: ["UID", "DTSTAMP"])
         return lines
     }
 
@@ -115,18 +113,31 @@ public struct ICalWriter {
         return nil
     }
 
-    func propertyLines(of record: EntityRecord, entity: EntityDefinition) -> [String] {
+    /// The lines of every mapped field but those for the properties in `skipping` (written by
+    /// the caller), then the kept extras.
+    func propertyLines(of record: EntityRecord, entity: EntityDefinition, skipping: Set<String> = []) -> [String] {
         var lines: [String] = []
         let allDay: Bool = { if let property = entity.temporalFields?.isAllDay, case .bool(true)? = record[property] { return true } else { return false } }()
-        var extras: String?
+        let extrasText: String? = entity.properties.first { $0.ical?.firstString == "*" }.flatMap { property in
+            if case .string(let text)? = record[property.name] { return text } else { return nil }
+        }
+        var (extras, keptChildren) = ICalWriter.separateKeptChildren(extrasText)
         for property in entity.properties {
-            guard let ical = property.ical, let name = ical.firstString?.uppercased(), ical.string("param") == nil else { continue }
-            if name == "*" {
-                if case .string(let text)? = record[property.name] { extras = text }
-                continue
-            }
+            guard let ical = property.ical, let name = ical.firstString?.uppercased(), ical.string("param") == nil, name != "*", !skipping.contains(name) else { continue }
             guard let value = record[property.name] else { continue }
             if value == property.defaultValue, property.type.isArray, case .array(let items) = value, items.isEmpty { continue }
+            // An alarm still as it arrived is written as it arrived (its ACTION, text, REPEAT…);
+            // one added or changed in CometCal is a DISPLAY alarm.
+            if case .union = property.type.base, case .array(let items) = value {
+                for item in items {
+                    if let index = keptChildren.firstIndex(where: { $0.key == ICalWriter.childKey(item) }) {
+                        lines += keptChildren.remove(at: index).lines
+                    } else {
+                        lines += alarmLines(item, record: record, entity: entity)
+                    }
+                }
+                continue
+            }
             // A start the DST gap moved is written as given; its end then as a DURATION, which
             // reads back to the same instant (a DTEND would be measured from the written start).
             if property.name == entity.temporalFields?.end, let startField = entity.temporalFields?.start,
@@ -138,8 +149,59 @@ public struct ICalWriter {
             if value == property.defaultValue, name.hasPrefix("X-") { continue }
             lines += encode(value, property: property, name: name, allDay: allDay, record: record, entity: entity)
         }
-        if let extras { lines += extras.split(separator: "\n").map(String.init) }
+        lines += extras
         return lines
+    }
+
+    /// The line that marks a kept subcomponent with the value a field read from it.
+    static let keptChildMarker = "X-COMETCAL-KEPT-FOR:"
+
+    static func childKey(_ value: Value) -> String {
+        guard case .union(let caseName, let payload) = value else { return "" }
+        switch payload {
+        case .duration(let duration): return caseName + "=" + duration.description
+        case .dateTime(let dateTime): return caseName + "=" + dateTime.description
+        default: return caseName
+        }
+    }
+
+    /// A subcomponent as written, with the marker after its BEGIN line.
+    static func markedChild(_ child: RawComponent, for value: Value) -> String {
+        var lines = child.text.split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
+        lines.insert(keptChildMarker + childKey(value), at: min(1, lines.count))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The extras' own lines, and the kept subcomponents by their marker (marker removed).
+    static func separateKeptChildren(_ extras: String?) -> (lines: [String], children: [(key: String, lines: [String])]) {
+        guard let extras else { return ([], []) }
+        var lines: [String] = []
+        var children: [(key: String, lines: [String])] = []
+        var current: (key: String, lines: [String])?
+        let all = extras.split(separator: "\n").map(String.init)
+        var index = 0
+        while index < all.count {
+            let line = all[index]
+            if current == nil, line.uppercased().hasPrefix("BEGIN:"), index + 1 < all.count, all[index + 1].hasPrefix(keptChildMarker) {
+                current = (String(all[index + 1].dropFirst(keptChildMarker.count)), [line])
+                index += 2
+                continue
+            }
+            if var child = current {
+                child.lines.append(line)
+                if line.uppercased() == "END:" + String(child.lines[0].dropFirst("BEGIN:".count)).uppercased() {
+                    children.append(child)
+                    current = nil
+                } else {
+                    current = child
+                }
+            } else {
+                lines.append(line)
+            }
+            index += 1
+        }
+        if let current { lines += current.lines }
+        return (lines, children)
     }
 
     private func encode(_ value: Value, property: PropertyDefinition, name: String, allDay: Bool, record: EntityRecord, entity: EntityDefinition) -> [String] {

@@ -409,3 +409,25 @@ struct ImportFidelityTests {
         #expect(silent.isEmpty, "\(file): lines \(silent.prefix(10)) went nowhere")
     }
 }
+
+/// What a VALARM holds beyond its trigger (ACTION, text, recipients, REPEAT, Apple's and
+/// Thunderbird's bookkeeping) survives export while the alarm is unchanged.
+@Suite("Alarms keep what they arrived with")
+struct AlarmFidelityTests {
+    @Test("EMAIL and AUDIO alarms, REPEAT and x-props come back as written; a changed alarm is written anew")
+    func alarmsWrittenBack() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = try session.importFile("alarms-every-kind.ics")
+        let exported = try session.engine.exportCalendar().replacingOccurrences(of: "\r\n ", with: "")
+        #expect(exported.contains("ACTION:EMAIL\r\n"))
+        #expect(exported.contains("ACTION:AUDIO\r\n"))
+        #expect(exported.contains("REPEAT:"))
+        #expect(!exported.contains("X-COMETCAL-KEPT-FOR"))
+        let again = try Corpus.Session()
+        defer { again.close() }
+        _ = again.importText(exported, name: "again.ics")
+        #expect(try again.engine.exportCalendar() == exported)
+        #expect(try again.events() == session.events())
+    }
+}

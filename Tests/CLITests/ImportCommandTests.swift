@@ -1,0 +1,71 @@
+import Testing
+import Foundation
+import CometSchema
+
+/// `cometcal import` and the event flags, where issue #7 found silent data loss: values out of
+/// range, and --skip-invalid's exit status and silence about what it left out.
+@Suite("cometcal import and out-of-range values")
+struct ImportCommandTests {
+    let directory: URL
+    let environment: [String: String]
+
+    init() throws {
+        directory = try CLIRunner.temporaryDirectory()
+        environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
+                       "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
+    }
+
+    func fixture(_ name: String) -> String {
+        CLIRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/ical/\(name)").path
+    }
+
+    @Test("a start millions of days away is an error naming the value, never 1970")
+    func startOutOfRange() throws {
+        _ = try CLIRunner.run(["calendar", "add", "Personal"], environment: environment)
+        let result = try CLIRunner.run(["event", "add", "Far", "--start", "+3000000d"], environment: environment)
+        #expect(result.status == 64, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("out of range"))
+        #expect(result.stderr.contains("+3000000d"))
+        let huge = try CLIRunner.run(["event", "add", "Far", "--start", "+99999999999999999999d"], environment: environment)
+        #expect(huge.status == 64)
+        let agenda = try CLIRunner.run(["search", "Far", "--json"], environment: environment)
+        #expect(!agenda.stdout.contains("1970"))
+    }
+
+    @Test("--skip-invalid that imported the valid rest exits 0 and names each left-out component in text and JSON")
+    func skipInvalidReport() throws {
+        let text = try CLIRunner.run(["import", "--skip-invalid", fixture("values-out-of-range.ics")], environment: environment)
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        #expect(text.stderr.contains("values-out-of-range.ics:9: skipped:"))
+        #expect(text.stderr.contains("[UID range-weeks@fixtures.cometcal.test]"))
+        #expect(text.stderr.contains("[UID range-days@fixtures.cometcal.test]"))
+        #expect(text.stdout.contains("2 added"))
+        #expect(text.stdout.contains("left out"))
+        let strict = try CLIRunner.run(["import", fixture("values-malformed-datetime.ics")], environment: environment)
+        #expect(strict.status == 65)
+        #expect(strict.stdout.contains("Nothing was imported"))
+        let json = try CLIRunner.run(["import", "--skip-invalid", "--json", fixture("values-malformed-datetime.ics")], environment: environment)
+        #expect(json.status == 0)
+        let report = try JSONParser.parse(json.stdout)
+        guard case .array(let leftOut)? = report["leftOut"] else {
+            Issue.record("no leftOut in \(json.stdout)")
+            return
+        }
+        #expect(leftOut.count == 5)
+        #expect(leftOut.allSatisfy { $0["uid"] != nil && $0["line"] != nil })
+    }
+
+    @Test("warnings name their file and line, and --json carries them")
+    func warningsReported() throws {
+        let result = try CLIRunner.run(["import", fixture("enc-broken-folds.ics")], environment: environment)
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("enc-broken-folds.ics:13: warning:"))
+        let json = try CLIRunner.run(["import", "--json", fixture("structure-stray-after-end.ics")], environment: environment)
+        let report = try JSONParser.parse(json.stdout)
+        guard case .array(let warnings)? = report["warnings"] else {
+            Issue.record("no warnings in \(json.stdout)")
+            return
+        }
+        #expect(warnings.contains { $0["line"] == .int(20) })
+    }
+}

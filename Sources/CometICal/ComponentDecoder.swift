@@ -74,9 +74,12 @@ struct ComponentDecoder {
             }
             guard let name else { continue }
             var sources = properties.filter { $0.name == name }
-            if sources.isEmpty, let alias = ical.string("alias")?.uppercased() {
-                sources = properties.filter { $0.name == alias }
-                mapped.insert(alias)
+            // Other names producers use for the same thing (`alias: "NAME"`, or several).
+            if sources.isEmpty, let aliases = ical.string("alias")?.uppercased().split(whereSeparator: { $0 == "," || $0 == " " }) {
+                for alias in aliases.map(String.init) where sources.isEmpty {
+                    sources = properties.filter { $0.name == alias }
+                    if !sources.isEmpty { mapped.insert(alias) }
+                }
             }
             mapped.insert(name)
             if !property.type.isArray, !ComponentDecoder.isList(property, registry: registry), sources.count > 1 {
@@ -117,8 +120,22 @@ struct ComponentDecoder {
            let line = raw.line(of: "RRULE") {
             if let message = ComponentDecoder.unusable(rule) { decoded.problems.append(ICalProblem(line: line, uid: uid, message: message)) }
         }
+        /// Kept lines that hold only while a field keeps the value read from them, by line.
+        var bindings: [Int: String] = [:]
         if let fields = entity.temporalFields {
             reconcileTimes(fields, &values, properties: properties, problem: problem, warn: warn)
+            outlookAllDay(fields, &values, properties: properties, warn: warn)
+            // Outlook's marker is written back while the event stays all-day.
+            if let marker = properties.first(where: { $0.name == "X-MICROSOFT-CDO-ALLDAYEVENT" }), marker.text.uppercased() == "TRUE",
+               let line = marker.source?.line, let field = fields.isAllDay, values[field] == .bool(true) {
+                bindings[line] = field + "=" + ICalWriter.valueKey(.bool(true))
+            }
+        }
+        // Apple's structured location is written back while the location stays the place it was.
+        if let apple = properties.first(where: { $0.name == "X-APPLE-STRUCTURED-LOCATION" }), let line = apple.source?.line,
+           let field = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "LOCATION" && $0.ical?.string("param") == nil }),
+           let value = values[field.name], case .union(_, .place) = value {
+            bindings[line] = field.name + "=" + ICalWriter.valueKey(value)
         }
         if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
             let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
@@ -129,7 +146,8 @@ struct ComponentDecoder {
             var seenLines = Set<Int>()
             var kept: [String] = unmapped.compactMap { property in
                 guard let source = property.source else { return property.unfoldedText }
-                return seenLines.insert(source.line).inserted ? source.text : nil
+                guard seenLines.insert(source.line).inserted else { return nil }
+                return bindings[source.line].map { ICalWriter.keptChildMarker + $0 + "\n" + source.text } ?? source.text
             }.filter { !$0.isEmpty }
             // What libical cannot read at all, as written too.
             kept += verbatim.map(\.text)
@@ -190,6 +208,28 @@ struct ComponentDecoder {
         return result
     }
 
+    /// Outlook writes an all-day event as midnight to midnight in its zone, with
+    /// X-MICROSOFT-CDO-ALLDAYEVENT:TRUE: that is the date, or dates, it covers.
+    private func outlookAllDay(_ fields: TemporalFields, _ values: inout [String: Value], properties: [LibicalProperty],
+                               warn: (String, String, LibicalProperty?) -> Void) {
+        guard let marker = properties.first(where: { $0.name == "X-MICROSOFT-CDO-ALLDAYEVENT" }), marker.text.uppercased() == "TRUE",
+              let allDayField = fields.isAllDay, values[allDayField] != .bool(true),
+              case .dateTime(let start)? = values[fields.start], !start.isFloating else { return }
+        let startWall = start.localTime
+        guard startWall.hour == 0, startWall.minute == 0, startWall.second == 0, let startDay = LocalDateTime(date: startWall.date, hour: 0, minute: 0) else { return }
+        var endDay: LocalDateTime?
+        if let endField = fields.end, case .dateTime(let end)? = values[endField] {
+            let endWall = end.wallTime(in: start.expansionZone)
+            guard endWall.hour == 0, endWall.minute == 0, endWall.second == 0, endWall.date > startWall.date else { return }
+            endDay = LocalDateTime(date: endWall.date, hour: 0, minute: 0)
+        }
+        values[fields.start] = .dateTime(.floating(startDay))
+        if let endField = fields.end { values[endField] = endDay.map { .dateTime(.floating($0)) } }
+        values[allDayField] = .bool(true)
+        if let zoneField = entity.properties.first(where: { $0.ical?.string("param")?.uppercased() == "TZID" }) { values[zoneField.name] = nil }
+        warn("X-MICROSOFT-CDO-ALLDAYEVENT", "Outlook's all-day event, written as midnight to midnight: read as the date\(endDay.map { $0.date.dayNumber - startWall.date.dayNumber > 1 ? "s from \(startWall.date) to \(LocalDateTime(wallSeconds: $0.wallSeconds - 86_400).date)" : " \(startWall.date)" } ?? " \(startWall.date)")", marker)
+    }
+
     /// A single-valued field that still reads a list (CATEGORIES is an array; a String field
     /// fed by a multi-valued property would be one too).
     static func isList(_ property: PropertyDefinition, registry: Registry) -> Bool {
@@ -245,6 +285,8 @@ struct ComponentDecoder {
             if let durationProperty, let duration = DurationValue(parsing: durationProperty.writtenValue) {
                 if let implied = try? startValue.adding(duration), implied.sortKey != endValue.sortKey {
                     problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationProperty.writtenValue) from the start is \(implied), DTEND is \(endValue)); keep one", durationProperty)
+                } else {
+                    warn("DURATION", "both DTEND and DURATION are given (RFC 5545 allows one); they agree, so DTEND is kept and DURATION left out", durationProperty)
                 }
             }
             // An end written in UTC (as exports do for the repeated hour) belongs to the start's zone.
@@ -312,9 +354,17 @@ struct ComponentDecoder {
             } else if case .union(let unionName) = type.base, let union = registry.union(unionName), !children.isEmpty {
                 let aligned = rawChildren.count == children.count
                 for (index, child) in children.enumerated() {
+                    // Apple's ACTION:NONE placeholder means "no alarm": kept as it is, not a reminder.
+                    if child.properties.first(where: { $0.name == "ACTION" })?.text.uppercased() == "NONE" {
+                        if aligned { keptChildren.append(rawChildren[index].text.split(separator: "\r\n").joined(separator: "\n")) }
+                        continue
+                    }
                     guard let value = try decodeUnionChild(union, child, start: start, properties: properties) else { continue }
                     items.append(value)
-                    if aligned { keptChildren.append(ICalWriter.markedChild(rawChildren[index], for: value)) }
+                    // RELATED=END holds only while the event keeps the length it had.
+                    let trigger = child.properties.first { $0.name == "TRIGGER" }
+                    let length = trigger?.parameter("RELATED")?.uppercased() == "END" ? eventLength(start: start, properties: properties) : nil
+                    if aligned { keptChildren.append(ICalWriter.markedChild(rawChildren[index], for: value, length: length)) }
                 }
             } else if type.element.base == .builtin(.string) {
                 // TEXT lists from the lines as written: libical splits `a\,b,c` at the escaped comma.
@@ -580,8 +630,38 @@ struct ComponentDecoder {
             }
             throw DecodeError(message: "GEO '\(geo)' is not latitude;longitude")
         }
+        if let placeCase = union.cases.first(where: { $0.type.base == .builtin(.place) }), let place = ComponentDecoder.applePlace(properties) {
+            return .union(placeCase.name, .place(place))
+        }
         guard let text, !text.isEmpty, let textCase = union.cases.first(where: { $0.type.base == .builtin(.string) }) else { return nil }
         return .union(textCase.name, .string(text))
+    }
+
+    /// Apple's X-APPLE-STRUCTURED-LOCATION (`…;X-TITLE=…;X-ADDRESS=…:geo:52.5,13.4`): the place,
+    /// when there is no GEO.
+    static func applePlace(_ properties: [LibicalProperty]) -> PlaceValue? {
+        guard let apple = properties.first(where: { $0.name == "X-APPLE-STRUCTURED-LOCATION" }) else { return nil }
+        let value = apple.writtenValue
+        guard value.lowercased().hasPrefix("geo:") else { return nil }
+        let numbers = value.dropFirst(4).split(separator: ";").first?.split(separator: ",").compactMap { Double($0.trimmedBlanks) } ?? []
+        guard numbers.count >= 2, (-90...90).contains(numbers[0]), (-180...180).contains(numbers[1]) else { return nil }
+        // Apple writes the address's line breaks as `\n` inside the quoted parameter.
+        let address = apple.parameter("X-ADDRESS").map { ICalText.unescape($0) }
+        return PlaceValue(name: apple.parameter("X-TITLE"), address: address, latitude: numbers[0], longitude: numbers[1])
+    }
+
+    /// Seconds from start to end: DTEND, else the start plus DURATION, else (RFC 5545 §3.6.1)
+    /// a day for an all-day event and nothing for a timed one.
+    func eventLength(start: LibicalProperty?, properties: [LibicalProperty]) -> Int64? {
+        guard let start, let startValue = try? dateTime(start.text, from: start) else { return nil }
+        if let endProperty = properties.first(where: { $0.name == "DTEND" }), let endValue = try? dateTime(endProperty.text, from: endProperty) {
+            return endValue.sortKey - startValue.sortKey
+        }
+        if let durationProperty = properties.first(where: { $0.name == "DURATION" }), let span = DurationValue(parsing: durationProperty.writtenValue),
+           let endValue = try? startValue.adding(span) {
+            return endValue.sortKey - startValue.sortKey
+        }
+        return start.parameter("VALUE")?.uppercased() == "DATE" ? 86_400 : 0
     }
 
     /// VALARM: TRIGGER as a duration (relative to the start, or to the end with RELATED=END,
@@ -598,18 +678,7 @@ struct ComponentDecoder {
         guard var duration = DurationValue(parsing: text), let relative = union.cases.first(where: { $0.type.base == .builtin(.duration) }) else {
             throw DecodeError(message: "TRIGGER '\(text)' is neither a duration nor a date-time")
         }
-        if trigger.parameter("RELATED")?.uppercased() == "END", let start, let startValue = try? dateTime(start.text, from: start) {
-            // The end is DTEND, else the start plus DURATION, else (RFC 5545 §3.6.1) the end of
-            // the start's day for an all-day event and the start itself for a timed one.
-            let length: Int64
-            if let endProperty = properties.first(where: { $0.name == "DTEND" }), let endValue = try? dateTime(endProperty.text, from: endProperty) {
-                length = endValue.sortKey - startValue.sortKey
-            } else if let durationProperty = properties.first(where: { $0.name == "DURATION" }), let span = DurationValue(parsing: durationProperty.writtenValue),
-                      let endValue = try? startValue.adding(span) {
-                length = endValue.sortKey - startValue.sortKey
-            } else {
-                length = start.parameter("VALUE")?.uppercased() == "DATE" ? 86_400 : 0
-            }
+        if trigger.parameter("RELATED")?.uppercased() == "END", let length = eventLength(start: start, properties: properties) {
             duration = DurationValue(totalSeconds: duration.approximateSeconds + Int(length))
         }
         return .union(relative.name, .duration(duration))

@@ -260,6 +260,7 @@ struct ComponentReader {
             implicitCalendar = true
             sawCalendar = true
             queue.append(.calendarBegins(line: line))
+            queue.append(.warning(ICalProblem(line: line, uid: nil, message: "BEGIN:\(component) without BEGIN:VCALENDAR around it (as pasted from an email); the components are read as one calendar")))
         }
         if ComponentReader.itemComponents.contains(component), stack.contains(where: { ComponentReader.itemComponents.contains($0.name) }) {
             let outer = stack.last { ComponentReader.itemComponents.contains($0.name) }

@@ -191,7 +191,7 @@ struct ContentLineScanner {
                 if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
             }
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                return .failure(ICalProblem(line: current.line, uid: nil, message: "the line is not valid UTF-8 (save the file as UTF-8; Latin-1 or Windows-1252 bytes are not decoded by guessing)"))
+                return .failure(ICalProblem(line: current.line, uid: nil, message: "the line is not valid UTF-8; CometCal does not guess an encoding, so convert the file first (for Windows or Latin-1 text: iconv -f WINDOWS-1252 -t UTF-8)"))
             }
             if text.isBlank { continue }
             return .success(ContentLine(text: text, line: current.line))

@@ -271,9 +271,9 @@ public final class ICalReader {
     }
 
     /// Calendar properties that describe the file rather than the calendar: export writes its
-    /// own (VERSION, PRODID, CALSCALE), METHOD is acted on, X-WR-TIMEZONE is applied to the
-    /// floating times as they are read.
-    static let calendarHousekeeping: Set<String> = ["VERSION", "PRODID", "CALSCALE", "METHOD", "X-WR-TIMEZONE"]
+    /// own (VERSION, PRODID, CALSCALE), and METHOD is acted on, not kept (an export is no iTIP
+    /// message).
+    static let calendarHousekeeping: Set<String> = ["VERSION", "PRODID", "CALSCALE", "METHOD"]
 
     /// Methods whose components are the events themselves (RFC 5546): imported as calendars.
     static let importedMethods: Set<String> = ["PUBLISH", "REQUEST", "ADD"]

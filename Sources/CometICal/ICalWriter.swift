@@ -121,7 +121,12 @@ public struct ICalWriter {
         let extrasText: String? = entity.properties.first { $0.ical?.firstString == "*" }.flatMap { property in
             if case .string(let text)? = record[property.name] { return text } else { return nil }
         }
-        var (extras, keptChildren) = ICalWriter.separateKeptChildren(extrasText)
+        var (extras, keptChildren) = ICalWriter.separateKeptChildren(extrasText, of: record)
+        let length: Int64? = {
+            guard let fields = entity.temporalFields, case .dateTime(let start)? = record[fields.start] else { return nil }
+            if let end = fields.end, case .dateTime(let endValue)? = record[end] { return endValue.sortKey - start.sortKey }
+            return allDay ? 86_400 : 0
+        }()
         for property in entity.properties {
             guard let ical = property.ical, let name = ical.firstString?.uppercased(), ical.string("param") == nil, name != "*", !skipping.contains(name) else { continue }
             guard let value = record[property.name] else { continue }
@@ -130,7 +135,8 @@ public struct ICalWriter {
             // one added or changed in CometCal is a DISPLAY alarm.
             if case .union = property.type.base, case .array(let items) = value {
                 for item in items {
-                    if let index = keptChildren.firstIndex(where: { $0.key == ICalWriter.childKey(item) }) {
+                    let key = ICalWriter.childKey(item)
+                    if let index = keptChildren.firstIndex(where: { $0.key == key || length.map { key + ";length=\($0)" } == $0.key }) {
                         lines += keptChildren.remove(at: index).lines
                     } else {
                         lines += alarmLines(item, record: record, entity: entity)
@@ -165,15 +171,40 @@ public struct ICalWriter {
         }
     }
 
-    /// A subcomponent as written, with the marker after its BEGIN line.
-    static func markedChild(_ child: RawComponent, for value: Value) -> String {
+    /// A subcomponent as written, with the marker after its BEGIN line. `length` binds it to the
+    /// event's length too (a trigger RELATED=END).
+    static func markedChild(_ child: RawComponent, for value: Value, length: Int64? = nil) -> String {
         var lines = child.text.split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
-        lines.insert(keptChildMarker + childKey(value), at: min(1, lines.count))
+        lines.insert(keptChildMarker + childKey(value) + (length.map { ";length=\($0)" } ?? ""), at: min(1, lines.count))
         return lines.joined(separator: "\n")
     }
 
-    /// The extras' own lines, and the kept subcomponents by their marker (marker removed).
-    static func separateKeptChildren(_ extras: String?) -> (lines: [String], children: [(key: String, lines: [String])]) {
+    /// A field value as a kept line is bound to it: a stable digest of its text, one line.
+    static func valueKey(_ value: Value) -> String {
+        ICalReader.stableHash(valueText(value))
+    }
+
+    private static func valueText(_ value: Value) -> String {
+        switch value {
+        case .bool(let flag): return flag ? "true" : "false"
+        case .string(let text): return text
+        case .union(let name, let payload): return name + ":" + valueText(payload)
+        case .place(let place):
+            return [place.name ?? "", place.address ?? "", place.latitude.map { "\($0)" } ?? "", place.longitude.map { "\($0)" } ?? ""].joined(separator: "|")
+        default: return "\(value)"
+        }
+    }
+
+    /// Whether a kept line's binding (`field=key`) still holds for the record.
+    static func holds(_ binding: String, _ record: EntityRecord) -> Bool {
+        guard let equals = binding.firstIndex(of: "=") else { return false }
+        let field = String(binding[..<equals])
+        return record[field].map(valueKey) == String(binding[binding.index(after: equals)...])
+    }
+
+    /// The extras' own lines (a line bound to a field value only while it holds), and the kept
+    /// subcomponents by their marker (marker removed).
+    static func separateKeptChildren(_ extras: String?, of record: EntityRecord) -> (lines: [String], children: [(key: String, lines: [String])]) {
         guard let extras else { return ([], []) }
         var lines: [String] = []
         var children: [(key: String, lines: [String])] = []
@@ -182,6 +213,11 @@ public struct ICalWriter {
         var index = 0
         while index < all.count {
             let line = all[index]
+            if current == nil, line.hasPrefix(keptChildMarker), index + 1 < all.count, !all[index + 1].uppercased().hasPrefix("BEGIN:") {
+                if holds(String(line.dropFirst(keptChildMarker.count)), record) { lines.append(all[index + 1]) }
+                index += 2
+                continue
+            }
             if current == nil, line.uppercased().hasPrefix("BEGIN:"), index + 1 < all.count, all[index + 1].hasPrefix(keptChildMarker) {
                 current = (String(all[index + 1].dropFirst(keptChildMarker.count)), [line])
                 index += 2

@@ -19,7 +19,11 @@ struct ComponentDecoder {
         /// The lines whose content went into a field or is kept for export (for the audit that
         /// no line is dropped in silence).
         var accounted: Set<Int> = []
+        /// A floating time was read in the calendar's X-WR-TIMEZONE.
+        var usedDefaultZone = false
     }
+
+    static let zonedTimeProperties: Set<String> = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"]
 
     /// iCalendar properties that are consumed by rules other than a field's own name.
     static let consumedElsewhere: Set<String> = ["DURATION", "GEO", "DTSTAMP", "X-LIC-ERROR"]
@@ -137,6 +141,13 @@ struct ComponentDecoder {
            let value = values[field.name], case .union(_, .place) = value {
             bindings[line] = field.name + "=" + ICalWriter.valueKey(value)
         }
+        noteReadings(raw, properties: properties, values: values, warn: warn) { line, message in
+            decoded.warnings.append(ICalProblem(line: line, uid: uid, message: message))
+        }
+        decoded.usedDefaultZone = defaultZone != nil && properties.contains { property in
+            ComponentDecoder.zonedTimeProperties.contains(property.name) && property.parameter("TZID") == nil
+                && property.parameter("VALUE")?.uppercased() != "DATE" && !property.writtenValue.uppercased().hasSuffix("Z")
+        }
         if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
             let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
             // Kept as the file wrote it (unfolded): libical's own serialization drops some escapes
@@ -230,6 +241,85 @@ struct ComponentDecoder {
         warn("X-MICROSOFT-CDO-ALLDAYEVENT", "Outlook's all-day event, written as midnight to midnight: read as the date\(endDay.map { $0.date.dayNumber - startWall.date.dayNumber > 1 ? "s from \(startWall.date) to \(LocalDateTime(wallSeconds: $0.wallSeconds - 86_400).date)" : " \(startWall.date)" } ?? " \(startWall.date)")", marker)
     }
 
+    /// Warnings for what is read other than literally, where the value itself is kept: each a
+    /// reading RFC 5545 allows or producers mean, said once at its line.
+    private func noteReadings(_ raw: RawComponent, properties: [LibicalProperty], values: [String: Value], warn: (String, String, LibicalProperty?) -> Void,
+                              warnAt: (Int, String) -> Void) {
+        let startProperty = properties.first { $0.name == "DTSTART" }
+        let startIsDate = startProperty?.parameter("VALUE")?.uppercased() == "DATE"
+        // Text with escapes RFC 5545 does not have.
+        for property in properties {
+            guard let source = property.source, ComponentReader.isText(source), source.value.contains("\\") else { continue }
+            var odd: Set<String> = []
+            var escaped = false
+            for character in source.value {
+                if escaped {
+                    if !"nN,;\\".contains(character) { odd.insert("\\" + String(character)) }
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                }
+            }
+            guard !odd.isEmpty else { continue }
+            let list = odd.sorted().joined(separator: " ")
+            warn(property.name, "\(property.name) has escapes RFC 5545 does not define (\(list)): \\: is read as ':', others are kept as written", property)
+        }
+        // UNTIL of the other kind than DTSTART.
+        if let fields = entity.temporalFields, let ruleField = fields.recurrence, case .recurrence(let rule)? = values[ruleField],
+           case .dateTime(let start)? = values[fields.start] {
+            let ruleProperty = properties.first { $0.name == "RRULE" }
+            switch rule.end {
+            case .untilDate where !startIsDate:
+                warn("RRULE", "UNTIL is a date on a series with times: read as through the end of that day in the event's zone", ruleProperty)
+            case .untilDateTime where startIsDate:
+                warn("RRULE", "UNTIL is a date-time on an all-day series: read as its date", ruleProperty)
+            case .untilDateTime(let until) where until.isFloating && !start.isFloating:
+                warn("RRULE", "UNTIL has no Z on a series in a zone: read as wall time in the event's zone", ruleProperty)
+            case .untilDateTime(let until) where !until.isFloating && start.isFloating:
+                warn("RRULE", "UNTIL is in UTC on a floating series: compared as a wall time", ruleProperty)
+            default: break
+            }
+        }
+        // EXDATE and RDATE of the other value type than DTSTART.
+        for property in properties where property.name == "EXDATE" || property.name == "RDATE" {
+            let isDate = property.parameter("VALUE")?.uppercased() == "DATE"
+            if isDate != startIsDate, property.parameter("VALUE")?.uppercased() != "PERIOD" {
+                let verb = property.name == "EXDATE" ? "removes" : "adds"
+                warn(property.name, isDate ? "\(property.name) is a date on a series with times: it \(verb) that day's occurrence, at the series' time"
+                                           : "\(property.name) is a date-time on an all-day series: it \(verb) the occurrence on its date", property)
+            }
+        }
+        if let recurrence = properties.first(where: { $0.name == "RECURRENCE-ID" }), recurrence.parameter("RANGE")?.uppercased() == "THISANDFUTURE" {
+            warn("RECURRENCE-ID", "RANGE=THISANDFUTURE: this override is kept for its own occurrence; the later occurrences are not moved with it (a known limit, see docs/icalendar.md)", recurrence)
+        }
+        // Attendee parameters no field reads as written (kept for export all the same).
+        for property in entity.properties {
+            guard property.type.isArray, case .entity(let transientName) = property.type.base, let transient = registry.entity(transientName),
+                  transient.kind == .transient, let name = property.ical?.firstString?.uppercased() else { continue }
+            for source in properties where source.name == name {
+                for field in transient.properties {
+                    guard let param = field.ical?.string("param")?.uppercased(), param != "*", let text = source.parameter(param),
+                          !ComponentDecoder.isCanonical(text, property: field, registry: registry),
+                          let reading = ComponentDecoder.readsAs(text, property: field, registry: registry) else { continue }
+                    warn(name, "\(param)=\(text) is not a value CometCal knows: read as \(registry.displayText(reading)), and kept as written for export", source)
+                }
+            }
+        }
+        // Alarms read other than literally.
+        guard entity.properties.contains(where: { $0.ical?.firstString?.uppercased() == "VALARM" }) else { return }
+        for child in raw.children where child.name == "VALARM" {
+            let action = child.value("ACTION")?.trimmedBlanks.uppercased()
+            if action == nil {
+                warnAt(child.beginLine, "this VALARM has no ACTION (RFC 5545 requires one): read as a reminder at its trigger")
+            } else if let action, action.hasPrefix("X-") {
+                warnAt(child.beginLine, "ACTION:\(action) is not a standard action: read as a reminder at its trigger, and kept for export")
+            }
+            if let trigger = child.properties.first(where: { $0.name == "TRIGGER" }), trigger.parameter("RELATED")?.uppercased() == "END" {
+                warnAt(trigger.line, "TRIGGER;RELATED=END is stored relative to the start, using this event's length; it is written back as it came while that length stays")
+            }
+        }
+    }
+
     /// A single-valued field that still reads a list (CATEGORIES is an array; a String field
     /// fed by a multi-valued property would be one too).
     static func isList(_ property: PropertyDefinition, registry: Registry) -> Bool {
@@ -278,6 +368,13 @@ struct ComponentDecoder {
                 warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so the event starts at \(startValue.localTime) (RFC 5545 §3.3.5) and keeps its length, ending at \(endValue.localTime)", startProperty)
             } else if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier {
                 warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(nominal.hour):\(String(format: "%02d", nominal.minute))", startProperty)
+            }
+            // An all-day event ending on its own start day means that one day (the end of a date
+            // is exclusive, so some producers' inclusive end would otherwise last no time).
+            if isDate, endValue.sortKey == startValue.sortKey, let nextDay = try? startValue.adding(DurationValue(days: 1)) {
+                endValue = nextDay
+                values[endField] = .dateTime(nextDay)
+                warn("DTEND", "DTEND equals DTSTART on an all-day event: read as that one day (DTEND is the day after)", endProperty)
             }
             if endValue.sortKey < startValue.sortKey {
                 problem("DTEND", "DTEND (\(endValue)) is before DTSTART (\(startValue)); fix the end, or remove it for an event without length", endProperty)

@@ -37,6 +37,8 @@ public final class ICalReader {
     private var defaultZone: String?
     /// The calendar's iTIP METHOD (RFC 5546), upper-cased.
     private var method: String?
+    /// Whether reading floating times in X-WR-TIMEZONE was said for this calendar.
+    private var announcedDefaultZone = false
     private var calendarProperties: [ContentLine] = []
     private var calendarLine = 1
     private var calendarAnnounced = false
@@ -87,6 +89,7 @@ public final class ICalReader {
             refuseCalendar = false
             defaultZone = nil
             method = nil
+            announcedDefaultZone = false
             zones = ZoneResolver()
         case .calendarProperty(let line):
             calendarProperties.append(line)
@@ -99,6 +102,10 @@ public final class ICalReader {
                                                       message: "this VTIMEZONE has an empty TZID (as Exchange 2010 wrote them); times with TZID=\"\" use its definition")))
                 }
                 zones.define(raw)
+                if let tzid = raw.value("TZID"), zones.embeddedDefinitionDisagrees(ICalText.unescape(tzid)) {
+                    queue.append(.warning(ICalProblem(line: raw.beginLine, uid: nil,
+                                                      message: "this VTIMEZONE for \(tzid) disagrees with tzdata (it is truncated or out of date); the IANA zone's rules from tzdata are used")))
+                }
                 return
             }
             if referencesUndefinedZone(raw) {
@@ -188,7 +195,10 @@ public final class ICalReader {
             // RFC 5545 requires a UID; without one, a stable one from the content makes a
             // re-import find the same event instead of adding it again.
             let content = original.properties.filter { $0.name != "DTSTAMP" }.map(\.text).joined(separator: "\n")
-            original.properties.append(ContentLine(text: "UID:cometcal-" + ICalReader.stableHash(content), line: original.beginLine))
+            let derived = "cometcal-" + ICalReader.stableHash(content)
+            original.properties.append(ContentLine(text: "UID:" + derived, line: original.beginLine))
+            queue.append(.warning(ICalProblem(line: original.beginLine, uid: derived,
+                                              message: "this \(original.name) has no UID (RFC 5545 requires one): it gets \(derived), made from its content, so importing it again finds it")))
         }
         // UID is TEXT: compared and stored unescaped, as the field holds it.
         let uid = original.value("UID").map(ICalText.unescape)
@@ -232,6 +242,15 @@ public final class ICalReader {
         let prepassLines = Set(prepared.problems.map(\.line))
         problems = prepared.problems + problems.dropFirst(prepared.problems.count).filter { !prepassLines.contains($0.line) }
         queue.append(contentsOf: decoded.warnings.map(ICalItem.warning))
+        for note in zones.takeNotes() {
+            let line = raw.properties.first { ZoneResolver.key($0.parameter("TZID") ?? "") == note.tzid }?.line ?? raw.beginLine
+            queue.append(.warning(ICalProblem(line: line, uid: uid, message: note.message)))
+        }
+        if decoded.usedDefaultZone, !announcedDefaultZone, let defaultZone {
+            announcedDefaultZone = true
+            queue.append(.warning(ICalProblem(line: raw.beginLine, uid: uid,
+                                              message: "times without a zone are read in \(defaultZone), the calendar's X-WR-TIMEZONE (from this event on)")))
+        }
         audit(original, prepared: prepared, decoded: decoded, problems: problems)
         guard problems.isEmpty else {
             queue.append(contentsOf: problems.map(ICalItem.problem))

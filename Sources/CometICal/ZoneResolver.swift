@@ -52,7 +52,67 @@ final class ZoneResolver {
         if let cached = cache[tzid] { return cached }
         let result = compute(tzid)
         cache[tzid] = result
+        switch result {
+        case .zoned(let identifier) where identifier != tzid:
+            let how = TimeZoneNames.ianaIdentifier(for: tzid) != nil ? "a name for" : "defined by the file's VTIMEZONE, whose offsets match"
+            notes.append((tzid, "TZID '\(tzid)' is \(how) the IANA zone \(identifier), and is stored as that zone"))
+        case .offsets:
+            notes.append((tzid, "TZID '\(tzid)' is known only from the file's VTIMEZONE, which matches no IANA zone: its times are read by those rules and stored as UTC instants"))
+        default:
+            break
+        }
         return result
+    }
+
+    /// What was read other than as written (a Windows name, a prefix, a definition), once per
+    /// TZID, for the reader to say.
+    private var notes: [(tzid: String, message: String)] = []
+
+    func takeNotes() -> [(tzid: String, message: String)] {
+        defer { notes.removeAll() }
+        return notes
+    }
+
+    /// For an IANA TZID, whether the file's own VTIMEZONE disagrees with tzdata somewhere from its
+    /// first onset to 2031 (truncated or out of date): tzdata is used all the same.
+    func embeddedDefinitionDisagrees(_ written: String) -> Bool {
+        let tzid = ZoneResolver.key(written)
+        guard let iana = TimeZoneNames.ianaIdentifier(for: tzid), let zone = TimeZone(identifier: iana),
+              let definition = definitions[tzid], let offset = offsetFunction(definition) else { return false }
+        // Where every observance it has is in force (a truncated export starts each one at its
+        // own year) to where it says it ends (TZUNTIL, RFC 7808), else to 2031.
+        let onsets = definition.children.compactMap { $0.value("DTSTART").flatMap { Int($0.prefix(4)) } }
+        let until = definition.value("TZUNTIL").flatMap { Int($0.prefix(4)) }.map { $0 - 1 } ?? 2031
+        let first = max(1970, min((onsets.max() ?? 2020) + 1, 2020))
+        guard first <= until else { return false }
+        for year in first...until {
+            for month in 1...12 {
+                guard let date = CalendarDate(year: year, month: month, day: 15), let local = LocalDateTime(date: date, hour: 12, minute: 0) else { continue }
+                let expected = offset(local)
+                let instant = Date(timeIntervalSince1970: TimeInterval(local.wallSeconds - Int64(expected)))
+                if zone.secondsFromGMT(for: instant) != expected { return true }
+            }
+        }
+        return false
+    }
+
+    /// UTC offset of a wall time by a VTIMEZONE's own rules, through libical.
+    private func offsetFunction(_ definition: RawComponent) -> ((LocalDateTime) -> Int)? {
+        guard ZoneResolver.hasObservances(definition), let tree = LibicalTree(parsing: definition.text),
+              let clone = icalcomponent_new_clone(tree.root) else { return nil }
+        guard let zone = icaltimezone_new() else { return nil }
+        guard icaltimezone_set_component(zone, clone) != 0 else {
+            icaltimezone_free(zone, 1)
+            return nil
+        }
+        customZones.append(zone)
+        return { local in
+            var time = icaltimetype(year: Int32(local.date.year), month: Int32(local.date.month), day: Int32(local.date.day),
+                                    hour: Int32(local.hour), minute: Int32(local.minute), second: Int32(local.second),
+                                    is_date: 0, is_daylight: 0, zone: nil)
+            var isDaylight: Int32 = 0
+            return Int(icaltimezone_get_utc_offset(zone, &time, &isDaylight))
+        }
     }
 
     /// Why a TZID resolves to nothing, for the message where it is used.
@@ -71,21 +131,7 @@ final class ZoneResolver {
     private func compute(_ tzid: String) -> Resolution? {
         if let iana = TimeZoneNames.ianaIdentifier(for: tzid) { return .zoned(iana) }
         // A definition without observances has no offset at all; libical would read it as UTC.
-        guard let definition = definitions[tzid], ZoneResolver.hasObservances(definition), let tree = LibicalTree(parsing: definition.text),
-              let clone = icalcomponent_new_clone(tree.root) else { return nil }
-        let zone = icaltimezone_new()
-        guard let zone, icaltimezone_set_component(zone, clone) != 0 else {
-            if let zone { icaltimezone_free(zone, 1) }
-            return nil
-        }
-        customZones.append(zone)
-        let offset = { (local: LocalDateTime) -> Int in
-            var time = icaltimetype(year: Int32(local.date.year), month: Int32(local.date.month), day: Int32(local.date.day),
-                                    hour: Int32(local.hour), minute: Int32(local.minute), second: Int32(local.second),
-                                    is_date: 0, is_daylight: 0, zone: nil)
-            var isDaylight: Int32 = 0
-            return Int(icaltimezone_get_utc_offset(zone, &time, &isDaylight))
-        }
+        guard let definition = definitions[tzid], let offset = offsetFunction(definition) else { return nil }
         // The definition must agree with the IANA zone over its own years too (a 1997 rule set is
         // not today's), from its earliest onset on.
         let onsets = definition.children.compactMap { $0.value("DTSTART").flatMap { Int($0.prefix(4)) } }

@@ -362,13 +362,23 @@ private struct Importer {
         if let calendarEntity, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }) {
             candidate[reference.name] = saved[reference.name]
         }
-        if sameContent(candidate, saved, entity: entity) { return }
+        func note(_ message: String) {
+            report.warnings.append(.init(source: source, line: incoming.uidLine, uid: uid, message: message))
+        }
+        if sameContent(candidate, saved, entity: entity) {
+            note("UID '\(uid)' appears again (first on line \(first.line)) with the same content: imported once")
+            return
+        }
         if isNewer(candidate, than: saved, entity: entity) {
             try save(candidate, incoming: incoming, source: source)
             seen[key] = (first.line, candidate)
+            note("UID '\(uid)' appears again (first on line \(first.line)) as a newer revision (SEQUENCE, then LAST-MODIFIED): this one is kept")
             return
         }
-        if isNewer(saved, than: candidate, entity: entity) { return }
+        if isNewer(saved, than: candidate, entity: entity) {
+            note("UID '\(uid)' appears again (first on line \(first.line)) as an older revision: the one on line \(first.line) is kept")
+            return
+        }
         problem(source, line: incoming.uidLine, uid: uid,
                 "UID '\(uid)' is used again (first on line \(first.line)) by a different event, and neither is a newer revision (same SEQUENCE, no later LAST-MODIFIED); give each event its own UID")
         try transaction.delete(entity.name, id: saved.id)

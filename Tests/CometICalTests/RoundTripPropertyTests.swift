@@ -1381,10 +1381,16 @@ private enum RoundTripRunner {
         for problem in result.problems2 {
             finding(0, "importing export₁ reports: " + kind(problem.message), uid: problem.uid, "problem on line \(problem.line) of export₁", problem.message, "(no problem expected)")
         }
-        for warning in result.warnings1 {
+        // The generator writes a few things on purpose that are read other than literally, each
+        // said in a warning: those warnings are expected; any other is a finding.
+        let expectedReadings = ["is not a value CometCal knows", "TRIGGER;RELATED=END", "UNTIL is a date on a series with times",
+                                "UNTIL has no Z on a series in a zone", "UNTIL is in UTC on a floating series", "times without a zone are read in",
+                                "is a name for the IANA zone", "is a date on a series with times", "is a date-time on an all-day series",
+                                "both DTEND and DURATION are given"]
+        for warning in result.warnings1 where !expectedReadings.contains(where: { warning.message.contains($0) }) {
             finding(0, "first import warns: " + kind(warning.message), uid: warning.uid, "warning on line \(warning.line)", warning.message, "(no warning expected)")
         }
-        for warning in result.warnings2 {
+        for warning in result.warnings2 where !expectedReadings.contains(where: { warning.message.contains($0) }) {
             finding(0, "importing export₁ warns: " + kind(warning.message), uid: warning.uid, "warning on line \(warning.line) of export₁", warning.message, "(no warning expected)")
         }
         if result.export1 != result.export1Again {

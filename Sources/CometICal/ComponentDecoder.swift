@@ -365,9 +365,11 @@ struct ComponentDecoder {
                     endValue = moved
                     values[endField] = .dateTime(endValue)
                 }
-                warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so the event starts at \(startValue.localTime) (RFC 5545 §3.3.5) and keeps its length, ending at \(endValue.localTime)", startProperty)
+                let series = properties.contains { $0.name == "RRULE" || $0.name == "RDATE" }
+                    ? "; the other occurrences keep \(String(format: "%02d:%02d", nominal.hour, nominal.minute))" : ""
+                warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so the event starts at \(startValue.localTime) (RFC 5545 §3.3.5) and keeps its length, ending at \(endValue.localTime)\(series)", startProperty)
             } else if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier {
-                warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(nominal.hour):\(String(format: "%02d", nominal.minute))", startProperty)
+                warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(String(format: "%02d:%02d", nominal.hour, nominal.minute))", startProperty)
             }
             // An all-day event ending on its own start day means that one day (the end of a date
             // is exclusive, so some producers' inclusive end would otherwise last no time).
@@ -393,7 +395,7 @@ struct ComponentDecoder {
             return
         }
         if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier {
-            warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(nominal.hour):\(String(format: "%02d", nominal.minute))", startProperty)
+            warn("DTSTART", "\(nominal) does not exist in \(zone) (the clocks skip that hour), so this occurrence is at \(startValue.localTime) (RFC 5545 §3.3.5); the others keep \(String(format: "%02d:%02d", nominal.hour, nominal.minute))", startProperty)
         }
         // DURATION stands for DTEND when there is none.
         guard let endField = fields.end, let durationProperty else { return }

@@ -222,7 +222,8 @@ public final class ICalReader {
         let properties = aligned ?? tree.node.properties
         var problems = prepared.problems
         for property in properties where property.name == "X-LIC-ERROR" {
-            problems.append(ICalProblem(line: property.source?.line ?? QuirkNormalizer.line(of: property.text, in: raw), uid: uid, message: "invalid value: \(property.text)"))
+            problems.append(ICalProblem(line: property.source?.line ?? QuirkNormalizer.line(of: property.text, in: raw), uid: uid,
+                                        message: ICalReader.libicalComplaint(property.text, about: property.source)))
         }
         let mappedChildren = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
         for (index, child) in tree.node.children.enumerated() where mappedChildren.contains(child.kindName) {
@@ -230,7 +231,7 @@ public final class ICalReader {
             let childProperties = rawChild.flatMap { child.properties(alignedWith: $0.properties) } ?? child.properties
             for property in childProperties where property.name == "X-LIC-ERROR" {
                 let line = property.source?.line ?? rawChild.map { QuirkNormalizer.line(of: property.text, in: $0) } ?? QuirkNormalizer.line(of: property.text, in: raw)
-                problems.append(ICalProblem(line: line, uid: uid, message: "invalid value in \(child.kindName): \(property.text)"))
+                problems.append(ICalProblem(line: line, uid: uid, message: "in \(child.kindName): " + ICalReader.libicalComplaint(property.text, about: property.source)))
             }
         }
         let decoder = ComponentDecoder(registry: registry, entity: entity, zones: zones, defaultZone: defaultZone)
@@ -293,6 +294,18 @@ public final class ICalReader {
     /// own (VERSION, PRODID, CALSCALE), and METHOD is acted on, not kept (an export is no iTIP
     /// message).
     static let calendarHousekeeping: Set<String> = ["VERSION", "PRODID", "CALSCALE", "METHOD"]
+
+    /// libical's X-LIC-ERROR text as a refusal: it says it removes the property, but CometCal
+    /// refuses the component rather than lose it.
+    static func libicalComplaint(_ text: String, about line: ContentLine?) -> String {
+        let marker = ". Removing entire property: "
+        guard let range = text.range(of: marker) else { return "invalid value: \(text)" }
+        let value = String(text[range.upperBound...])
+        // libical names the property: "Can't parse as GEO value in GEO property".
+        let named = text[..<range.lowerBound].components(separatedBy: " in ").last?.components(separatedBy: " ").first
+        let name = line?.name ?? named ?? "the property"
+        return "\(name) '\(value)' cannot be read (libical: \(text[..<range.lowerBound]))"
+    }
 
     /// Methods whose components are the events themselves (RFC 5546): imported as calendars.
     static let importedMethods: Set<String> = ["PUBLISH", "REQUEST", "ADD"]

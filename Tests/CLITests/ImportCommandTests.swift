@@ -52,7 +52,11 @@ struct ImportCommandTests {
             return
         }
         #expect(leftOut.count == 5)
-        #expect(leftOut.allSatisfy { $0["uid"] != nil && $0["line"] != nil })
+        #expect(leftOut.allSatisfy { $0["uid"] != nil && $0["line"] != nil && $0["reasons"] != nil && $0["file"] != nil })
+        // The keys docs/json.md lists, in that order.
+        guard case .object(let object) = report else { Issue.record("not an object"); return }
+        #expect(object.keys == ["written", "added", "updated", "unchanged", "skipped", "invalid", "skippedMessages", "leftOut",
+                                "ignoredComponents", "calendars", "warnings", "problems"])
     }
 
     @Test("warnings name their file and line, and --json carries them")

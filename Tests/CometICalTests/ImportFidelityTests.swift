@@ -431,3 +431,164 @@ struct AlarmFidelityTests {
         #expect(try again.events() == session.events())
     }
 }
+
+/// The producer extensions docs/icalendar.md says CometCal reads, each held to its fixture.
+@Suite("Producer extensions, as docs/icalendar.md describes them")
+struct ProducerExtensionTests {
+    let event = QualifiedName(domain: "calendar", name: "Event")
+    let calendar = QualifiedName(domain: "calendar", name: "Calendar")
+
+    private func events(_ session: Corpus.Session) throws -> [String: EntityRecord] {
+        let records = try session.store.transaction { try $0.fetchAll(event, matching: [], limit: nil) }
+        var byTitle: [String: EntityRecord] = [:]
+        for record in records where record["recurrenceId"] == nil {
+            if case .string(let title)? = record["title"] { byTitle[title] = record }
+        }
+        return byTitle
+    }
+
+    @Test("Apple: a structured location is a place; X-APPLE-CALENDAR-COLOR colours the calendar; ACTION:NONE is no reminder")
+    func apple() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = try session.importFile("apple-icloud-export.ics")
+        let byTitle = try events(session)
+        let dinner = try #require(byTitle["Dinner with Lina"])
+        guard case .union(_, .place(let place))? = dinner["location"] else { Issue.record("not a place: \(String(describing: dinner["location"]))"); return }
+        #expect(place.name == "Restaurant Nordlicht")
+        #expect(place.latitude == 52.53807 && place.longitude == 13.41146)
+        #expect(place.address?.hasPrefix("Kastanienallee 12\n") == true)
+        let pilates = try #require(byTitle["Pilates"])
+        #expect(pilates["alarms"] == .array([]))
+        let stored = try #require(try session.store.transaction { try $0.fetchAll(calendar, matching: [], limit: nil) }.first)
+        #expect(stored["color"] == .string("#FF9500"))
+        let exported = try session.engine.exportCalendar().replacingOccurrences(of: "\r\n ", with: "")
+        #expect(exported.contains("ACTION:NONE\r\n"))
+        #expect(exported.contains("X-APPLE-STRUCTURED-LOCATION;"))
+        #expect(exported.contains("X-WR-TIMEZONE:Europe/Berlin\r\n"))
+    }
+
+    @Test("Apple: the structured location is not written back once the location changes")
+    func appleLocationChanged() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = try session.importFile("apple-icloud-export.ics")
+        var dinner = try #require(try events(session)["Dinner with Lina"])
+        dinner["location"] = .union("text", .string("Somewhere else"))
+        try session.store.transaction { try $0.save(dinner) }
+        let exported = try session.engine.exportCalendar()
+        #expect(!exported.contains("X-APPLE-STRUCTURED-LOCATION"))
+        #expect(exported.contains("LOCATION:Somewhere else"))
+    }
+
+    @Test("Google: X-GOOGLE-CONFERENCE is the join link")
+    func google() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = try session.importFile("google-calendar-export.ics")
+        let call = try #require(try events(session)["Trip planning call"])
+        #expect(call["virtualLocation"] == .url(try #require(URL(string: "https://meet.google.com/pqr-stuv-wxy"))))
+    }
+
+    @Test("Outlook: midnight to midnight with X-MICROSOFT-CDO-ALLDAYEVENT:TRUE is an all-day event")
+    func outlookAllDay() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = try session.importFile("outlook-export.ics")
+        #expect(report.warnings.contains { $0.message.contains("Outlook's all-day event") })
+        let memorial = try #require(try events(session)["Memorial Day"])
+        #expect(memorial["isAllDay"] == .bool(true))
+        #expect(memorial["startDate"] == .dateTime(.floating(try #require(LocalDateTime(parsing: "2026-05-25T00:00:00")))))
+        #expect(memorial["timeZone"] == nil)
+        let exported = try session.engine.exportCalendar()
+        #expect(exported.contains("DTSTART;VALUE=DATE:20260525\r\n"))
+        #expect(exported.contains("X-MICROSOFT-CDO-ALLDAYEVENT:TRUE\r\n"))
+    }
+
+    @Test("Attendees: values no field holds are kept and written back while the field reads the same")
+    func attendeeValuesWrittenBack() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = try session.importFile("attendees-nonstandard.ics")
+        #expect(report.warnings.contains { $0.message.contains("PARTSTAT=X-FOO") })
+        let exported = try session.engine.exportCalendar().replacingOccurrences(of: "\r\n ", with: "")
+        #expect(exported.contains("PARTSTAT=X-FOO"))
+        #expect(exported.contains("ROLE=X-OBSERVER"))
+    }
+
+    @Test("A second SUMMARY is kept for export, with a warning")
+    func repeatedSingleProperty() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = session.importText("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:twice@test\r\nDTSTART:20260601T100000Z\r\nSUMMARY:First\r\nSUMMARY:Second\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", name: "twice.ics")
+        #expect(report.problems.isEmpty)
+        #expect(report.warnings.contains { $0.line == 7 })
+        let exported = try session.engine.exportCalendar()
+        #expect(exported.contains("SUMMARY:First\r\n") && exported.contains("SUMMARY:Second\r\n"))
+    }
+}
+
+/// The import transcripts in docs/icalendar.md are the real output, compared line by line.
+@Suite("docs/icalendar.md transcripts")
+struct DocTranscriptTests {
+    @Test("every transcript block matches what cometcal prints")
+    func transcripts() throws {
+        let doc = try String(contentsOf: Corpus.root.appendingPathComponent("docs/icalendar.md"), encoding: .utf8)
+        let lines = doc.components(separatedBy: "\n")
+        var checked = 0
+        for (index, line) in lines.enumerated() {
+            guard let start = line.range(of: "<!-- transcript: "), let end = line.range(of: " -->") else { continue }
+            let arguments = line[start.upperBound..<end.lowerBound].split(separator: " ").map(String.init)
+            let block = lines[(index + 2)...].prefix { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("```") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-doc-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let result = try DocTranscriptTests.run(arguments, store: directory.appendingPathComponent("store.sqlite").path)
+            let printed = (result.stderr + result.stdout).split(separator: "\n").map(String.init)
+            #expect(printed == Array(block), "cometcal \(arguments.joined(separator: " ")) printed:\n\(printed.joined(separator: "\n"))")
+            checked += 1
+        }
+        #expect(checked >= 2)
+    }
+
+    static func run(_ arguments: [String], store: String) throws -> (stdout: String, stderr: String) {
+        let binary = Corpus.root.appendingPathComponent(".build/debug/cometcal")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = Corpus.fixtures
+        var environment = ProcessInfo.processInfo.environment
+        environment["COMETCAL_DB"] = store
+        environment["COMETCAL_SCHEMAS"] = Corpus.root.appendingPathComponent("Schemas").path
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (stdout, stderr)
+    }
+}
+
+extension AlarmFidelityTests {
+    @Test("an alarm changed in CometCal is written as a DISPLAY alarm; the old one is not written back")
+    func changedAlarmWrittenAnew() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = try session.importFile("alarms-every-kind.ics")
+        let entity = QualifiedName(domain: "calendar", name: "Event")
+        var email = try #require(try session.store.transaction {
+            try $0.fetchAll(entity, matching: [.equals("uid", .string("alarm-kinds-2@fixtures.cometcal.test"))], limit: 1)
+        }.first)
+        email["alarms"] = .array([.union("relative", .duration(DurationValue(isNegative: true, hours: 2)))])
+        try session.store.transaction { try $0.save(email) }
+        let exported = try session.engine.exportCalendar().replacingOccurrences(of: "\r\n ", with: "")
+        let block = try #require(exported.components(separatedBy: "BEGIN:VEVENT").first { $0.contains("UID:alarm-kinds-2@") })
+        #expect(!block.contains("ACTION:EMAIL"))
+        #expect(block.contains("ACTION:DISPLAY\r\n"))
+        #expect(block.contains("TRIGGER:-PT2H\r\n"))
+    }
+}

@@ -1,4 +1,6 @@
+import Testing
 import Foundation
+import CometSchema
 
 /// Runs the built `cometcal` binary the way a user would, capturing both streams.
 struct CLIResult {
@@ -61,6 +63,33 @@ enum CLIRunner {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// A suite that runs the CLI against a fresh store of its own, with a fixed clock and zone and no
+/// terminal (so confirmations need --yes).
+protocol CLISuite {
+    var environment: [String: String] { get }
+}
+
+extension CLISuite {
+    /// A temporary folder for the store and the environment that points the CLI at it.
+    static func freshStore() throws -> (directory: URL, environment: [String: String]) {
+        let directory = try CLIRunner.temporaryDirectory()
+        return (directory, ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
+                            "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"])
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CLIResult {
+        let result = try CLIRunner.run(arguments, environment: environment)
+        #expect(result.status == status, "cometcal \(arguments.joined(separator: " ")) → \(result.status)\n\(result.stdout)\n\(result.stderr)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    func json(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> JSONValue {
+        let result = try run(arguments + ["--json"], expect: status, sourceLocation: sourceLocation)
+        return try JSONParser.parse(result.stdout)
     }
 }
 

@@ -5,26 +5,12 @@ import CometSchema
 /// The calendar CLI end to end, as a person or a script uses it: a fresh store per test, a fixed
 /// clock and zone, no terminal (so confirmations need --yes).
 @Suite("cometcal events")
-struct EventCommandTests {
+struct EventCommandTests: CLISuite {
     let directory: URL
     let environment: [String: String]
 
     init() throws {
-        directory = try CLIRunner.temporaryDirectory()
-        environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
-                       "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
-    }
-
-    @discardableResult
-    func run(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CLIResult {
-        let result = try CLIRunner.run(arguments, environment: environment)
-        #expect(result.status == status, "cometcal \(arguments.joined(separator: " ")) → \(result.status)\n\(result.stdout)\n\(result.stderr)", sourceLocation: sourceLocation)
-        return result
-    }
-
-    func json(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> JSONValue {
-        let result = try run(arguments + ["--json"], expect: status, sourceLocation: sourceLocation)
-        return try JSONParser.parse(result.stdout)
+        (directory, environment) = try Self.freshStore()
     }
 
     func seed() throws {

@@ -5,14 +5,12 @@ import CometSchema
 /// `cometcal import` and the event flags, where issue #7 found silent data loss: values out of
 /// range, and --skip-invalid's exit status and silence about what it left out.
 @Suite("cometcal import and out-of-range values")
-struct ImportCommandTests {
+struct ImportCommandTests: CLISuite {
     let directory: URL
     let environment: [String: String]
 
     init() throws {
-        directory = try CLIRunner.temporaryDirectory()
-        environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
-                       "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
+        (directory, environment) = try Self.freshStore()
     }
 
     func fixture(_ name: String) -> String {

@@ -5,26 +5,12 @@ import CometSchema
 /// `agenda`, `search` and `intent run` print everything by default; `--limit` and `--offset`
 /// page, and a cut result says so in text and in JSON.
 @Suite("cometcal paging")
-struct PagingCommandTests {
+struct PagingCommandTests: CLISuite {
     let directory: URL
     let environment: [String: String]
 
     init() throws {
-        directory = try CLIRunner.temporaryDirectory()
-        environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
-                       "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
-    }
-
-    @discardableResult
-    func run(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CLIResult {
-        let result = try CLIRunner.run(arguments, environment: environment)
-        #expect(result.status == status, "cometcal \(arguments.joined(separator: " ")) → \(result.status)\n\(result.stdout)\n\(result.stderr)", sourceLocation: sourceLocation)
-        return result
-    }
-
-    func json(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> JSONValue {
-        let result = try run(arguments + ["--json"], expect: status, sourceLocation: sourceLocation)
-        return try JSONParser.parse(result.stdout)
+        (directory, environment) = try Self.freshStore()
     }
 
     /// One event every day for three years: 1,096 occurrences.

@@ -5,21 +5,12 @@ import CometSchema
 /// A flag's value is read by its parameter's type: text is text whatever it starts with, and
 /// only structured values (places, attendees, unions) are read as JSON.
 @Suite("cometcal values by type")
-struct ValueTextCommandTests {
+struct ValueTextCommandTests: CLISuite {
     let directory: URL
     let environment: [String: String]
 
     init() throws {
-        directory = try CLIRunner.temporaryDirectory()
-        environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
-                       "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
-    }
-
-    @discardableResult
-    func run(_ arguments: [String], expect status: Int32 = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> CLIResult {
-        let result = try CLIRunner.run(arguments, environment: environment)
-        #expect(result.status == status, "cometcal \(arguments.joined(separator: " ")) → \(result.status)\n\(result.stdout)\n\(result.stderr)", sourceLocation: sourceLocation)
-        return result
+        (directory, environment) = try Self.freshStore()
     }
 
     /// Adds an event with extra flags and returns the stored entity as JSON.

@@ -241,6 +241,14 @@ struct ComponentDecoder {
         warn("X-MICROSOFT-CDO-ALLDAYEVENT", "Outlook's all-day event, written as midnight to midnight: read as the date\(endDay.map { $0.date.dayNumber - startWall.date.dayNumber > 1 ? "s from \(startWall.date) to \(LocalDateTime(wallSeconds: $0.wallSeconds - 86_400).date)" : " \(startWall.date)" } ?? " \(startWall.date)")", marker)
     }
 
+    /// RFC 5545 §3.2 values a field may not tell apart (ROLE=CHAIR reads as required) but that
+    /// are kept as written, so nothing is lost and there is nothing to warn about.
+    static let standardParameterValues: [String: Set<String>] = [
+        "ROLE": ["CHAIR", "REQ-PARTICIPANT", "OPT-PARTICIPANT", "NON-PARTICIPANT"],
+        "PARTSTAT": ["NEEDS-ACTION", "ACCEPTED", "DECLINED", "TENTATIVE", "DELEGATED", "COMPLETED", "IN-PROCESS"],
+        "CUTYPE": ["INDIVIDUAL", "GROUP", "RESOURCE", "ROOM", "UNKNOWN"],
+    ]
+
     /// Warnings for what is read other than literally, where the value itself is kept: each a
     /// reading RFC 5545 allows or producers mean, said once at its line.
     private func noteReadings(_ raw: RawComponent, properties: [LibicalProperty], values: [String: Value], warn: (String, String, LibicalProperty?) -> Void,
@@ -300,6 +308,7 @@ struct ComponentDecoder {
                 for field in transient.properties {
                     guard let param = field.ical?.string("param")?.uppercased(), param != "*", let text = source.parameter(param),
                           !ComponentDecoder.isCanonical(text, property: field, registry: registry),
+                          !(ComponentDecoder.standardParameterValues[param]?.contains(text.uppercased()) ?? false),
                           let reading = ComponentDecoder.readsAs(text, property: field, registry: registry) else { continue }
                     warn(name, "\(param)=\(text) is not a value CometCal knows: read as \(registry.displayText(reading)), and kept as written for export", source)
                 }

@@ -11,12 +11,23 @@ extension ComponentDecoder {
         "CUTYPE": ["INDIVIDUAL", "GROUP", "RESOURCE", "ROOM", "UNKNOWN"],
     ]
 
+    static func offsetText(_ seconds: Int) -> String {
+        let sign = seconds < 0 ? "−" : "+"
+        let magnitude = abs(seconds)
+        return sign + String(format: "%02d:%02d", magnitude / 3600, (magnitude % 3600) / 60)
+    }
+
     /// Warnings for what is read other than literally, where the value itself is kept: each a
     /// reading RFC 5545 allows or producers mean, said once at its line.
     func noteReadings(_ raw: RawComponent, properties: [LibicalProperty], values: [String: Value], warn: (String, String, LibicalProperty?) -> Void,
                               warnAt: (Int, String) -> Void) {
         let startProperty = properties.first { $0.name == "DTSTART" }
         let startIsDate = startProperty?.parameter("VALUE")?.uppercased() == "DATE"
+        // An IANA zone the file defines too, where the file's rules give another offset.
+        if let startProperty, let tzid = startProperty.parameter("TZID"), let fields = entity.temporalFields,
+           case .dateTime(let start)? = values[fields.start], let offsets = zones.embeddedOffsets(tzid, at: start.expansionWallTime) {
+            warn("DTSTART", "the file's VTIMEZONE for \(tzid) gives UTC\(ComponentDecoder.offsetText(offsets.file)) here, tzdata UTC\(ComponentDecoder.offsetText(offsets.tzdata)) (the file's definition is truncated or out of date); tzdata is used", startProperty)
+        }
         // Text with escapes RFC 5545 does not have.
         for property in properties {
             guard let source = property.source, ComponentReader.isText(source), source.value.contains("\\") else { continue }

@@ -102,10 +102,6 @@ public final class ICalReader {
                                                       message: "this VTIMEZONE has an empty TZID (as Exchange 2010 wrote them); times with TZID=\"\" use its definition")))
                 }
                 zones.define(raw)
-                if let tzid = raw.value("TZID"), zones.embeddedDefinitionDisagrees(ICalText.unescape(tzid)) {
-                    queue.append(.warning(ICalProblem(line: raw.beginLine, uid: nil,
-                                                      message: "this VTIMEZONE for \(tzid) disagrees with tzdata (it is truncated or out of date); the IANA zone's rules from tzdata are used")))
-                }
                 return
             }
             if referencesUndefinedZone(raw) {

@@ -73,28 +73,22 @@ final class ZoneResolver {
         return notes
     }
 
-    /// For an IANA TZID, whether the file's own VTIMEZONE disagrees with tzdata somewhere from its
-    /// first onset to 2031 (truncated or out of date): tzdata is used all the same.
-    func embeddedDefinitionDisagrees(_ written: String) -> Bool {
+    /// For an IANA TZID the file also defines: the offsets the file's VTIMEZONE and tzdata give
+    /// at this wall time, when they differ (a truncated or out-of-date definition). tzdata is used
+    /// either way; this says where the producer showed another time.
+    func embeddedOffsets(_ written: String, at local: LocalDateTime) -> (file: Int, tzdata: Int)? {
         let tzid = ZoneResolver.key(written)
-        guard let iana = TimeZoneNames.ianaIdentifier(for: tzid), let zone = TimeZone(identifier: iana),
-              let definition = definitions[tzid], let offset = offsetFunction(definition) else { return false }
-        // Where every observance it has is in force (a truncated export starts each one at its
-        // own year) to where it says it ends (TZUNTIL, RFC 7808), else to 2031.
-        let onsets = definition.children.compactMap { $0.value("DTSTART").flatMap { Int($0.prefix(4)) } }
-        let until = definition.value("TZUNTIL").flatMap { Int($0.prefix(4)) }.map { $0 - 1 } ?? 2031
-        let first = max(1970, min((onsets.max() ?? 2020) + 1, 2020))
-        guard first <= until else { return false }
-        for year in first...until {
-            for month in 1...12 {
-                guard let date = CalendarDate(year: year, month: month, day: 15), let local = LocalDateTime(date: date, hour: 12, minute: 0) else { continue }
-                let expected = offset(local)
-                let instant = Date(timeIntervalSince1970: TimeInterval(local.wallSeconds - Int64(expected)))
-                if zone.secondsFromGMT(for: instant) != expected { return true }
-            }
-        }
-        return false
+        guard let iana = TimeZoneNames.ianaIdentifier(for: tzid), let zone = TimeZone(identifier: iana), let definition = definitions[tzid] else { return nil }
+        if embedded[tzid] == nil { embedded[tzid] = .some(offsetFunction(definition)) }
+        guard let offset = embedded[tzid] ?? nil else { return nil }
+        let file = offset(local)
+        let instant = Date(timeIntervalSince1970: TimeInterval(local.wallSeconds - Int64(file)))
+        let tzdata = zone.secondsFromGMT(for: instant)
+        return file == tzdata ? nil : (file, tzdata)
     }
+
+    /// The file's own offset rules for IANA TZIDs it defines, made when first asked.
+    private var embedded: [String: ((LocalDateTime) -> Int)?] = [:]
 
     /// UTC offset of a wall time by a VTIMEZONE's own rules, through libical.
     private func offsetFunction(_ definition: RawComponent) -> ((LocalDateTime) -> Int)? {

@@ -45,8 +45,10 @@ enum TemporalMessages {
 
     static var empty: String { "nothing to read; say \(examples)" }
 
-    static func notUnderstood(_ word: String, expected: [String]) -> String {
-        "'\(word)' is not understood here" + expectation(expected)
+    /// `after`: the words before, when they already read as a whole expression.
+    static func notUnderstood(_ word: String, expected: [String], after: String?) -> String {
+        if let after { return "'\(word)' is not understood after '\(after)'" }
+        return "'\(word)' is not understood here" + expectation(expected)
     }
 
     static func incomplete(expected: [String]) -> String {
@@ -54,7 +56,7 @@ enum TemporalMessages {
     }
 
     private static func expectation(_ expected: [String]) -> String {
-        let shown = Array(expected.prefix(4))
+        let shown = Array(expected.prefix(5))
         guard let last = shown.last else { return "; say \(examples)" }
         let list = shown.count == 1 ? last : shown.dropLast().joined(separator: ", ") + " or " + last
         return "; expected \(list)"
@@ -76,6 +78,7 @@ enum TemporalMessages {
     static func fractionOfCalendarUnit(_ unit: String) -> String { "part of a \(unit) is not a date; say it in days" }
     static let outOfRange = "that is outside the years 1 to 9999 CometCal can hold"
     static let tooLarge = "that number is too large to be a time or a date"
+    static let shiftTarget = "an event moves to a date, a time, or both"
     static let conflictingDirections = "the shift says both earlier and later"
     static let zeroInterval = "a repeat interval must be at least 1"
     static let zeroCount = "a series needs at least 1 occurrence"

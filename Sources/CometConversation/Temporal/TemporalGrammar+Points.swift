@@ -73,7 +73,7 @@ extension TemporalGrammar {
             guard let base = attempt({ $0.simpleDate() }) else { expect("a date"); return nil }
             return .offset(amount: relation == "before" ? -amount : amount, unit: unit, from: base)
         }
-        expect("'from', 'after', 'before' or 'ago'")
+        for word in ["'from'", "'after'", "'before'", "'ago'"] { expect(word) }
         return nil
     }
 
@@ -159,6 +159,7 @@ extension TemporalGrammar {
             if let month = monthName() { return .monthDay(month: month, day: day, year: year(), column: dayColumn) }
             return .dayOfMonth(day, column: dayColumn)
         }
+        if hasArticle { expect("a day of the month") }
         if !hasArticle, let day = dayNumber(), let month = monthName() {
             return .monthDay(month: month, day: day, year: year(), column: dayColumn)
         }

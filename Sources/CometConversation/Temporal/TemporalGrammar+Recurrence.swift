@@ -8,7 +8,7 @@ extension TemporalGrammar {
         if attempt({ $0.noRepeat() }) != nil { return .some(nil) }
         if word(in: ["repeat", "repeats", "repeating", "repeated", "recur", "recurs", "recurring"]) != nil { _ = eventReference() }
         guard var rule = attempt({ $0.frequency() }) else {
-            expect("how often, such as 'weekly' or 'every Tuesday'")
+            expect("how often (as in 'weekly', 'every Tuesday')")
             return nil
         }
         rule.end = attempt { $0.seriesEnd() }
@@ -106,7 +106,7 @@ extension TemporalGrammar {
         if let days = weekdayList(pluralOnly: false) {
             return RecurrenceSyntax(frequency: .weekly, interval: interval, byDay: days, column: intervalColumn)
         }
-        expect("'day', 'week', 'month', 'year' or a weekday")
+        for unit in ["'day'", "'week'", "'month'", "'year'", "a weekday"] { expect(unit) }
         return nil
     }
 
@@ -222,7 +222,7 @@ extension TemporalGrammar {
         }
         if let date = attempt({ $0.date() }) { return .throughDate(date) }
         guard let month = monthName() else {
-            expect("a date or a month")
+            expect("a month")
             return nil
         }
         let year = fourDigitYear()

@@ -68,7 +68,7 @@ extension TemporalGrammar {
         }
         guard let amount = amount() else { return nil }
         guard let unitWord = peekWord(), let unit = TemporalLexicon.unitWords[unitWord] else {
-            expect("a unit such as minutes, hours or days")
+            expect("a unit (minutes, hours, days)")
             return nil
         }
         index += 1
@@ -90,7 +90,8 @@ extension TemporalGrammar {
         guard let duration = duration(allowFor: false), duration.hasClockUnit else { return nil }
         if words("from", "now") { return .fromNow(duration, sign: 1) }
         if word("ago") { return .fromNow(duration, sign: -1) }
-        expect("'from now' or 'ago'")
+        expect("'from now'")
+        expect("'ago'")
         return nil
     }
 
@@ -118,7 +119,7 @@ extension TemporalGrammar {
             if word("week") { return .week(relative) }
             if word("weekend") { return .weekend(relative) }
             if word("month") { return .month(relative) }
-            expect("'week', 'weekend' or 'month'")
+            for unit in ["'week'", "'weekend'", "'month'"] { expect(unit) }
             return nil
         }
         _ = word("in")
@@ -150,7 +151,7 @@ extension TemporalGrammar {
         let between = peekWord() == "between"
         _ = word(in: ["from", "between"])
         guard let start = point(), separator(afterBetween: between) else {
-            expect("'to' or 'until'")
+            expect("'to'")
             return nil
         }
         guard let end = point() else { return nil }
@@ -191,7 +192,7 @@ extension TemporalGrammar {
         guard let verb else { return nil }
         // "make it noon" needs no "to"; every other verb does.
         guard word(in: ["to", "until", "till", "for"]) != nil || verb == "make" else {
-            expect("'to' or a length of time")
+            expect("'to'")
             return nil
         }
         return point().map(ShiftSyntax.to)
@@ -211,7 +212,8 @@ extension TemporalGrammar {
         if let word = word(in: Set(trailing.keys)), let sign = trailing[word] {
             directions.append(sign)
         } else if verb == nil {
-            expect("'earlier' or 'later'")
+            expect("'earlier'")
+            expect("'later'")
         }
         guard verb != nil || !directions.isEmpty else { return nil }
         // "push it back an hour earlier" says both: an error rather than a guess.

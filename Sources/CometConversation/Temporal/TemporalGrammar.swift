@@ -15,6 +15,8 @@ struct TemporalGrammar {
     var index = 0
     private var farthest = 0
     private var expected: [String] = []
+    /// Noted where a reading of everything before ends, rather than a thing that could follow.
+    private static let complete = ""
 
     init(tokens: [TemporalToken], endColumn: Int) {
         // A sentence may end with a full stop or a question mark; neither means anything here.
@@ -41,7 +43,10 @@ struct TemporalGrammar {
         ]
         for alternative in alternatives {
             index = 0
-            if let syntax = alternative(&self), atEnd { return syntax }
+            guard let syntax = alternative(&self) else { continue }
+            if atEnd { return syntax }
+            // A reading of the words so far: the next word is where the text stops making sense.
+            expect(TemporalGrammar.complete)
         }
         throw failure()
     }
@@ -49,16 +54,18 @@ struct TemporalGrammar {
     /// The error for the farthest point reached.
     private func failure() -> TemporalError {
         guard farthest < tokens.count else {
-            return TemporalError(.incomplete, TemporalMessages.incomplete(expected: expected), column: endColumn)
+            return TemporalError(.incomplete, TemporalMessages.incomplete(expected: expected.filter { $0 != TemporalGrammar.complete }), column: endColumn)
         }
         let token = tokens[farthest]
         // At the first word every reading was possible: the examples say more than the list.
-        let expected = farthest == 0 ? [] : expected
+        let expected = farthest == 0 ? [] : expected.filter { $0 != TemporalGrammar.complete }
+        let completeBefore = self.expected.contains(TemporalGrammar.complete)
         var suggestion: String?
         if let word = token.word, !TemporalLexicon.vocabulary.contains(word), word.count > 3 {
             suggestion = EditDistance.closest(to: word, among: TemporalLexicon.vocabulary.filter { $0.count > 3 })
         }
-        return TemporalError(.notUnderstood, TemporalMessages.notUnderstood(token.text, expected: expected),
+        let before = tokens[..<farthest].map(\.text).joined(separator: " ")
+        return TemporalError(.notUnderstood, TemporalMessages.notUnderstood(token.text, expected: expected, after: completeBefore ? before : nil),
                              column: token.column, suggestion: suggestion)
     }
 

@@ -42,7 +42,7 @@ struct TemporalResolver {
             case .date(let date): return .shift(.toDate(date))
             case .timeOfDay(let hour, let minute): return .shift(.toTimeOfDay(hour: hour, minute: minute))
             case .instant(let value): return .shift(.toInstant(value))
-            default: throw TemporalError(.notUnderstood, TemporalMessages.incomplete(expected: ["a date or a time"]), column: 1)
+            default: throw TemporalError(.notUnderstood, TemporalMessages.shiftTarget, column: 1)
             }
         case .recurrence(let rule):
             return .recurrence(try rule.map(recurrenceRule))

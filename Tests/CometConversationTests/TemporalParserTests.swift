@@ -65,6 +65,25 @@ struct TemporalParserTests {
         #expect(value.rfc3339Text == "2026-03-29T03:30:00+02:00")
     }
 
+    @Test("the day clocks go forward is 23 hours long, and 'in 24 hours' counts exact hours")
+    func springDay() throws {
+        let berlin = OtherClocks.berlinSpring
+        guard case .range(let start, let end) = try berlin.parser.parse("all day") else {
+            Issue.record("not a range")
+            return
+        }
+        #expect(start.rfc3339Text == "2026-03-29T00:00:00+01:00")
+        #expect(end.rfc3339Text == "2026-03-30T00:00:00+02:00")
+        #expect(end.sortKey - start.sortKey == 23 * 3600)
+    }
+
+    @Test("from now keeps the seconds of now, as +5m does")
+    func seconds() {
+        let clock = TemporalClock("2026-06-10T09:00:20-07:00", "America/Los_Angeles")
+        #expect(clock.reading("in 5 minutes") == "instant 2026-06-10T09:05:20-07:00")
+        #expect(clock.reading("tomorrow at 9") == "instant 2026-06-11T09:00:00-07:00")
+    }
+
     @Test("instants keep the zone they were read in")
     func zoneKept() throws {
         guard case .instant(let value) = try clock.parser.parse("next friday at noon") else {

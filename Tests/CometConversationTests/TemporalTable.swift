@@ -248,7 +248,6 @@ enum TemporalTable {
         .init("in 1 day and 2 hours", "instant 2026-06-11T11:00:00-07:00"),
         .init("2 hours from now", "instant 2026-06-10T11:00:00-07:00"),
         .init("an hour ago", "instant 2026-06-10T08:00:00-07:00"),
-        .init("within the hour", "error 8 not_understood"),
     ]
 
     static let durations: [TemporalCase] = [
@@ -510,6 +509,7 @@ enum TemporalTable {
         .init("next blursday", "error 6 not_understood"),
         .init("tomorow at noon", "error 1 not_understood"),
         .init("banana", "error 1 not_understood"),
+        .init("within the hour", "error 1 not_understood"),
         .init("tomorrow at noon blah", "error 18 not_understood"),
         .init("next friday at noon please", "error 21 not_understood"),
         .init("February 30th", "error 10 invalid_date"),

@@ -188,7 +188,9 @@ extension TemporalGrammar {
               symbol("-"), let day = number(), day.digits <= 2 else { return nil }
         // An ISO time may follow: "2026-06-15T08:00".
         _ = word("t")
-        return .monthDay(month: month.value, day: day.value, year: year.value, column: day.token.column)
+        // The column points at what is wrong: the month when it is over 12, else the day.
+        let column = month.value > 12 ? month.token.column : day.token.column
+        return .monthDay(month: month.value, day: day.value, year: year.value, column: column)
     }
 
     /// Month first, as in US English: "6/7" is June 7th.
@@ -200,8 +202,8 @@ extension TemporalGrammar {
             guard let written = number(), written.digits == 2 || written.digits == 4 else { expect("a year"); return nil }
             year = written.digits == 2 ? 2000 + written.value : written.value
         }
-        if month.value > 12 { return .monthDay(month: month.value, day: day.value, year: year, column: month.token.column) }
-        return .monthDay(month: month.value, day: day.value, year: year, column: day.token.column)
+        let column = month.value > 12 ? month.token.column : day.token.column
+        return .monthDay(month: month.value, day: day.value, year: year, column: column)
     }
 
     // MARK: Times

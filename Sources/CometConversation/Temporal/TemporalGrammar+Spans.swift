@@ -31,7 +31,7 @@ extension TemporalGrammar {
         if allowFor { _ = word(in: ["for", "lasting"]) }
         var parts: [DurationSyntax.Part] = []
         while let part = attempt({ $0.durationPart(after: parts.last?.unit) }) {
-            parts.append(contentsOf: part)
+            parts.append(part)
             _ = attempt { grammar -> Bool? in
                 // "and" joins parts; it is put back when no part follows.
                 guard grammar.word("and") else { return nil }
@@ -56,7 +56,7 @@ extension TemporalGrammar {
 
     /// One amount and its unit; "1h30" reads the bare 30 as minutes, "an hour and a half" adds
     /// the half to the hour.
-    private mutating func durationPart(after previous: TemporalLexicon.Unit?) -> [DurationSyntax.Part]? {
+    private mutating func durationPart(after previous: TemporalLexicon.Unit?) -> DurationSyntax.Part? {
         let start = column
         if let previous, let next = previous.next, let bare = attempt({ grammar -> Int? in
             guard let number = grammar.number(), number.digits > 0 else { return nil }
@@ -64,7 +64,7 @@ extension TemporalGrammar {
             if let word = grammar.peekWord(), TemporalLexicon.unitWords[word] != nil { return nil }
             return number.value
         }) {
-            return [DurationSyntax.Part(amount: Amount(bare), unit: next, column: start)]
+            return DurationSyntax.Part(amount: Amount(bare), unit: next, column: start)
         }
         guard let amount = amount() else { return nil }
         guard let unitWord = peekWord(), let unit = TemporalLexicon.unitWords[unitWord] else {
@@ -74,7 +74,7 @@ extension TemporalGrammar {
         index += 1
         var total = amount
         if words("and", "a", "half") { total = total + Amount(1, over: 2) }
-        return [DurationSyntax.Part(amount: total, unit: unit, column: start)]
+        return DurationSyntax.Part(amount: total, unit: unit, column: start)
     }
 
     // MARK: From now
@@ -83,7 +83,7 @@ extension TemporalGrammar {
     /// two days" names a day, and is a date.
     mutating func fromNow() -> TemporalSyntax? {
         if words("right", "now") || word("now") { return .now }
-        if word("in") || word("within") {
+        if word("in") {
             guard let duration = duration(allowFor: false), duration.hasClockUnit else { return nil }
             return .fromNow(duration, sign: 1)
         }
@@ -135,8 +135,9 @@ extension TemporalGrammar {
         _ = word(in: ["from", "between"])
         guard let start = date(), case .monthDay = start, separator(afterBetween: true) else { return nil }
         let endColumn = column
-        guard let end = ordinal()?.value ?? dayNumber(), !(peekWord().map(TemporalLexicon.months.keys.contains) ?? false) else { return nil }
-        if let word = peekWord(), ["am", "pm"].contains(word) { return nil }
+        guard let end = ordinal()?.value ?? dayNumber() else { return nil }
+        // "June 15 to 18 July", "June 15 to 3pm" and "June 15 to 3:30" are other readings.
+        if let next = peekWord(), TemporalLexicon.months[next] != nil || next == "am" || next == "pm" { return nil }
         if current?.kind == .symbol(":") { return nil }
         return .daysOfMonth(start: start, endDay: end, column: endColumn)
     }
@@ -200,7 +201,6 @@ extension TemporalGrammar {
 
     private mutating func shiftBy(verb: String?) -> ShiftSyntax? {
         var directions: [Int] = []
-        var lastDirectionColumn = column
         if verb != nil, let word = word(in: Set(TemporalGrammar.particles.keys)), let sign = TemporalGrammar.particles[word] {
             directions.append(sign)
         }
@@ -208,7 +208,7 @@ extension TemporalGrammar {
         guard let length = duration(allowFor: false) else { return nil }
         var trailing = TemporalGrammar.trailing
         if verb != nil { trailing["back"] = 1; trailing["forward"] = -1 }
-        lastDirectionColumn = column
+        let trailingColumn = column
         if let word = word(in: Set(trailing.keys)), let sign = trailing[word] {
             directions.append(sign)
         } else if verb == nil {
@@ -217,7 +217,7 @@ extension TemporalGrammar {
         }
         guard verb != nil || !directions.isEmpty else { return nil }
         // "push it back an hour earlier" says both: an error rather than a guess.
-        guard Set(directions).count <= 1 else { return .contradictory(column: lastDirectionColumn) }
+        guard Set(directions).count <= 1 else { return .contradictory(column: trailingColumn) }
         let sign = directions.first ?? (verb.map(TemporalGrammar.earlierVerbs.contains) == true ? -1 : 1)
         return .by(length, sign: sign)
     }

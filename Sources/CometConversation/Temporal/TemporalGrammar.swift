@@ -112,13 +112,6 @@ struct TemporalGrammar {
         return next
     }
 
-    /// Takes the word or notes that it was expected.
-    mutating func require(_ word: String) -> Bool {
-        if self.word(word) { return true }
-        expect("'\(word)'")
-        return false
-    }
-
     mutating func symbol(_ character: Character) -> Bool {
         guard let current, current.kind == .symbol(character) else { return false }
         index += 1

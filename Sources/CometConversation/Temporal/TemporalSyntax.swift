@@ -79,7 +79,6 @@ struct DurationSyntax: Sendable, Hashable {
     var parts: [Part]
 
     var hasClockUnit: Bool { parts.contains { $0.unit < .day } }
-    var largestUnit: TemporalLexicon.Unit { parts.map(\.unit).max() ?? .second }
 }
 
 /// An exact fraction, so "1.5 hours" and "an hour and a half" are exactly 90 minutes.

@@ -52,6 +52,14 @@ enum TemporalTable {
         .init("one thirty", "time 13:30"),
         .init("eleven forty five", "time 11:45"),
         .init("three o'clock", "time 15:00"),
+        .init("twenty past three", "time 15:20"),
+        .init("5 past 9", "time 09:05"),
+        .init("5 minutes after 3", "time 15:05"),
+        // Policy: "N to H" is a time when N is spelled, said with "minutes", or after "at".
+        .init("ten to five", "time 16:50"),
+        .init("ten to one", "time 12:50"),
+        .init("10 minutes to 5", "time 16:50"),
+        .init("at 10 to 5", "time 16:50"),
         .init("5 o'clock in the afternoon", "time 17:00"),
         .init("11.30", "time 11:30"),
         .init("15:00", "time 15:00"),
@@ -291,6 +299,8 @@ enum TemporalTable {
         .init("2h", "duration PT2H"),
         .init("2 hrs", "duration PT2H"),
         .init("lasting 20 minutes", "duration PT20M"),
+        .init("a fortnight", "duration P2W"),
+        .init("for two fortnights", "duration P4W"),
         .init("PT45M", "duration PT45M"),
         .init("P1DT2H", "duration P1DT2H"),
     ]
@@ -344,6 +354,15 @@ enum TemporalTable {
         .init("between 2 and 4", "range 2026-06-10T14:00:00-07:00 2026-06-10T16:00:00-07:00"),
         .init("2-3pm", "range 2026-06-10T14:00:00-07:00 2026-06-10T15:00:00-07:00"),
         .init("9-5", "range 2026-06-10T09:00:00-07:00 2026-06-10T17:00:00-07:00"),
+        .init("10 to 5", "range 2026-06-10T10:00:00-07:00 2026-06-10T17:00:00-07:00"),
+        .init("from ten to five", "range 2026-06-10T10:00:00-07:00 2026-06-10T17:00:00-07:00"),
+        .init("tonight from 7 to 9", "range 2026-06-10T19:00:00-07:00 2026-06-10T21:00:00-07:00"),
+        .init("this evening from 6 to 8", "range 2026-06-10T18:00:00-07:00 2026-06-10T20:00:00-07:00"),
+        // Policy: "until" with a time is a range from now; a bare time is its next reading.
+        .init("from now to 5pm", "range 2026-06-10T09:00:00-07:00 2026-06-10T17:00:00-07:00"),
+        .init("until 5pm", "range 2026-06-10T09:00:00-07:00 2026-06-10T17:00:00-07:00"),
+        .init("until 8", "range 2026-06-10T09:00:00-07:00 2026-06-11T08:00:00-07:00"),
+        .init("until tomorrow at noon", "range 2026-06-10T09:00:00-07:00 2026-06-11T12:00:00-07:00"),
         .init("from 14:00 to 15:30", "range 2026-06-10T14:00:00-07:00 2026-06-10T15:30:00-07:00"),
         .init("from 10pm to midnight", "range 2026-06-10T22:00:00-07:00 2026-06-11T00:00:00-07:00"),
         .init("from 11pm to 1am", "range 2026-06-10T23:00:00-07:00 2026-06-11T01:00:00-07:00"),
@@ -469,6 +488,8 @@ enum TemporalTable {
         .init("daily 10 times", "rrule FREQ=DAILY;COUNT=10"),
         .init("weekly for 6 times", "rrule FREQ=WEEKLY;COUNT=6"),
         .init("FREQ=WEEKLY;BYDAY=MO", "rrule FREQ=WEEKLY;BYDAY=MO"),
+        .init("every monday until further notice", "rrule FREQ=WEEKLY;BYDAY=MO"),
+        .init("weekly forever", "rrule FREQ=WEEKLY"),
         // Cleared, not unset: "do not repeat" removes the rule.
         .init("do not repeat", "rrule none"),
         .init("don't repeat", "rrule none"),
@@ -501,6 +522,8 @@ enum TemporalTable {
         .init("ending on June 30", "until 2026-06-30"),
         .init("10 times", "count 10"),
         .init("for 5 times", "count 5"),
+        .init("forever", "end never"),
+        .init("until further notice", "end never"),
     ]
 
     static let errors: [TemporalCase] = [

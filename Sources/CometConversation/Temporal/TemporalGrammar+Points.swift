@@ -241,6 +241,7 @@ extension TemporalGrammar {
             guard let hour = hourNumber(), hour >= 1 else { return nil }
             return TimeSyntax(clock: .reading(hour: hour == 1 ? 12 : hour - 1, minute: 45, twentyFourHour: hour > 13), column: start)
         }
+        if let reading = attempt({ $0.minutesPastOrTo(afterAt: afterAt, start: start) }) { return reading }
         guard let hour = number() else { return nil }
         // "11:30", "11.30", "11:30:00" (seconds are not kept: events start on a minute).
         if let minute = attempt({ grammar -> Int? in
@@ -265,6 +266,25 @@ extension TemporalGrammar {
         }
         _ = word("o'clock")
         return reading(hour, minute: 0, start: start)
+    }
+
+    /// "twenty past three", "5 past 9", "ten to five", "10 minutes to 5", "at 10 to 5". "N to H"
+    /// is a time only when N is spelled, said with "minutes", or after "at"; "10 to 5" in
+    /// digits is a range (10:00 to 17:00), as on a timetable.
+    private mutating func minutesPastOrTo(afterAt: Bool, start: Int) -> TimeSyntax? {
+        guard let minutes = number(), (1...59).contains(minutes.value), minutes.digits <= 2 else { return nil }
+        let saidMinutes = word(in: ["minutes", "minute", "min", "mins"]) != nil
+        guard let relation = word(in: ["past", "after", "to", "of", "till", "before"]) else { return nil }
+        let before = ["to", "of", "till", "before"].contains(relation)
+        if before, !(readsMinutesTo && (minutes.digits == 0 || saidMinutes || afterAt)) { return nil }
+        guard let hour = hourNumber(), (0...24).contains(hour) else { return nil }
+        if before {
+            let total = ((hour == 0 ? 24 : hour) * 60 - minutes.value)
+            let twentyFour = hour > 12 || hour == 0
+            let hourBefore = total / 60 == 0 && !twentyFour ? 12 : total / 60
+            return TimeSyntax(clock: .reading(hour: hourBefore, minute: total % 60, twentyFourHour: twentyFour), column: start)
+        }
+        return TimeSyntax(clock: .reading(hour: hour, minute: minutes.value, twentyFourHour: hour > 12 || hour == 0), column: start)
     }
 
     private mutating func twoDigitMinute() -> Int? {

@@ -205,6 +205,7 @@ extension TemporalGrammar {
         }) {
             return .count(count)
         }
+        if word(in: ["forever", "indefinitely"]) != nil || words("until", "further", "notice") || words("with", "no", "end") { return .never }
         let through: Bool
         if word(in: ["until", "till", "til"]) != nil || words("up", "to") {
             through = false

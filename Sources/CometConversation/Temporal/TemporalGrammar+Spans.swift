@@ -67,6 +67,9 @@ extension TemporalGrammar {
             return DurationSyntax.Part(amount: Amount(bare), unit: next, column: start)
         }
         guard let amount = amount() else { return nil }
+        if word(in: ["fortnight", "fortnights"]) != nil {
+            return DurationSyntax.Part(amount: Amount(amount.numerator * 2, over: amount.denominator), unit: .week, column: start)
+        }
         guard let unitWord = peekWord(), let unit = TemporalLexicon.unitWords[unitWord] else {
             expect("a unit (minutes, hours, days)")
             return nil
@@ -145,18 +148,36 @@ extension TemporalGrammar {
     /// "from 2 to 3:30pm", "tomorrow from 9 to 5", "between 2 and 4", "Monday to Wednesday",
     /// "from tomorrow at 9 until Friday at 5".
     mutating func spanRange() -> RangeSyntax? {
-        let shared = attempt { grammar -> DateSyntax? in
-            guard let date = grammar.date(), grammar.peekWord() == "from" || grammar.peekWord() == "between" else { return nil }
-            return date
+        // "tomorrow from 9 to 5", "tonight from 7 to 9"
+        let shared = attempt { grammar -> (DateSyntax, TimeSyntax.Period?)? in
+            guard let day = grammar.dayWithPeriod(), grammar.peekWord() == "from" || grammar.peekWord() == "between" else { return nil }
+            return day
         }
         let between = peekWord() == "between"
-        _ = word(in: ["from", "between"])
-        guard let start = point(), separator(afterBetween: between) else {
+        let from = word(in: ["from", "between"]) != nil
+        if from, words("now") {
+            guard separator(afterBetween: between), let end = point() else { expect("'to'"); return nil }
+            return .fromNow(to: end)
+        }
+        readsMinutesTo = !from
+        let start = point()
+        readsMinutesTo = true
+        guard var start, separator(afterBetween: between) else {
             expect("'to'")
             return nil
         }
-        guard let end = point() else { return nil }
-        return .span(from: start, to: end, on: shared)
+        guard var end = point() else { return nil }
+        if let period = shared?.1 {
+            if start.time?.meridiem == nil, start.time?.period == nil { start.time?.period = period }
+            if end.time?.meridiem == nil, end.time?.period == nil { end.time?.period = period }
+        }
+        return .span(from: start, to: end, on: shared?.0)
+    }
+
+    /// "until 5pm", "until tomorrow at noon": from now to a time. ("Until Friday" ends a series.)
+    mutating func untilRange() -> RangeSyntax? {
+        guard word(in: ["until", "till", "til"]) != nil, let end = point(), end.time != nil else { return nil }
+        return .fromNow(to: end)
     }
 
     private mutating func separator(afterBetween: Bool) -> Bool {

@@ -13,6 +13,9 @@ struct TemporalGrammar {
     /// One past the last character, for "the text stops too early".
     let endColumn: Int
     var index = 0
+    /// Off while reading the start of "from 10 to 5", where "to" ends the start: there "ten to
+    /// five" is a range, not 16:50.
+    var readsMinutesTo = true
     private var farthest = 0
     private var expected: [String] = []
     /// Noted where a reading of everything before ends, rather than a thing that could follow.
@@ -36,6 +39,7 @@ struct TemporalGrammar {
             { $0.namedRange().map(TemporalSyntax.range) },
             { $0.daysOfMonthRange().map(TemporalSyntax.range) },
             { $0.spanRange().map(TemporalSyntax.range) },
+            { $0.untilRange().map(TemporalSyntax.range) },
             { $0.lastingRange().map(TemporalSyntax.range) },
             { $0.fromNow() },
             { $0.duration(allowFor: true).map(TemporalSyntax.duration) },

@@ -213,6 +213,11 @@ struct TemporalResolver {
             return .range(start: start, end: try moved(start, by: durationValue(length, sign: 1)))
         case .span(let from, let to, let shared):
             return try span(from: from, to: to, shared: shared)
+        case .fromNow(let to):
+            // A bare time is its next reading after now: "until 5" said at 18:00 is tomorrow's.
+            var end = try startInstant(to)
+            if to.date == nil, end.sortKey <= now.sortKey { end = end.adding(days: 1) }
+            return try ordered(now, end, column: to.time?.column ?? 1)
         }
     }
 
@@ -374,6 +379,8 @@ struct TemporalResolver {
 
     private func end(_ end: EndSyntax) throws(TemporalError) -> RecurrenceRule.End {
         switch end {
+        case .never:
+            return .never
         case .count(let count):
             guard count >= 1 else { throw TemporalError(.outOfRange, TemporalMessages.zeroCount, column: 1) }
             return .count(count)

@@ -108,6 +108,8 @@ enum RangeSyntax: Sendable, Hashable {
     case daysOfMonth(start: DateSyntax, endDay: Int, column: Int)
     /// "at 3 for an hour".
     case lasting(PointSyntax, DurationSyntax)
+    /// "from now until 5pm", "until 5pm".
+    case fromNow(to: PointSyntax)
     /// "all day", "all day tomorrow".
     case allDay(DateSyntax?)
     case week(Relative)
@@ -144,4 +146,6 @@ enum EndSyntax: Sendable, Hashable {
     /// "through July", "until the end of July": the last day of July.
     case throughMonth(Int, year: Int?)
     case count(Int)
+    /// "forever", "until further notice".
+    case never
 }

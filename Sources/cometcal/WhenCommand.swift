@@ -53,12 +53,17 @@ struct WhenCommand {
             }
             zoneGiven = true
         }
-        guard let nowText = parsed.value("now") ?? environment["COMETCAL_NOW"] else { return (Date(), zone) }
+        let flag = parsed.value("now")
+        guard let nowText = flag ?? environment["COMETCAL_NOW"] else { return (Date(), zone) }
         let value: DateTimeValue
         do {
             value = try DateTimeValue(parsing: nowText)
         } catch {
-            throw UsageError.invalidValue(option: "now", value: nowText, reason: "write an ISO 8601 date-time such as 2026-06-10T09:00:00-07:00 or 2026-06-10T09:00[America/Los_Angeles]", in: parsed)
+            let reason = "write an ISO 8601 date-time such as 2026-06-10T09:00:00-07:00 or 2026-06-10T09:00[America/Los_Angeles]"
+            guard flag != nil else {
+                throw UsageError(code: .invalidValue, message: "COMETCAL_NOW is '\(nowText)', not a date-time; \(reason), or give --now.")
+            }
+            throw UsageError.invalidValue(option: "now", value: nowText, reason: reason, in: parsed)
         }
         if !zoneGiven, let named = value.timeZoneIdentifier, let namedZone = try? TimeZones.zone(named) { zone = namedZone }
         // A clock reading without an offset is on the zone's clocks.

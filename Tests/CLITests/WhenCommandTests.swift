@@ -83,6 +83,12 @@ struct WhenCommandTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    @Test("a COMETCAL_NOW that is not ISO 8601 is named as such")
+    func badEnvironmentClock() throws {
+        let result = try run(["when", "noon"], expect: 64, environment: ["COMETCAL_NOW": "soon"])
+        #expect(result.stderr.contains("COMETCAL_NOW is 'soon', not a date-time"), "\(result.stderr)")
+    }
+
     @Test("--help explains the command")
     func help() throws {
         let result = try run(["when", "--help"])

@@ -34,12 +34,14 @@ let package = Package(
         .target(name: "CometICal", dependencies: ["CometSchema", "CLibical"]),
         // The intent engine: validation, resolution, policy, spans, undo, dialogs, import/export.
         .target(name: "CometIntents", dependencies: ["CometSchema", "CometStore", "CometICal", "CometText"]),
+        // The conversation layer: temporal expressions (and, to come, utterances, dialogs, scripts).
+        .target(name: "CometConversation", dependencies: ["CometIntents", "CometSchema", "CometText"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 
         .executableTarget(
             name: "cometcal",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometArguments", "CometText"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometArguments", "CometText"]
         ),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same run.
@@ -68,6 +70,10 @@ let package = Package(
         .testTarget(
             name: "CometICalTests",
             dependencies: ["CometICal", "CometIntents", "CometStore", "CometSchema", "CLibical"]
+        ),
+        .testTarget(
+            name: "CometConversationTests",
+            dependencies: ["CometConversation", "CometSchema"]
         ),
         .testTarget(
             name: "CLITests",

@@ -1,13 +1,14 @@
 import CometSchema
 
-/// Recurrence rules and durations in plain words: "every week on Monday and Wednesday".
-enum RecurrenceText {
+/// Recurrence rules and durations in plain words: "every week on Monday and Wednesday". Public
+/// for the front ends that say a rule back (`cometcal when`).
+public enum RecurrenceText {
     static let dayNames: [RecurrenceRule.Weekday: String] = [
         .monday: "Monday", .tuesday: "Tuesday", .wednesday: "Wednesday", .thursday: "Thursday",
         .friday: "Friday", .saturday: "Saturday", .sunday: "Sunday",
     ]
 
-    static func describe(_ rule: RecurrenceRule) -> String {
+    public static func describe(_ rule: RecurrenceRule) -> String {
         let unit: String
         switch rule.frequency {
         case .secondly: unit = "second"
@@ -65,9 +66,9 @@ enum RecurrenceText {
     }
 }
 
-enum DurationText {
+public enum DurationText {
     /// "15 minutes", "1 hour 30 minutes", "2 days".
-    static func describe(_ duration: DurationValue) -> String {
+    public static func describe(_ duration: DurationValue) -> String {
         var parts: [String] = []
         func add(_ count: Int, _ unit: String) {
             if count > 0 { parts.append("\(count) \(unit)\(count == 1 ? "" : "s")") }

@@ -59,7 +59,7 @@ enum Commands {
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands.append(agenda) }
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand] }
-        subcommands += [undo, redo, history, intentCommand, schema]
+        subcommands += [undo, redo, history, intentCommand, whenCommand, schema]
         return CommandSpec(
             name: "cometcal",
             abstract: "A schema-driven calendar assistant backend.",
@@ -138,6 +138,18 @@ enum Commands {
             .value("output", short: "o", valueName: "file", help: "Write to this file instead of standard output."),
         ],
         examples: ["cometcal export -o backup.ics", "cometcal export --calendar Work --from 2026-06-01 --to 2026-07-01"]
+    )
+
+    static let whenCommand = CommandSpec(
+        name: "when", abstract: "Show what a time expression means: an instant, a date, a range, a duration, a shift or a repeat rule.",
+        discussion: "Reads English such as 'next friday at noon', 'from 2 to 3:30pm', 'for 45 minutes', 'an hour later' or 'every other Tuesday' against a clock and a zone, with one documented rule for each ambiguity (docs/conversation.md). The date flags of other commands (--start, --from, …) read the same expressions. Text that is not understood exits 65 and names the column of the first word it could not read.",
+        options: [
+            .value("now", valueName: "iso8601", help: "The clock to read against, e.g. 2026-06-10T09:00:00-07:00 (default: $COMETCAL_NOW, else now)."),
+            .value("tz", valueName: "zone", help: "The IANA time zone, e.g. America/Los_Angeles (default: the zone in --now, else $TZ)."),
+        ],
+        positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "The expression; several words are joined with spaces.")],
+        examples: ["cometcal when 'next friday at noon'", "cometcal when 'from 2 to 3:30pm' --tz Europe/Berlin",
+                   "cometcal when 'every other tuesday until july' --now 2026-06-10T09:00:00-07:00 --json"]
     )
 
     static let undo = CommandSpec(name: "undo", abstract: "Undo the last change (restores exactly what was there).")

@@ -19,6 +19,7 @@ struct Dispatcher {
             default: return commands.dump()
             }
         }
+        if parsed.path == ["when"] { return WhenCommand(parsed: parsed, terminal: terminal).run() }
         do {
             let context = try AppContext(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths)
             return try CalendarCommands(context: context).run(parsed.path)

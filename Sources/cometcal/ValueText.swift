@@ -1,8 +1,10 @@
 import Foundation
 import CometSchema
+import CometConversation
 
 /// Reads the values people type on a command line: ISO 8601 and simple date forms
-/// (`2026-06-15 08:00`, `tomorrow 10:00`, `friday 9am`, `+1h`), durations (`15m`, `1h30m`,
+/// (`2026-06-15 08:00`, `tomorrow 10:00`, `friday 9am`, `+1h`), and after them every temporal
+/// expression `cometcal when` reads (`next friday at noon`, `in 2 hours`), durations (`15m`, `1h30m`,
 /// `-PT15M`), recurrence (`weekly`, RRULEs), people (`Ada <ada@example.org>`), enum cases, and
 /// JSON (`{…}`, `[…]`) for structured values. Times without a zone are read in the person's zone.
 ///
@@ -131,8 +133,12 @@ struct ValueText {
             }
         case .date:
             if let date = CalendarDate(parsing: text) { return .date(date) }
-            guard let local = try relative(text) else { throw Problem(message: "'\(text)' is not a date; write 2026-06-15, today or tomorrow") }
-            return .date(local.date)
+            if let local = try? relative(text) { return .date(local.date) }
+            switch try? temporal.parse(text) {
+            case .date(let date)?: return .date(date)
+            case .instant(let value)?: return .date(value.wallTime(in: zone).date)
+            default: throw Problem(message: "'\(text)' is not a date; write 2026-06-15, today, tomorrow, June 15th or next friday")
+            }
         case .dateTime: return .dateTime(try dateTime(text))
         case .duration: return .duration(try duration(text))
         case .url:
@@ -157,16 +163,53 @@ struct ValueText {
             if case .floating(let local) = parsed.kind { return local.dateTime(in: zone) }
             return parsed
         }
-        if let local = try relative(text) { return local.dateTime(in: zone) }
+        let shortForm: LocalDateTime?
+        do {
+            shortForm = try relative(text)
+        } catch {
+            // "tomorrow at noon" starts like a short form but is a temporal expression.
+            if let value = try? temporalDateTime(text) { return value }
+            throw error
+        }
+        if let shortForm { return shortForm.dateTime(in: zone) }
         if let date = CalendarDate(parsing: text), let local = LocalDateTime(date: date, hour: 0, minute: 0) {
             return local.dateTime(in: zone)
         }
-        throw Problem(message: "'\(text)' is not a date and time; write 2026-06-15 08:00, 2026-06-15T08:00:00+02:00, tomorrow 10:00, friday 9am or +1h")
+        return try temporalDateTime(text)
+    }
+
+    /// The parser of `cometcal when` and the conversation, on the same clock and zone.
+    private var temporal: TemporalParser { TemporalParser(now: now, timeZone: zone) }
+
+    /// A temporal expression that names one moment: an instant, a day (its midnight) or a time
+    /// of day (today's).
+    private func temporalDateTime(_ text: String) throws -> DateTimeValue {
+        let resolution: TemporalResolution
+        do {
+            resolution = try temporal.parse(text)
+        } catch {
+            throw Problem(message: "'\(text)' is not a date and time (\(error)); write 2026-06-15 08:00, 2026-06-15T08:00:00+02:00, tomorrow 10:00, friday 9am, next friday at noon, in 2 hours or +1h")
+        }
+        switch resolution {
+        case .instant(let value):
+            return value
+        case .date(let date):
+            return try wall(date, 0, 0).dateTime(in: zone)
+        case .timeOfDay(let hour, let minute):
+            return try wall(today.date, hour, minute).dateTime(in: zone)
+        default:
+            throw Problem(message: "'\(text)' is \(WhenCommand.article(resolution)), not a date and time; write one moment, such as next friday at noon or in 2 hours")
+        }
+    }
+
+    private func wall(_ date: CalendarDate, _ hour: Int, _ minute: Int) throws -> LocalDateTime {
+        guard let local = LocalDateTime(date: date, hour: hour, minute: minute) else { throw Problem(message: "\(date) \(hour):\(minute) is not a time") }
+        return local
     }
 
     private var today: LocalDateTime { DateTimeValue.utc(now).wallTime(in: zone) }
 
-    /// `now`, `+90m`, `-1d`, `today`, `tomorrow 10:00`, `monday 9am`, `next friday 14:30`.
+    /// `now`, `+90m`, `-1d`, `today`, `tomorrow 10:00`, `monday 9am`.
     func relative(_ text: String) throws -> LocalDateTime? {
         let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
         if lower == "now" { return today }
@@ -179,12 +222,12 @@ struct ValueText {
                 throw Problem(message: "'\(text)' is out of range: CometCal holds dates of years 1–9999")
             }
         }
-        var words = lower.split(separator: " ").map(String.init)
+        let words = lower.split(separator: " ").map(String.init)
         guard !words.isEmpty else { return nil }
         var day: CalendarDate?
         let base = today.date
         func shifted(_ days: Int) -> CalendarDate { LocalDateTime(wallSeconds: (base.dayNumber + Int64(days)) * 86_400).date }
-        if words[0] == "next", words.count > 1 { words.removeFirst() }
+        // "next monday" is left to the temporal parser, which owns what "next" means.
         switch words[0] {
         case "today": day = base
         case "tomorrow": day = shifted(1)

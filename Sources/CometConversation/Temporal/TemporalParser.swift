@@ -1,0 +1,36 @@
+import Foundation
+import CometSchema
+
+/// Reads English temporal expressions against a clock and a zone: "next friday at noon",
+/// "for 45 minutes", "30 minutes earlier", "every other Tuesday". Deterministic: the same text,
+/// clock and zone always give the same resolution. The policies for ambiguous English are in
+/// docs/conversation.md.
+public struct TemporalParser: Sendable {
+    public let now: Date
+    public let timeZone: TimeZone
+
+    public init(now: Date, timeZone: TimeZone) {
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    public func parse(_ text: String) throws(TemporalError) -> TemporalResolution {
+        if let exact = machineForm(text.trimmingCharacters(in: .whitespacesAndNewlines)) { return exact }
+        var grammar = TemporalGrammar(tokens: try TemporalTokenizer.tokens(text), endColumn: text.count + 1)
+        return try TemporalResolver(now: now, zone: timeZone).resolve(grammar.parse())
+    }
+
+    /// The forms programs write, read by the value types' own parsers: an ISO 8601 date-time
+    /// (a time without an offset is on this zone's clocks), an ISO duration, an RRULE.
+    private func machineForm(_ text: String) -> TemporalResolution? {
+        guard let first = text.first else { return nil }
+        if first.isNumber, text.contains("T") || text.contains(":"), let value = try? DateTimeValue(parsing: text) {
+            if case .floating(let local) = value.kind { return .instant(local.dateTime(in: timeZone)) }
+            return .instant(value)
+        }
+        if first == "P" || first == "-" || first == "+", let duration = DurationValue(parsing: text) { return .duration(duration) }
+        let upper = text.uppercased()
+        if upper.hasPrefix("FREQ=") || upper.hasPrefix("RRULE:"), let rule = try? RecurrenceRule(parsing: text) { return .recurrence(rule) }
+        return nil
+    }
+}

@@ -122,7 +122,7 @@ extension ComponentDecoder {
 
     /// VALARM: TRIGGER as a duration (relative to the start, or to the end with RELATED=END,
     /// which is turned into one relative to the start) or an absolute DATE-TIME.
-    func decodeUnionChild(_ union: UnionDefinition, _ child: LibicalNode, start: LibicalProperty?, properties: [LibicalProperty]) throws -> Value? {
+    func decodeUnionChild(_ union: UnionDefinition, _ child: LibicalNode, length: Int64?) throws -> Value? {
         // A VALARM without TRIGGER was left out before libical; one without it now had a
         // TRIGGER libical could not read, which is reported with its line already.
         guard let trigger = child.properties.first(where: { $0.name == "TRIGGER" }) else { return nil }
@@ -134,7 +134,7 @@ extension ComponentDecoder {
         guard var duration = DurationValue(parsing: text), let relative = union.cases.first(where: { $0.type.base == .builtin(.duration) }) else {
             throw DecodeError(message: "TRIGGER '\(text)' is neither a duration nor a date-time")
         }
-        if trigger.parameter("RELATED")?.uppercased() == "END", let length = eventLength(start: start, properties: properties) {
+        if trigger.parameter("RELATED")?.uppercased() == "END", let length {
             duration = DurationValue(totalSeconds: duration.approximateSeconds + Int(length))
         }
         return .union(relative.name, .duration(duration))

@@ -96,8 +96,10 @@ extension ComponentDecoder {
             // A start that does not exist (02:30 on the day clocks skip 02:00–03:00) is placed
             // after the gap (§3.3.5); its end moves with it, so the event keeps the length it was
             // written with.
-            if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier, endValue.timeZoneIdentifier == zone {
-                let length = endValue.expansionWallTime.wallSeconds - nominal.wallSeconds
+            if let nominal = startValue.nominal, let zone = startValue.timeZoneIdentifier, !endValue.isFloating,
+               endValue.timeZoneIdentifier == zone || endValue.timeZoneIdentifier == nil {
+                // The end as read on the start zone's clocks (an end in UTC too).
+                let length = endValue.recurrenceWallTime(in: startValue.expansionZone).wallSeconds - nominal.wallSeconds
                 if length >= 0, let moved = try? startValue.checkedAdding(seconds: length) {
                     endValue = moved
                     values[endField] = .dateTime(endValue)
@@ -193,17 +195,11 @@ extension ComponentDecoder {
     }
 
 
-    /// Seconds from start to end: DTEND, else the start plus DURATION, else (RFC 5545 §3.6.1)
-    /// a day for an all-day event and nothing for a timed one.
-    func eventLength(start: LibicalProperty?, properties: [LibicalProperty]) -> Int64? {
-        guard let start, let startValue = try? dateTime(start.text, from: start) else { return nil }
-        if let endProperty = properties.first(where: { $0.name == "DTEND" }), let endValue = try? dateTime(endProperty.text, from: endProperty) {
-            return endValue.sortKey - startValue.sortKey
-        }
-        if let durationProperty = properties.first(where: { $0.name == "DURATION" }), let span = DurationValue(parsing: durationProperty.writtenValue),
-           let endValue = try? startValue.adding(span) {
-            return endValue.sortKey - startValue.sortKey
-        }
-        return start.parameter("VALUE")?.uppercased() == "DATE" ? 86_400 : 0
+    /// Seconds from the settled start to the settled end (after DURATION, the DST gap and the
+    /// other readings): else (RFC 5545 §3.6.1) a day for an all-day event and none for a timed one.
+    func settledEventLength(_ values: [String: Value], isAllDay: Bool) -> Int64? {
+        guard let fields = entity.temporalFields, case .dateTime(let start)? = values[fields.start] else { return nil }
+        if let endField = fields.end, case .dateTime(let end)? = values[endField] { return end.sortKey - start.sortKey }
+        return isAllDay ? 86_400 : 0
     }
 }

@@ -50,18 +50,28 @@ struct ComponentDecoder {
         }
         var mapped = Set<String>(ComponentDecoder.consumedElsewhere)
         account(properties.filter { ComponentDecoder.consumedElsewhere.contains($0.name) })
+        for name in ["DURATION", "GEO"] {
+            let all = properties.filter { $0.name == name }
+            for repeated in all.dropFirst() {
+                warn(name, "\(name) appears again (first on line \(line(of: all[0], or: name))); the first is read, and this one is left out", at: repeated)
+            }
+        }
         /// Repeated single-valued properties (a second SUMMARY) that no field can hold: kept.
         var surplus: [LibicalProperty] = []
         var keptChildren: [String] = []
         let start = properties.first { $0.name == "DTSTART" }
 
-        for property in entity.properties {
-            guard let ical = property.ical else { continue }
+        // Alarms are read after start and end are settled: RELATED=END needs the event's length.
+        var withChildren: [PropertyDefinition] = []
+        var settledLength: Int64?
+        var settled = false
+        func read(_ property: PropertyDefinition) {
+            guard let ical = property.ical else { return }
             let name = ical.firstString?.uppercased()
-            if name == "*" { continue }
+            if name == "*" { return }
             if let param = ical.string("param")?.uppercased() {
                 // A field read from a parameter of the component's own property (DTSTART;VALUE=DATE, DTSTART;TZID).
-                guard let owner = name, let source = properties.first(where: { $0.name == owner }) else { continue }
+                guard let owner = name, let source = properties.first(where: { $0.name == owner }) else { return }
                 mapped.insert(owner)
                 if property.type.base == .builtin(.bool), let whenTrue = ical.string("whenTrue") {
                     values[property.name] = .bool(source.parameter(param)?.uppercased() == whenTrue.uppercased())
@@ -74,9 +84,9 @@ struct ComponentDecoder {
                 } else if let text = source.parameter(param) {
                     values[property.name] = .string(text)
                 }
-                continue
+                return
             }
-            guard let name else { continue }
+            guard let name else { return }
             var sources = properties.filter { $0.name == name }
             // Other names producers use for the same thing (`alias: "NAME"`, or several).
             if sources.isEmpty, let aliases = ical.string("alias")?.uppercased().split(whereSeparator: { $0 == "," || $0 == " " }) {
@@ -96,10 +106,14 @@ struct ComponentDecoder {
             }
             account(sources)
             let children = node.children.filter { $0.kindName == name }
+            if !children.isEmpty, !settled, property.type.isArray {
+                withChildren.append(property)
+                return
+            }
             do {
                 let rawChildren = raw.children.filter { $0.name == name }
                 if let value = try decodeField(property, name: name, sources: sources, children: children, rawChildren: rawChildren, start: start,
-                                               properties: properties, keptChildren: &keptChildren) {
+                                               properties: properties, length: settledLength, keptChildren: &keptChildren) {
                     values[property.name] = value
                 }
             } catch let error as DecodeError {
@@ -112,6 +126,7 @@ struct ComponentDecoder {
                 problem(name, "\(error)", at: sources.first)
             }
         }
+        entity.properties.forEach(read)
         // Only when DTSTART is absent: a DTSTART that failed to read was reported already.
         if requireStart, values[entityStartProperty ?? ""] == nil, raw.line(of: "DTSTART") == nil, let startField = entityStartProperty,
            entity.property(startField)?.isRequired == true {
@@ -136,6 +151,10 @@ struct ComponentDecoder {
             }
         }
         // Apple's structured location is written back while the location stays the place it was.
+        // Now the alarms, against the length the event ended up with.
+        settledLength = settledEventLength(values, isAllDay: properties.first { $0.name == "DTSTART" }?.parameter("VALUE")?.uppercased() == "DATE")
+        settled = true
+        withChildren.forEach(read)
         if let apple = properties.first(where: { $0.name == "X-APPLE-STRUCTURED-LOCATION" }), let line = apple.source?.line,
            let field = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "LOCATION" && $0.ical?.string("param") == nil }),
            let value = values[field.name], case .union(_, .place) = value {
@@ -178,6 +197,9 @@ struct ComponentDecoder {
             if !kept.isEmpty { values[extras.name] = .string(kept.joined(separator: "\n")) }
         }
         decoded.values = values
+        // One warning per line and message: a list (EXDATE a,b) is one line.
+        var said = Set<String>()
+        decoded.warnings = decoded.warnings.filter { said.insert("\($0.line)|\($0.message)").inserted }
         return decoded
     }
 
@@ -217,7 +239,7 @@ struct ComponentDecoder {
     /// `keptChildren` collects subcomponents a field reads only in part (a VALARM's trigger),
     /// each as written and marked with the value read from it, so export can write it back.
     private func decodeField(_ property: PropertyDefinition, name: String, sources: [LibicalProperty], children: [LibicalNode], rawChildren: [RawComponent],
-                             start: LibicalProperty?, properties: [LibicalProperty], keptChildren: inout [String]) throws -> Value? {
+                             start: LibicalProperty?, properties: [LibicalProperty], length: Int64?, keptChildren: inout [String]) throws -> Value? {
         let type = property.type
         if type.isArray {
             var items: [Value] = []
@@ -231,12 +253,12 @@ struct ComponentDecoder {
                         if aligned { keptChildren.append(rawChildren[index].text.split(separator: "\r\n").joined(separator: "\n")) }
                         continue
                     }
-                    guard let value = try decodeUnionChild(union, child, start: start, properties: properties) else { continue }
+                    guard let value = try decodeUnionChild(union, child, length: length) else { continue }
                     items.append(value)
                     // RELATED=END holds only while the event keeps the length it had.
                     let trigger = child.properties.first { $0.name == "TRIGGER" }
-                    let length = trigger?.parameter("RELATED")?.uppercased() == "END" ? eventLength(start: start, properties: properties) : nil
-                    if aligned { keptChildren.append(ICalWriter.markedChild(rawChildren[index], for: value, length: length)) }
+                    let bound = trigger?.parameter("RELATED")?.uppercased() == "END" ? length : nil
+                    if aligned { keptChildren.append(ICalWriter.markedChild(rawChildren[index], for: value, length: bound)) }
                 }
             } else if type.element.base == .builtin(.string) {
                 // TEXT lists from the lines as written: libical splits `a\,b,c` at the escaped comma.

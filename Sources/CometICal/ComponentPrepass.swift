@@ -31,6 +31,7 @@ enum ComponentPrepass {
             case .fine: kept.append(line)
             case .problem(let problem): prepared.problems.append(problem); kept.append(line)
             case .dropped(let warning): prepared.warnings.append(warning)
+            case .rewritten(let replacement, let warning): prepared.warnings.append(warning); kept.append(replacement)
             }
         }
         prepared.component.properties = collapseRepeatedRules(kept, uid: uid, into: &prepared)
@@ -42,11 +43,12 @@ enum ComponentPrepass {
                 return nil
             }
             var copy = child
-            copy.properties = child.properties.filter { line in
+            copy.properties = child.properties.compactMap { line in
                 switch check(line, uid: uid, inAlarm: child.name == "VALARM") {
-                case .fine: return true
-                case .problem(let problem): prepared.problems.append(problem); return true
-                case .dropped(let warning): prepared.warnings.append(warning); return false
+                case .fine: return line
+                case .problem(let problem): prepared.problems.append(problem); return line
+                case .dropped(let warning): prepared.warnings.append(warning); return nil
+                case .rewritten(let replacement, let warning): prepared.warnings.append(warning); return replacement
                 }
             }
             return copy
@@ -76,6 +78,8 @@ enum ComponentPrepass {
         case problem(ICalProblem)
         /// Left out, with the warning that says so.
         case dropped(ICalProblem)
+        /// Read as this line instead, with the warning that says so.
+        case rewritten(ContentLine, ICalProblem)
     }
 
     /// Properties whose values are DATE or DATE-TIME (RFC 5545 §3.3.4, §3.3.5).
@@ -97,6 +101,42 @@ enum ComponentPrepass {
                 return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' is not a whole number"))
             }
             return .fine
+        }
+        if name == "GEO" {
+            // libical reads `GEO:40;east` as 40;0 without a word.
+            let parts = line.value.trimmedBlanks.split(separator: ";", omittingEmptySubsequences: false)
+            let floats = parts.compactMap { part -> Double? in
+                let text = part.trimmedBlanks
+                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }) else { return nil }
+                return Double(text)
+            }
+            if parts.count != 2 || floats.count != 2 {
+                return .problem(ICalProblem(line: line.line, uid: uid, message: "GEO '\(line.value.trimmedBlanks)' is not latitude;longitude (two decimal numbers)"))
+            }
+            return .fine
+        }
+        if name == "DURATION" || (inAlarm && name == "TRIGGER" && line.parameter("VALUE")?.uppercased() != "DATE-TIME") {
+            // libical wraps a huge duration around to another length.
+            // (A value that is no duration at all is libical's to report, with its own words.)
+            do {
+                _ = try DurationValue(validating: line.value.trimmedBlanks)
+            } catch where error.code == .outOfRange {
+                return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) \(error.message)"))
+            } catch {}
+            return .fine
+        }
+        if temporalProperties.contains(name), line.parameter("TZID") != nil, line.value.trimmedBlanks.uppercased().hasSuffix("Z") {
+            // RFC 5545 §3.3.5 forbids a TZID on a UTC time; the Z is the unambiguous part.
+            let head = ContentLine.rawParameters(of: line.head).filter { $0.name != "TZID" }.map { ";\($0.name)=\($0.value)" }.joined()
+            return .rewritten(ContentLine(text: name + head + ":" + line.value, line: line.line),
+                              ICalProblem(line: line.line, uid: uid, message: "\(name) has a TZID and a UTC time (Z), which RFC 5545 forbids: read as UTC, the TZID is ignored"))
+        }
+        if ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"].contains(name), line.parameter("VALUE") == nil,
+           line.value.split(separator: ",").allSatisfy({ $0.trimmedBlanks.count == 8 && $0.trimmedBlanks.allSatisfy { $0.isASCII && $0.isNumber } }) {
+            // A date written without VALUE=DATE: a day, not the midnight a DATE-TIME reading would make of it.
+            let head = line.text[..<(line.valueSeparator ?? line.text.endIndex)]
+            return .rewritten(ContentLine(text: head + ";VALUE=DATE:" + line.value, line: line.line),
+                              ICalProblem(line: line.line, uid: uid, message: "\(name) '\(line.value.trimmedBlanks)' is a date without VALUE=DATE: read as that day"))
         }
         let isTrigger = inAlarm && name == "TRIGGER" && line.parameter("VALUE")?.uppercased() == "DATE-TIME"
         guard temporalProperties.contains(name) || isTrigger else { return .fine }

@@ -89,9 +89,17 @@ struct ComponentReader {
     var bytesRead: Int { scanner.bytesRead }
 
     mutating func next() -> ReaderEvent? {
-        while queue.isEmpty, !done { step() }
-        return queue.isEmpty ? nil : queue.removeFirst()
+        while head == queue.count, !done {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+            step()
+        }
+        guard head < queue.count else { return nil }
+        defer { head += 1 }
+        return queue[head]
     }
+
+    private var head = 0
 
     private mutating func step() {
         guard let result = scanner.next() else {
@@ -239,12 +247,11 @@ struct ComponentReader {
                 implicitCalendar = false
             }
             if inCalendar {
-                if calendarEndIsTentative {
-                    // The earlier END:VCALENDAR did end that calendar.
-                    queue.append(.calendarEnds)
-                } else {
+                if !calendarEndIsTentative {
                     queue.append(.problem(ICalProblem(line: line, uid: nil, message: "BEGIN:VCALENDAR inside a VCALENDAR that was never closed")))
                 }
+                // Either way the earlier calendar ends here: nothing of it leaks into this one.
+                queue.append(.calendarEnds)
             }
             calendarEndIsTentative = false
             inCalendar = true

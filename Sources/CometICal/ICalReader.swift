@@ -73,12 +73,18 @@ public final class ICalReader {
     public var bytesRead: Int { reader.bytesRead }
 
     public func next() -> ICalItem? {
-        while queue.isEmpty {
+        while head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
             guard let event = reader.next() else { return nil }
             handle(event)
         }
-        return queue.removeFirst()
+        defer { head += 1 }
+        return queue[head]
     }
+
+    /// The next item of `queue` to hand out: a deferred calendar can queue thousands at once.
+    private var head = 0
 
     private func handle(_ event: ReaderEvent) {
         switch event {
@@ -92,9 +98,17 @@ public final class ICalReader {
             announcedDefaultZone = false
             zones = ZoneResolver()
         case .calendarProperty(let line):
+            guard !calendarAnnounced else {
+                // The calendar's events were read already without it; saying so beats applying
+                // it to some of them.
+                queue.append(.warning(ICalProblem(line: line.line, uid: nil,
+                                                  message: "\(line.name) comes after the calendar's events, where it no longer applies to them; it is ignored (put calendar properties before the first VEVENT)")))
+                return
+            }
             calendarProperties.append(line)
         case .component(let raw):
-            announceCalendar()
+            // A VTIMEZONE may come before the calendar's own properties (Apple, Outlook).
+            if raw.name != "VTIMEZONE" { announceCalendar() }
             if refuseCalendar { return }
             if raw.name == "VTIMEZONE" {
                 if let tzid = raw.value("TZID"), tzid.isBlank {
@@ -153,6 +167,11 @@ public final class ICalReader {
             let properties = tree.node.properties(alignedWith: raw.properties) ?? tree.node.properties
             let decoded = decoder.decode(raw, tree.node, properties: properties, verbatim: verbatim, requireStart: false)
             values = decoded.values
+            for error in properties where error.name == "X-LIC-ERROR" {
+                let line = error.source?.line ?? calendarLine
+                queue.append(.warning(ICalProblem(line: line, uid: nil, message: ICalReader.libicalComplaint(error.text, about: error.source) + "; this calendar property is left out")))
+                accounted.insert(line)
+            }
             queue.append(contentsOf: decoded.warnings.map(ICalItem.warning))
             queue.append(contentsOf: decoded.problems.map(ICalItem.warning))
             accounted.formUnion(decoded.accounted)

@@ -148,7 +148,11 @@ public struct ICalWriter {
             // reads back to the same instant (a DTEND would be measured from the written start).
             if property.name == entity.temporalFields?.end, let startField = entity.temporalFields?.start,
                case .dateTime(let start)? = record[startField], start.nominal != nil, case .dateTime(let end) = value, !allDay {
-                lines.append("DURATION:" + DurationValue(totalSeconds: Int(end.sortKey - start.sortKey)).description)
+                // Exact hours, minutes and seconds: a day of DURATION is nominal and would be
+                // measured across the DST change again.
+                let seconds = Int(end.sortKey - start.sortKey)
+                let exact = DurationValue(isNegative: seconds < 0, hours: abs(seconds) / 3600, minutes: abs(seconds) % 3600 / 60, seconds: abs(seconds) % 60)
+                lines.append("DURATION:" + exact.description)
                 continue
             }
             // Our own extensions are written only when they say something.

@@ -72,7 +72,12 @@ struct LibicalNode {
             while index < result.count, taken < expected {
                 let found = result[index].name
                 if found == "X-LIC-ERROR" {
-                    if taken == 0 { result[index].source = line; index += 1 }
+                    // libical put its complaint where the line's property would be.
+                    if taken == 0 {
+                        result[index].source = line
+                        index += 1
+                        taken = 1
+                    }
                     break
                 }
                 guard found == name else { break }
@@ -133,7 +138,8 @@ struct LibicalProperty {
     var text: String {
         guard let value = icalproperty_get_value(pointer) else { return "" }
         let kind = icalvalue_isa(value)
-        if kind == ICAL_TEXT_VALUE || kind == ICAL_X_VALUE, let source, !LibicalNode.splitLists.contains(source.name) {
+        // An X-LIC-ERROR stands where its line was, but its text is libical's complaint.
+        if kind == ICAL_TEXT_VALUE || kind == ICAL_X_VALUE, let source, !LibicalNode.splitLists.contains(source.name), name != "X-LIC-ERROR" {
             return ICalText.unescape(source.value)
         }
         if kind == ICAL_TEXT_VALUE, let text = icalvalue_get_text(value) { return String(cString: text) }

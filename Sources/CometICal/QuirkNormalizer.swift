@@ -41,7 +41,11 @@ enum QuirkNormalizer {
                 return ContentLine(text: "RRULE:" + kept.description, line: line.line)
             }
         }
-        if value.isBlank, line.name != "BEGIN", line.name != "END" { return nil }
+        if value.isBlank, line.name != "BEGIN", line.name != "END" {
+            // An empty value carries nothing, but parameters without a value are something lost.
+            if line.head.contains(";") { note(line, "\(line.name) has parameters but no value; it is left out") }
+            return nil
+        }
         if ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"].contains(line.name),
            ICalReader.parameter("VALUE", of: line)?.uppercased() == "DATE", value.contains("T") {
             let dates = value.split(separator: ",").map { String($0.prefix(8)) }.joined(separator: ",")

@@ -411,11 +411,18 @@ private struct Importer {
             report.skippedMessages += 1
         }
         let occurrence = fields.recurrenceID.flatMap { message.values[$0] }
-        let recurrenceFilter: [RecordFilter] = fields.recurrenceID.map { [.equals($0, occurrence)] } ?? []
         let sequenceProperty = entity.properties.first { $0.ical?.firstString?.uppercased() == "SEQUENCE" && $0.type.base == .builtin(.int) }
         let sequence: Int? = { if let sequenceProperty, case .int(let number)? = message.values[sequenceProperty.name] { return number } else { return nil } }()
-        let master = try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(message.uid))] + (fields.recurrenceID.map { [.equals($0, nil)] } ?? []), limit: 1).first
-        var target = occurrence == nil ? master : try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(message.uid))] + recurrenceFilter, limit: 1).first
+        // The series and its overrides; an occurrence is matched by its instant, whatever zone
+        // either side wrote it in (as the occurrence index matches overrides).
+        let family = try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(message.uid))], limit: nil)
+        func recurrenceKey(_ record: EntityRecord) -> Int64? {
+            guard let property = fields.recurrenceID, case .dateTime(let value)? = record[property] else { return nil }
+            return value.sortKey
+        }
+        let master = family.first { recurrenceKey($0) == nil }
+        let occurrenceKey: Int64? = { if case .dateTime(let value)? = occurrence { return value.sortKey } else { return nil } }()
+        var target = occurrenceKey.map { key in family.first { recurrenceKey($0) == key } } ?? master
         guard target != nil || (occurrence != nil && master != nil && message.method == "CANCEL") else {
             skip("names UID \(message.uid)\(occurrence.map { " at \(registry.displayText($0))" } ?? ""), which is not in the store")
             return
@@ -432,16 +439,25 @@ private struct Importer {
                 skip("cannot be applied: \(entity.name.name) has no cancelled status")
                 return
             }
+            var isNew = false
             if target == nil, let master, let occurrence, case .dateTime(let original) = occurrence {
                 target = try cancelledOccurrence(of: master, at: original, entity: entity, fields: fields)
-                report.added += 1
-            } else {
-                report.updated += 1
+                isNew = true
             }
-            guard var record = target else { return }
-            record[statusProperty.name] = .enumCase(cancelled.name)
-            if let sequenceProperty, let sequence { record[sequenceProperty.name] = .int(sequence) }
-            try transaction.save(record)
+            guard let found = target else { return }
+            // A cancelled series cancels its overrides too (RFC 5546 §3.2.5); one occurrence only itself.
+            let affected = occurrence == nil ? family : [found]
+            var changed = 0
+            for var record in affected {
+                let before = record
+                record[statusProperty.name] = .enumCase(cancelled.name)
+                if let sequenceProperty, let sequence { record[sequenceProperty.name] = .int(sequence) }
+                if isNew || record != before {
+                    try transaction.save(record)
+                    changed += 1
+                }
+            }
+            if isNew { report.added += 1 } else if changed > 0 { report.updated += changed } else { report.unchanged += 1 }
         default:
             guard var record = target, let replies = replyAttendees(message, entity: entity, record: record) else {
                 skip("has no attendee CometCal can match")

@@ -12,7 +12,7 @@ struct SeriesSplit {
         let fields = rules.fields
         guard let start = rules.start(master) else { throw IntentError(.notRecurring, "the event has no start") }
         let zone = start.expansionZone
-        let cutWall = cut.wallTime(in: zone)
+        let cutWall = cut.recurrenceWallTime(in: zone)
         var old = master
         var new = EntityRecord(entity: entity.name, id: UUID(), values: master.values)
 
@@ -64,7 +64,7 @@ struct SeriesSplit {
         let zone = start.expansionZone
         func dates(_ property: String?) -> [LocalDateTime] {
             guard let property, case .array(let items)? = record[property] else { return [] }
-            return items.compactMap { if case .dateTime(let value) = $0 { return value.wallTime(in: zone) } else { return nil } }
+            return items.compactMap { if case .dateTime(let value) = $0 { return value.recurrenceWallTime(in: zone) } else { return nil } }
         }
         var rule: RecurrenceRule?
         if let property = rules.fields.recurrence, case .recurrence(let value)? = record[property] { rule = value }

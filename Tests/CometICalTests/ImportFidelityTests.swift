@@ -592,3 +592,138 @@ extension AlarmFidelityTests {
         #expect(block.contains("TRIGGER:-PT2H\r\n"))
     }
 }
+
+/// Faults a review of the importer found, each with the input that showed it.
+@Suite("iCalendar edge cases found in review")
+struct ImportReviewTests {
+    let event = QualifiedName(domain: "calendar", name: "Event")
+
+    private func calendar(_ body: [String], head: [String] = []) -> String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0"] + head + body + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+    }
+
+    private func vevent(_ uid: String, _ lines: [String]) -> [String] {
+        ["BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20260101T000000Z"] + lines + ["END:VEVENT"]
+    }
+
+    private func only(_ session: Corpus.Session, _ uid: String) throws -> EntityRecord {
+        try #require(try session.store.transaction { try $0.fetchAll(event, matching: [.equals("uid", .string(uid))], limit: nil) }.first { $0["recurrenceId"] == nil })
+    }
+
+    private func roundTripIsStable(_ session: Corpus.Session) throws {
+        let exported = try session.engine.exportCalendar()
+        let again = try Corpus.Session()
+        defer { again.close() }
+        let report = again.importText(exported, name: "again.ics")
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(try again.events() == session.events())
+        #expect(try again.engine.exportCalendar() == exported)
+    }
+
+    @Test("calendar properties after a VTIMEZONE apply; after the events they are named in a warning")
+    func calendarPropertiesAfterComponents() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let timezone = ["BEGIN:VTIMEZONE", "TZID:Europe/Berlin", "BEGIN:STANDARD", "DTSTART:19701025T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "END:STANDARD", "END:VTIMEZONE"]
+        let text = calendar(timezone + ["X-WR-CALNAME:Work"] + vevent("a@test", ["DTSTART:20260601T100000Z"]) + ["X-WR-CALDESC:late"])
+        let report = session.importText(text, name: "late.ics")
+        #expect(report.calendars == ["Work"])
+        #expect(report.warnings.contains { $0.line == 17 && $0.message.contains("X-WR-CALDESC") })
+    }
+
+    @Test("a DST-gap start with a day-long event survives the round trip")
+    func gapStartLongEvent() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = session.importText(calendar(vevent("long@test", ["DTSTART;TZID=America/New_York:20250309T023000", "DTEND;TZID=America/New_York:20250310T023000"])), name: "long.ics")
+        try roundTripIsStable(session)
+    }
+
+    @Test("RELATED=END counts from the settled end, and its VALARM is written back")
+    func relatedEndAfterGap() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let alarm = ["BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;RELATED=END:-PT15M", "END:VALARM"]
+        _ = session.importText(calendar(vevent("gapalarm@test", ["DTSTART;TZID=America/New_York:20250309T023000", "DTEND;TZID=America/New_York:20250309T030000"] + alarm)), name: "a.ics")
+        // 03:30–04:00 EDT after the gap: 15 minutes before the end is 15 minutes after the start.
+        #expect(try only(session, "gapalarm@test")["alarms"] == .array([.union("relative", .duration(DurationValue(minutes: 15)))]))
+        #expect(try session.engine.exportCalendar().contains("ACTION:AUDIO"))
+        try roundTripIsStable(session)
+    }
+
+    @Test("CANCEL finds an occurrence by its instant, twice changes nothing, and a series cancel cancels its overrides")
+    func cancelByInstant() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let series = vevent("s@test", ["DTSTART;TZID=Europe/Berlin:20260303T090000", "RRULE:FREQ=WEEKLY;COUNT=5", "SUMMARY:Sync"])
+        let moved = vevent("s@test", ["RECURRENCE-ID;TZID=Europe/Berlin:20260317T090000", "DTSTART;TZID=Europe/Berlin:20260317T110000", "SUMMARY:Sync"])
+        _ = session.importText(calendar(series + moved), name: "s.ics")
+        let cancelOne = calendar(vevent("s@test", ["RECURRENCE-ID:20260317T080000Z", "SEQUENCE:1"]), head: ["METHOD:CANCEL"])
+        let first = session.importText(cancelOne, name: "c.ics")
+        #expect(first.added == 0 && first.updated == 1)
+        let second = session.importText(cancelOne, name: "c.ics")
+        #expect(second.added == 0 && second.updated == 0 && second.unchanged == 1)
+        let all = calendar(vevent("s@test", ["SEQUENCE:2"]), head: ["METHOD:CANCEL"])
+        #expect(session.importText(all, name: "all.ics").updated == 2)
+        #expect(try session.events().count == 2)
+        #expect(try session.events().values.allSatisfy { $0["status"] == .enumCase("cancelled") })
+    }
+
+    @Test("a libical complaint is reported at its own line, also after other values; at calendar level it warns")
+    func libicalComplaintLines() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = session.importText(calendar(vevent("g@test", ["DTSTART:20260601T100000Z", "SEQUENCE:0", "GEO:40;east"])), name: "g.ics")
+        #expect(report.problems.map(\.line) == [8])
+        let calendarLevel = session.importText(calendar(vevent("h@test", ["DTSTART:20260601T100000Z"]), head: ["REFRESH-INTERVAL;VALUE=DURATION:1W"]), name: "h.ics")
+        #expect(calendarLevel.problems.isEmpty)
+        #expect(calendarLevel.warnings.contains { $0.line == 3 })
+    }
+
+    @Test("a second DURATION warns; an out-of-range DURATION beside DTEND is refused")
+    func durations() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let twice = session.importText(calendar(vevent("d@test", ["DTSTART:20260601T100000Z", "DURATION:PT1H", "DURATION:PT2H"])), name: "d.ics")
+        #expect(twice.warnings.contains { $0.line == 8 })
+        let huge = session.importText(calendar(vevent("e@test", ["DTSTART:20260601T100000Z", "DTEND:20260601T110000Z", "DURATION:P999999999999999999W"])), name: "e.ics")
+        #expect(huge.problems.map(\.line) == [8])
+    }
+
+    @Test("TZID on a UTC time is read as UTC with a warning; a date without VALUE=DATE is a day")
+    func oddTimeForms() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = session.importText(calendar(vevent("z@test", ["DTSTART;TZID=Europe/Berlin:20260301T090000Z"]) + vevent("day@test", ["DTSTART:20260301"])), name: "z.ics")
+        #expect(report.warnings.contains { $0.message.contains("TZID and a UTC time") })
+        #expect(report.warnings.contains { $0.message.contains("date without VALUE=DATE") })
+        #expect(try only(session, "z@test")["timeZone"] == nil)
+        #expect(try only(session, "day@test")["isAllDay"] == .bool(true))
+        try roundTripIsStable(session)
+    }
+
+    @Test("a gap start with a UTC end keeps its length; the agenda shows the time that exists")
+    func gapWithUTCEnd() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = session.importText(calendar(vevent("u@test", ["DTSTART;TZID=America/New_York:20250309T023000", "DTEND:20250309T070000Z"])), name: "u.ics")
+        #expect(report.problems.isEmpty)
+        let stored = try only(session, "u@test")
+        guard case .dateTime(let start)? = stored["startDate"], case .dateTime(let end)? = stored["endDate"] else { Issue.record("no times"); return }
+        #expect(end.sortKey - start.sortKey == 1_800)
+        #expect(start.wallTime(in: TimeZone(identifier: "America/New_York")).description == "2025-03-09T03:30:00")
+    }
+
+    @Test("one warning per line for a list; parameters without a value warn; a calendar never closed ends before the next")
+    func smallOnes() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = session.importText(calendar(vevent("x@test", ["DTSTART:20260302T100000Z", "RRULE:FREQ=WEEKLY;COUNT=4", "EXDATE;VALUE=DATE:20260309,20260316",
+                                                                    "ATTENDEE;CN=Room 4;CUTYPE=ROOM:"])), name: "x.ics")
+        #expect(report.warnings.filter { $0.line == 8 }.count == 1)
+        #expect(report.warnings.contains { $0.line == 9 && $0.message.contains("no value") })
+        let nested = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-CALNAME:One\r\nBEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-CALNAME:Two\r\nBEGIN:VEVENT\r\nUID:n@test\r\nDTSTART:20260601T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let both = session.importText(nested, name: "n.ics")
+        #expect(both.problems.contains { $0.line == 4 })
+    }
+}

@@ -55,9 +55,18 @@ extension DateTimeValue {
     /// The wall reading of this value on the clocks of `zone`; floating values read as they are,
     /// and a nil zone reads zoned values in their own zone.
     public func wallTime(in zone: TimeZone?) -> LocalDateTime {
-        if let nominal, zone == nil || zone?.identifier == timeZoneIdentifier { return nominal }
         guard let zone, let instant = instant else { return localTime }
         return TimeZones.local(of: Int64(instant.timeIntervalSince1970), in: zone)
+    }
+}
+
+extension DateTimeValue {
+    /// The wall time a series compares this value with, in its zone: as `wallTime(in:)`, but a
+    /// time a DST gap moved keeps the time it was written with (an EXDATE of 02:30 on the gap day
+    /// names the 02:30 instance, placed at 03:30).
+    public func recurrenceWallTime(in zone: TimeZone?) -> LocalDateTime {
+        if let nominal, zone == nil || zone?.identifier == timeZoneIdentifier { return nominal }
+        return wallTime(in: zone)
     }
 }
 

@@ -176,7 +176,7 @@ struct SeriesShape {
 
     /// A date-time as a wall reading in the series' zone (EXDATEs may be given in UTC).
     static func wall(_ value: DateTimeValue, in zone: TimeZone?) -> LocalDateTime {
-        value.wallTime(in: zone)
+        value.recurrenceWallTime(in: zone)
     }
 
     /// The key of a wall-clock instance in the series' zone.

@@ -25,6 +25,18 @@ struct RawComponent {
         [beginLine, endLine] + properties.map(\.line) + children.flatMap(\.allLines)
     }
 
+    /// The component as libical may read it: subcomponent lines it cannot read (an RFC 9074
+    /// `PROXIMITY` in a VALARM) are left out of its view, and kept in the raw component.
+    var libicalText: String {
+        var copy = self
+        copy.children = children.map { child in
+            var kept = child
+            kept.properties = child.properties.filter { !ComponentPrepass.needsVerbatim($0) }
+            return kept
+        }
+        return copy.text
+    }
+
     /// The component as iCalendar text (unfolded lines, CRLF) for libical.
     var text: String {
         var lines = ["BEGIN:\(name)"]
@@ -70,6 +82,8 @@ struct ComponentReader {
     /// END:VCALENDAR came while components were open: it either ends the calendar (the file was
     /// cut inside a component) or stands where their END belongs. What follows tells which.
     private var calendarEndIsTentative = false
+    /// The components that tentative END:VCALENDAR closed, whose own END may still come.
+    private var forcedClosed: Set<String> = []
     private var sawAnything = false
     private var sawCalendar = false
     /// The calendar's last property, held back so a broken fold can still be joined to it.
@@ -130,7 +144,7 @@ struct ComponentReader {
             flushCalendarProperty()
             flushStrayRun()
             end(line.value.trimmedBlanks.uppercased(), at: line.line)
-        } else if !stack.isEmpty || inCalendar {
+        } else if !stack.isEmpty || (inCalendar && !calendarEndIsTentative) {
             if !line.startsProperty, line.valueSeparator != nil {
                 queue.append(.problem(ICalProblem(line: line.line, uid: stack.last?.value("UID"),
                                                   message: "'\(line.text.prefix(40))' is not a property: a property starts with a name of letters, digits and dashes, then ':' or ';'")))
@@ -292,6 +306,7 @@ struct ComponentReader {
             let open = stack.map { "BEGIN:\($0.name) (line \($0.beginLine))" }.joined(separator: ", ")
             queue.append(.problem(ICalProblem(line: line, uid: stack.first { ComponentReader.itemComponents.contains($0.name) }?.value("UID") ?? stack.first?.value("UID"),
                                               message: "END:VCALENDAR while \(open) is still open: it is never closed, so it is refused (if this line should be END:\(stack.last?.name ?? ""), correct it)")))
+            forcedClosed = Set(stack.map(\.name))
             stack.removeAll()
             calendarEndIsTentative = true
             return
@@ -307,7 +322,13 @@ struct ComponentReader {
             queue.append(.calendarEnds)
             return
         }
+        if stack.isEmpty, forcedClosed.remove(component) != nil {
+            // The END of a component already refused at the END:VCALENDAR that stood in its way
+            // (the two lines were swapped): reported there, not again.
+            return
+        }
         calendarEndIsTentative = false
+        forcedClosed.removeAll()
         guard var top = stack.popLast() else {
             queue.append(.problem(ICalProblem(line: line, uid: nil, message: "END:\(component) without a matching BEGIN:\(component)")))
             return

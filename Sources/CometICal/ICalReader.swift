@@ -229,7 +229,7 @@ public final class ICalReader {
         let prepared = ComponentPrepass.prepare(original, uid: uid)
         let raw = prepared.component
         queue.append(contentsOf: prepared.warnings.map(ICalItem.warning))
-        guard let tree = LibicalTree(parsing: raw.text) else {
+        guard let tree = LibicalTree(parsing: raw.libicalText) else {
             queue.append(.problem(ICalProblem(line: raw.beginLine, uid: uid, message: "libical could not parse this \(raw.name)")))
             return
         }
@@ -243,7 +243,7 @@ public final class ICalReader {
         let mappedChildren = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
         for (index, child) in tree.node.children.enumerated() where mappedChildren.contains(child.kindName) {
             let rawChild = ICalReader.rawChild(of: raw, matching: tree.node.children, at: index)
-            let childProperties = rawChild.flatMap { child.properties(alignedWith: $0.properties) } ?? child.properties
+            let childProperties = rawChild.flatMap { child.properties(alignedWith: $0.properties.filter { !ComponentPrepass.needsVerbatim($0) }) } ?? child.properties
             for property in childProperties where property.name == "X-LIC-ERROR" {
                 let line = property.source?.line ?? rawChild.map { QuirkNormalizer.line(of: property.text, in: $0) } ?? QuirkNormalizer.line(of: property.text, in: raw)
                 problems.append(ICalProblem(line: line, uid: uid, message: "in \(child.kindName): " + ICalReader.libicalComplaint(property.text, about: property.source)))

@@ -714,6 +714,29 @@ struct ImportReviewTests {
         #expect(start.wallTime(in: TimeZone(identifier: "America/New_York")).description == "2025-03-09T03:30:00")
     }
 
+    @Test("an RFC 9074 PROXIMITY inside a VALARM is kept, not a refusal")
+    func unknownPropertyInAlarm() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let alarm = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Arrive", "TRIGGER:-PT5M", "PROXIMITY:ARRIVE", "END:VALARM"]
+        let report = session.importText(calendar(vevent("p@test", ["DTSTART:20260601T100000Z"] + alarm)), name: "p.ics")
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(try session.engine.exportCalendar().contains("PROXIMITY:ARRIVE\r\n"))
+        try roundTripIsStable(session)
+    }
+
+    @Test("END:VCALENDAR swapped with END:VEVENT, or followed by a stray line, is one complaint")
+    func tentativeEndOneComplaint() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let swapped = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:w@test\r\nDTSTART:20260601T100000Z\r\nEND:VCALENDAR\r\nEND:VEVENT\r\n"
+        #expect(session.importText(swapped, name: "w.ics").problems.map(\.line) == [6])
+        let stray = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:v@test\r\nDTSTART:20260601T100000Z\r\nEND:VCALENDAR\r\nX-COMMENT:x\r\n"
+        let report = session.importText(stray, name: "v.ics")
+        #expect(report.problems.map(\.line) == [6])
+        #expect(report.warnings.contains { $0.line == 7 })
+    }
+
     @Test("one warning per line for a list; parameters without a value warn; a calendar never closed ends before the next")
     func smallOnes() throws {
         let session = try Corpus.Session()

@@ -22,9 +22,17 @@ enum ComponentPrepass {
         var prepared = PreparedComponent(component: QuirkNormalizer.normalize(original, uid: uid, warnings: &warnings))
         prepared.warnings = warnings
         var kept: [ContentLine] = []
+        var previous: ContentLine?
         for line in prepared.component.properties {
+            defer { previous = line }
             if needsVerbatim(line) {
                 prepared.verbatim.append(line)
+                // `Zoom: https://…` right after a DESCRIPTION is more likely its next line (the
+                // producer wrote a raw line break) than a property nobody registered: said, kept.
+                if !line.name.hasPrefix("X-"), line.parameter("VALUE") == nil, let previous, ComponentReader.isText(previous) {
+                    prepared.warnings.append(ICalProblem(line: line.line, uid: uid,
+                                                         message: "\(line.name) is a property no standard defines, kept as written; if it is the next line of \(previous.name) above, the file lost a line break there"))
+                }
                 continue
             }
             switch check(line, uid: uid) {

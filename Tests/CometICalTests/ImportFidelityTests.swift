@@ -714,6 +714,16 @@ struct ImportReviewTests {
         #expect(start.wallTime(in: TimeZone(identifier: "America/New_York")).description == "2025-03-09T03:30:00")
     }
 
+    @Test("a line after DESCRIPTION that reads as an unknown property is kept, with a warning that it may be text")
+    func unknownPropertyAfterText() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let report = session.importText(calendar(vevent("zoom@test", ["DTSTART:20260601T100000Z", "DESCRIPTION:Weekly sync", "Zoom: https://zoom.example/j/1"])), name: "z.ics")
+        #expect(report.problems.isEmpty)
+        #expect(report.warnings.contains { $0.line == 8 && $0.message.contains("line break") })
+        #expect(try session.engine.exportCalendar().contains("Zoom: https://zoom.example/j/1\r\n"))
+    }
+
     @Test("an RFC 9074 PROXIMITY inside a VALARM is kept, not a refusal")
     func unknownPropertyInAlarm() throws {
         let session = try Corpus.Session()

@@ -155,18 +155,16 @@ extension IntentEngine {
         return left == right
     }
 
+    /// The record `--calendar` or `--event` names, by the one rule every intent resolves with
+    /// (`EntityResolver`); several matches are an error that lists them, as there is no one to ask.
     func findByTitle(_ text: String, entity: EntityDefinition, transaction: any StoreTransaction) throws -> EntityRecord {
-        if let id = UUID(uuidString: text), let record = try transaction.fetch(entity.name, id: id) { return record }
-        let all = try transaction.fetchAll(entity.name, matching: [], limit: nil)
-        let exact = all.filter { registry.title(of: $0).compare(text, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
-        if exact.count == 1 { return exact[0] }
-        let found = exact.isEmpty ? try transaction.search(entity.name, text: text, limit: 5) : exact
-        guard found.count == 1 else {
-            let noun = Presenter.words(entity.name.name)
-            throw IntentError(found.isEmpty ? .notFound : .invalidValue,
-                              found.isEmpty ? "no \(noun) matches '\(text)'" : "'\(text)' matches several: " + found.map { "“\(registry.title(of: $0))”" }.joined(separator: ", "))
+        let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, now: clock())
+        switch try EntityResolver(registry: registry, transaction: transaction, presenter: presenter).resolve(text, as: entity.name, parameter: nil) {
+        case .found(let record):
+            return record
+        case .ambiguous(let prompt, _):
+            throw IntentError(.invalidValue, "'\(text)' matches several. " + prompt)
         }
-        return found[0]
     }
 }
 

@@ -45,6 +45,7 @@ struct Invocation {
     var transaction: any StoreTransaction { recorder.transaction }
     var entity: EntityDefinition? { intent.entity.flatMap { registry.entity($0) } }
     var presenter: Presenter { Presenter(registry: registry, transaction: transaction, timeZone: engine.timeZone, now: engine.clock()) }
+    var resolver: EntityResolver { EntityResolver(registry: registry, transaction: transaction, presenter: presenter) }
 
     // MARK: References
 
@@ -53,9 +54,10 @@ struct Invocation {
         for parameter in intent.parameters {
             guard case .entity(let name) = parameter.type.base, !parameter.type.isArray else { continue }
             if let text = texts[parameter.name] {
-                switch try resolve(text, as: name, parameter: parameter) {
-                case .found(let id): bindings[parameter.name] = .set(.reference(id))
-                case .ask(let outcome): return outcome
+                switch try resolver.resolve(text, as: name, parameter: parameter.name) {
+                case .found(let record): bindings[parameter.name] = .set(.reference(record.id))
+                case .ambiguous(let prompt, let candidates):
+                    return .needsDisambiguation(parameter: parameter.name, prompt: prompt, candidates: candidates)
                 }
             } else if case .set(.reference(let id)) = bindings[parameter.name] {
                 guard try transaction.fetch(name, id: id) != nil else {
@@ -64,60 +66,6 @@ struct Invocation {
             }
         }
         return nil
-    }
-
-    /// How many candidates a question names; the rest are counted ("and 4 more") and listed in
-    /// the outcome's candidates.
-    static let namedCandidates = 10
-
-    private enum Resolution {
-        case found(UUID)
-        case ask(IntentOutcome)
-    }
-
-    /// The entity's string query: an id, else full-text search; an exact title wins over partial
-    /// matches. Several equally good matches become a disambiguation.
-    private func resolve(_ text: String, as name: QualifiedName, parameter: ParameterDefinition) throws -> Resolution {
-        let noun = presenter.noun(name)
-        if let id = UUID(uuidString: text.trimmingCharacters(in: .whitespaces)) {
-            guard try transaction.fetch(name, id: id) != nil else {
-                throw IntentError(.notFound, "no \(noun) has the id \(text)", parameter: parameter.name)
-            }
-            return .found(id)
-        }
-        // Every match, not the best few: an exact title may rank after many partial matches,
-        // and the question must say how many there are.
-        var matches = collapseSeries(try transaction.fetchAll(name, matching: [], text: text, limit: nil, offset: 0), of: name)
-        if matches.isEmpty {
-            // Entities without searchable text still match their title exactly.
-            matches = try transaction.fetchAll(name, matching: [], limit: nil).filter {
-                registry.title(of: $0).compare(text, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame
-            }
-        }
-        let exact = matches.filter { registry.title(of: $0).compare(text, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
-        if exact.count == 1 { return .found(exact[0].id) }
-        if matches.count == 1 { return .found(matches[0].id) }
-        if matches.isEmpty {
-            let titles = try transaction.fetchAll(name, matching: [], limit: 500).map { registry.title(of: $0) }
-            throw IntentError(.notFound, "no \(noun) matches '\(text)'", parameter: parameter.name,
-                              suggestion: EditDistance.closest(to: text, among: titles, maxDistance: 3))
-        }
-        let pool = exact.isEmpty ? matches : exact
-        let candidates = pool.map { presenter.candidate($0) }
-        let named = candidates.prefix(Invocation.namedCandidates)
-        var prompt = "Which \(noun) did you mean: " + named.map { candidate in
-            "“\(candidate.title)”" + (candidate.subtitle.map { " (\($0))" } ?? "")
-        }.joined(separator: ", ")
-        if candidates.count > named.count { prompt += ", and \(NumberText.grouped(candidates.count - named.count)) more" }
-        return .ask(.needsDisambiguation(parameter: parameter.name, prompt: prompt + "?", candidates: candidates))
-    }
-
-    /// An override stands for one occurrence of its series: when the series matches too, the
-    /// series is what the person named (span and occurrence then pick the instance).
-    private func collapseSeries(_ records: [EntityRecord], of name: QualifiedName) -> [EntityRecord] {
-        guard let definition = registry.entity(name), let rules = TemporalRules(entity: definition) else { return records }
-        let seriesUIDs = Set(records.filter { !rules.isOverride($0) }.compactMap { rules.uid($0) })
-        return records.filter { !(rules.isOverride($0) && rules.uid($0).map(seriesUIDs.contains) == true) }
     }
 
     // MARK: Missing values

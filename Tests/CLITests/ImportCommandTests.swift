@@ -70,4 +70,21 @@ struct ImportCommandTests: CLISuite {
         }
         #expect(warnings.contains { $0["line"] == .int(20) })
     }
+
+    @Test("export --event resolves a title by the same rule as every intent: exact title first, several are listed")
+    func exportResolvesLikeIntents() throws {
+        try run(["calendar", "add", "Work"])
+        try run(["event", "add", "Team lunch", "--start", "2026-06-12 12:00"])
+        try run(["event", "add", "Team lunch prep", "--start", "2026-06-12 11:00"])
+        try run(["event", "add", "Crew lunch", "--start", "2026-06-13 12:00"])
+        let exact = try run(["export", "--event", "team lunch"])
+        #expect(exact.stdout.contains("SUMMARY:Team lunch\r\n") && !exact.stdout.contains("Team lunch prep"))
+        let several = try run(["export", "--event", "lunch"], expect: 65)
+        #expect(several.stderr.contains("Which event did you mean:"))
+        #expect(several.stderr.contains("Team lunch prep") && several.stderr.contains("Crew lunch"))
+        let update = try run(["event", "update", "lunch", "--title", "x"], expect: 65)
+        #expect(update.stdout.contains("Crew lunch") || update.stderr.contains("Crew lunch"))
+        let missing = try run(["export", "--event", "Team lnch"], expect: 66)
+        #expect(missing.stderr.contains("no event matches 'Team lnch'"))
+    }
 }

@@ -47,14 +47,18 @@ extension Invocation {
         }
         var record = EntityRecord(entity: entity.name, id: UUID(), values: values)
         stamp(&record, entity, isNew: true)
-        try fillDefaultReferences(&record, entity)
+        let firstRun = try fillDefaultReferences(&record, entity)
         try applyDefaultMarker(&record, entity, isNew: true)
         try TemporalRules(entity: entity)?.normalize(&record, previous: nil, changed: changed)
         let created = record
         return Plan(kind: .create, target: nil, spanText: nil, changed: Array(changed)) { recorder in
+            for made in firstRun { try recorder.save(made) }
             try clearOtherDefaults(created, entity, recorder)
             try recorder.save(created)
-            return PlanOutput(record: created)
+            let notes = firstRun.map { made in
+                "There was no \(presenter.noun(made.entity)) yet, so I created one called “\(registry.title(of: made))”, the default."
+            }
+            return PlanOutput(record: created, notes: notes)
         }
     }
 
@@ -78,8 +82,11 @@ extension Invocation {
     }
 
     /// A required reference left out (an event's calendar) goes to the record marked default,
-    /// or to the only record there is.
-    private func fillDefaultReferences(_ record: inout EntityRecord, _ entity: EntityDefinition) throws {
+    /// or to the only record there is. On first run, when there is none and the kind has a
+    /// default (`@marksDefault`), one is made, named after its kind: a fresh store just works.
+    /// Returns the records made, to be saved (and journaled) with the new one.
+    private func fillDefaultReferences(_ record: inout EntityRecord, _ entity: EntityDefinition) throws -> [EntityRecord] {
+        var made: [EntityRecord] = []
         for property in entity.properties where property.isRequired && record[property.name] == nil {
             guard case .entity(let target) = property.type.base, let targetDefinition = registry.entity(target), targetDefinition.kind == .indexed else { continue }
             let noun = presenter.noun(target)
@@ -91,12 +98,35 @@ extension Invocation {
             let all = try transaction.fetchAll(target, matching: [], limit: 2)
             if all.count == 1 {
                 record[property.name] = .reference(all[0].id)
+            } else if all.isEmpty, let first = firstRecord(of: targetDefinition) {
+                record[property.name] = .reference(first.id)
+                made.append(first)
             } else if all.isEmpty {
                 throw IntentError(.notFound, "there is no \(noun) yet to put this \(presenter.noun(entity.name)) in; create one first", parameter: property.name)
             } else {
                 throw IntentError(.invalidValue, "say which \(noun) to use (there are several and none is the default)", parameter: property.name)
             }
         }
+        return made
+    }
+
+    /// The default record of a kind that has none yet: its title is the kind's name ("Calendar"),
+    /// every other property its schema default. Nil when the kind has no default marker, or a
+    /// required property without a default that only a person can fill.
+    private func firstRecord(of definition: EntityDefinition) -> EntityRecord? {
+        guard let marker = definition.properties.first(where: { $0.annotations.contains(named: "marksDefault") }),
+              let title = definition.titleProperty, title.type.base == .builtin(.string) else { return nil }
+        var values: [String: Value] = [:]
+        for property in definition.properties where property.name != "id" {
+            if let value = property.defaultValue { values[property.name] = value }
+        }
+        let noun = presenter.noun(definition.name)
+        values[title.name] = .string(noun.prefix(1).uppercased() + noun.dropFirst())
+        values[marker.name] = .bool(true)
+        guard definition.properties.allSatisfy({ !$0.isRequired || $0.name == "id" || values[$0.name] != nil }) else { return nil }
+        var record = EntityRecord(entity: definition.name, id: UUID(), values: values)
+        stamp(&record, definition, isNew: true)
+        return record
     }
 
     /// `@marksDefault`: the first record of its kind becomes the default; at most one is.

@@ -25,6 +25,8 @@ struct PlanOutput {
     var records: [EntityRecord] = []
     var occurrences: [Occurrence] = []
     var page: PageInfo?
+    /// What the dialog must say beyond the change itself (a default calendar made on first run).
+    var notes: [String] = []
 }
 
 enum PlanOrQuestion {
@@ -115,11 +117,17 @@ struct Invocation {
     func perform(_ plan: Plan) throws -> IntentResult {
         let outcome = try plan.apply(recorder)
         let changes = recorder.changes
-        let dialog = presenter.done(plan, result: outcome.record, page: outcome.page, intent: intent)
+        let done = presenter.done(plan, result: outcome.record, page: outcome.page, intent: intent)
+        var dialog = done
+        if !outcome.notes.isEmpty {
+            let notes = outcome.notes.joined(separator: " ")
+            dialog = Dialog(full: done.full + " " + notes, supporting: done.supporting + " " + notes)
+        }
         var sequence: Int64?
         if intent.isUndoable, !changes.isEmpty {
+            // The journal names the change; undoing it removes what it made on the way too.
             sequence = try transaction.appendJournal(JournalEntry(
-                intent: intent.name.description, summary: dialog.supporting, created: engine.clock(), changes: changes))
+                intent: intent.name.description, summary: done.supporting, created: engine.clock(), changes: changes))
         }
         return IntentResult(
             intent: intent.name, action: intent.action, record: outcome.record, records: outcome.records,

@@ -88,3 +88,36 @@ struct ImportCommandTests: CLISuite {
         #expect(missing.stderr.contains("no event matches 'Team lnch'"))
     }
 }
+
+/// A fresh store just works (issue #8, "first run"): the first event makes the default calendar,
+/// says so, and undo takes both back.
+@Suite("First run")
+struct FirstRunTests: CLISuite {
+    let directory: URL
+    let environment: [String: String]
+
+    init() throws {
+        (directory, environment) = try Self.freshStore()
+    }
+
+    @Test("event add on an empty store creates the default calendar and says so; undo removes both")
+    func firstEventMakesCalendar() throws {
+        let added = try run(["event", "add", "Zero Gravity Yoga", "--start", "2026-06-15 08:00"])
+        #expect(added.stdout.contains("There was no calendar yet, so I created one called “Calendar”, the default."))
+        let calendars = try json(["calendar", "list"])
+        guard case .array(let entities)? = calendars["entities"] else { Issue.record("no entities: \(calendars)"); return }
+        #expect(entities.count == 1)
+        #expect(entities.first?["title"] == .string("Calendar") && entities.first?["isDefault"] == .bool(true))
+        let undone = try run(["undo"])
+        #expect(!undone.stdout.contains("There was no calendar"))
+        let after = try json(["calendar", "list"])
+        #expect(after["entities"] == .array([]))
+    }
+
+    @Test("intent run createEvent on an empty store works the same way")
+    func intentRunFirst() throws {
+        let result = try json(["intent", "run", "createEvent", "title=Moon", "startDate=2026-06-16T08:00:00Z"])
+        #expect(result["outcome"] == .string("done"))
+        #expect(try run(["calendar", "list"]).stdout.contains("Calendar"))
+    }
+}

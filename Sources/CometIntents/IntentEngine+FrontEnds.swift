@@ -6,7 +6,7 @@ import CometStore
 extension IntentEngine {
     /// How a record is named in lists: its title and what tells it apart (an event's time).
     public func describe(_ record: EntityRecord) -> Candidate {
-        (try? store.transaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).candidate(record) })
+        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).candidate(record) })
             ?? Candidate(id: record.id, title: registry.title(of: record), subtitle: nil)
     }
 
@@ -18,6 +18,6 @@ extension IntentEngine {
 
     /// Reads one record (for front ends that show what a reference points at).
     public func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
-        try store.transaction { try $0.fetch(entity, id: id) }
+        try store.readTransaction { try $0.fetch(entity, id: id) }
     }
 }

@@ -91,7 +91,7 @@ extension IntentEngine {
     /// or those of one calendar, those with occurrences in a range, or one event (with its
     /// overrides). Byte-identical for the same data.
     public func exportCalendar(calendar: String? = nil, from: Date? = nil, to: Date? = nil, event: String? = nil) throws -> String {
-        try store.transaction { transaction in
+        try store.readTransaction { transaction in
             let writer = ICalWriter(registry: registry)
             let calendarEntity = registry.allEntities.first { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "VCALENDAR" }
             let itemEntities = registry.allEntities.filter { entity in

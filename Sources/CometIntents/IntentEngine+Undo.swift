@@ -12,7 +12,7 @@ extension IntentEngine {
 
     /// The newest journal entries, newest first.
     public func history(limit: Int = 20) throws -> [JournalEntry] {
-        try store.transaction { try $0.journal(limit: limit) }
+        try store.readTransaction { try $0.journal(limit: limit) }
     }
 
     private func replay(undo: Bool) -> IntentOutcome {

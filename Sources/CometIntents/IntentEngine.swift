@@ -52,7 +52,10 @@ public final class IntentEngine {
     private func performChecked(_ request: IntentRequest) throws -> IntentOutcome {
         let intent = try intent(named: request.intent)
         try validate(request, for: intent)
-        return try store.transaction { transaction in
+        // Searches and opens only read: they never queue behind a writer.
+        let reads = intent.action == .search || intent.action == .open
+        let run: ((any StoreTransaction) throws -> IntentOutcome) throws -> IntentOutcome = reads ? store.readTransaction : store.transaction
+        return try run { transaction in
             let recorder = ChangeRecorder(transaction)
             var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, page: request.page, recorder: recorder)
             if let outcome = try invocation.resolveReferences(request.references) { return outcome }

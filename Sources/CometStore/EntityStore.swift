@@ -8,6 +8,9 @@ public protocol EntityStore: AnyObject {
     var registry: Registry { get }
     /// Runs `body` in one transaction: all of its writes land, or none do.
     func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// Runs `body` as a read: one consistent view, concurrent with other readers and with a
+    /// writer, never taking the write lock; a write inside it fails.
+    func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
 }
 
 /// A filter on stored records: property equals value (references compare by id).

@@ -66,6 +66,10 @@ public final class SQLiteStore: EntityStore {
         try connection.transaction { try body(Session(store: self)) }
     }
 
+    public func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        try connection.readTransaction { try body(Session(store: self)) }
+    }
+
     func layout(_ entity: QualifiedName) throws -> TableLayout {
         guard let layout = layouts[entity] else {
             throw StoreError(.notFound, "'\(entity)' is not an indexed entity; only indexed entities are stored")

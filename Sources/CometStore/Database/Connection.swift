@@ -68,6 +68,23 @@ final class Connection {
         }
     }
 
+    /// Runs `body` as a read: a deferred transaction that never takes the write lock (WAL lets
+    /// it read beside a writer), with writes refused (`query_only`), so a read that tried to
+    /// write would fail loudly instead of queueing behind writers.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("PRAGMA query_only = ON")
+        defer { try? execute("PRAGMA query_only = OFF") }
+        try execute("BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
     var changes: Int { Int(sqlite3_changes(handle)) }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }

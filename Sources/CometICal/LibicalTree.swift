@@ -8,7 +8,11 @@ final class LibicalTree {
 
     /// Parses one component's text. Nil when libical cannot build a tree at all.
     init?(parsing text: String) {
-        guard let parsed = icalparser_parse_string(text) else { return nil }
+        var text = text
+        let parsed = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { cometcal_parse($0.baseAddress, $0.count) }
+        }
+        guard let parsed else { return nil }
         root = parsed
     }
 

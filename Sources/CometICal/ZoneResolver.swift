@@ -92,7 +92,7 @@ final class ZoneResolver {
 
     /// UTC offset of a wall time by a VTIMEZONE's own rules, through libical.
     private func offsetFunction(_ definition: RawComponent) -> ((LocalDateTime) -> Int)? {
-        guard ZoneResolver.hasObservances(definition), let tree = LibicalTree(parsing: definition.text),
+        guard ZoneResolver.hasObservances(definition), ZoneResolver.unusableRule(definition) == nil, let tree = LibicalTree(parsing: definition.text),
               let clone = icalcomponent_new_clone(tree.root) else { return nil }
         guard let zone = icaltimezone_new() else { return nil }
         guard icaltimezone_set_component(zone, clone) != 0 else {
@@ -115,11 +115,26 @@ final class ZoneResolver {
         if let definition = definitions[tzid], !ZoneResolver.hasObservances(definition) {
             return "TZID '\(tzid)' is defined by a VTIMEZONE with no STANDARD or DAYLIGHT part, so no offset can be computed; add its observances or use an IANA name such as Europe/Berlin"
         }
+        if let definition = definitions[tzid], let rule = ZoneResolver.unusableRule(definition) {
+            return "TZID '\(tzid)' is defined by a VTIMEZONE whose observance repeats by \(rule), not yearly, so it cannot be used; fix the VTIMEZONE or use an IANA name such as Europe/Berlin"
+        }
         return "TZID '\(tzid)' is neither an IANA time zone nor defined by a VTIMEZONE in the file; add its VTIMEZONE or use an IANA name such as Europe/Berlin"
     }
 
     static func hasObservances(_ definition: RawComponent) -> Bool {
         definition.children.contains { $0.name == "STANDARD" || $0.name == "DAYLIGHT" }
+    }
+
+    /// An observance whose rule is not yearly (`FREQ=SECONDLY` in a DAYLIGHT part): no zone
+    /// changes like that, and libical would expand it for ever.
+    static func unusableRule(_ definition: RawComponent) -> String? {
+        for observance in definition.children where observance.name == "STANDARD" || observance.name == "DAYLIGHT" {
+            for line in observance.properties where line.name == "RRULE" {
+                let frequency = line.value.uppercased().split(separator: ";").first { $0.hasPrefix("FREQ=") }.map { String($0.dropFirst(5)) }
+                if frequency != "YEARLY" { return "RRULE:\(line.value) (line \(line.line))" }
+            }
+        }
+        return nil
     }
 
     private func compute(_ tzid: String) -> Resolution? {

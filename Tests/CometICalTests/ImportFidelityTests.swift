@@ -724,6 +724,20 @@ struct ImportReviewTests {
         #expect(try session.engine.exportCalendar().contains("Zoom: https://zoom.example/j/1\r\n"))
     }
 
+    @Test("a VTIMEZONE observance that repeats by the second is not expanded (it hung libical): ignored for an IANA name, refused for a custom one")
+    func secondlyObservance() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        func zone(_ tzid: String) -> [String] {
+            ["BEGIN:VTIMEZONE", "TZID:\(tzid)", "BEGIN:DAYLIGHT", "DTSTART:19700329T020000", "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=SECONDLY",
+             "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "END:DAYLIGHT", "END:VTIMEZONE"]
+        }
+        let iana = session.importText(calendar(zone("Europe/Berlin") + vevent("b@test", ["DTSTART;TZID=Europe/Berlin:20260601T100000"])), name: "b.ics")
+        #expect(iana.problems.isEmpty && iana.added == 1)
+        let custom = session.importText(calendar(zone("Office") + vevent("o@test", ["DTSTART;TZID=Office:20260601T100000"])), name: "o.ics")
+        #expect(custom.problems.contains { $0.message.contains("not yearly") })
+    }
+
     @Test("an RFC 9074 PROXIMITY inside a VALARM is kept, not a refusal")
     func unknownPropertyInAlarm() throws {
         let session = try Corpus.Session()

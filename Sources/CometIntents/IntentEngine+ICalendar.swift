@@ -247,7 +247,8 @@ private struct Importer {
         if wanted == nil, let title, case .string(let name)? = values[title], !name.isEmpty { wanted = name }
         if let wanted {
             if let existing = try transaction.fetchAll(entity.name, matching: [], limit: nil).first(where: {
-                registry.title(of: $0).compare(wanted, options: [.caseInsensitive]) == .orderedSame
+                // As `@unique` compares titles: a calendar named the same up to case and accents is that calendar.
+                registry.title(of: $0).compare(wanted, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame
             }) {
                 note(wanted)
                 return existing.id

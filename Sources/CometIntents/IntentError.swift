@@ -9,6 +9,7 @@ public struct IntentError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidValue = "invalid_value"
         case clearedRequired = "cleared_required"
         case notFound = "not_found"
+        case duplicate = "duplicate"
         case endBeforeStart = "end_before_start"
         case unknownTimeZone = "unknown_time_zone"
         case invalidRecurrence = "invalid_recurrence"

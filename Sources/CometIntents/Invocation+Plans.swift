@@ -50,6 +50,7 @@ extension Invocation {
         let firstRun = try fillDefaultReferences(&record, entity)
         try applyDefaultMarker(&record, entity, isNew: true)
         try TemporalRules(entity: entity)?.normalize(&record, previous: nil, changed: changed)
+        try checkUnique(record, entity)
         let created = record
         return Plan(kind: .create, target: nil, spanText: nil, changed: Array(changed)) { recorder in
             for made in firstRun { try recorder.save(made) }
@@ -185,6 +186,7 @@ extension Invocation {
         }
         var (updated, _) = try applyChanges(to: target, entity)
         try TemporalRules(entity: entity)?.normalize(&updated, previous: target, changed: changed)
+        try checkUnique(updated, entity)
         bumpSequence(&updated, entity)
         let result = updated
         return .plan(Plan(kind: .update, target: target, spanText: nil, changed: changed.sorted()) { recorder in
@@ -192,6 +194,26 @@ extension Invocation {
             try recorder.save(result)
             return PlanOutput(record: result)
         })
+    }
+
+    /// `@unique` properties: no other record of the entity holds the same value (text ignoring
+    /// case and accents, as titles are matched when people name things).
+    func checkUnique(_ record: EntityRecord, _ entity: EntityDefinition) throws {
+        for property in entity.properties where property.annotations.contains(named: "unique") {
+            guard let value = record[property.name] else { continue }
+            let clash = try transaction.fetchAll(entity.name, matching: [], limit: nil).first { other in
+                guard other.id != record.id, let existing = other[property.name] else { return false }
+                if case .string(let left) = value, case .string(let right) = existing {
+                    return left.compare(right, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame
+                }
+                return existing == value
+            }
+            if let clash {
+                let noun = presenter.noun(entity.name)
+                throw IntentError(.duplicate, "there is already a \(noun) called “\(registry.title(of: clash))” (id \(clash.id.uuidString.lowercased())); choose another \(Presenter.words(property.name))",
+                                  parameter: property.name)
+            }
+        }
     }
 
     /// CREATED (when new), LAST-MODIFIED and DTSTAMP (always) record the change in UTC, for any

@@ -95,9 +95,13 @@ struct OutcomePrinter {
         }
         let described = result.records.map(context.engine.describe)
         let width = min(40, described.map(\.title.count).max() ?? 0)
-        for candidate in described {
+        for (record, candidate) in zip(result.records, described) {
             let title = candidate.title.count < width ? candidate.title + String(repeating: " ", count: width - candidate.title.count) : candidate.title
-            let line = terminal.style(title, .bold) + (candidate.subtitle.map { "  " + terminal.style($0, .dim) } ?? "")
+            var line = terminal.style(title, .bold) + (candidate.subtitle.map { "  " + terminal.style($0, .dim) } ?? "")
+            // Kinds with a default (calendars): which one it is, and the id that names each exactly.
+            if let marker = context.registry.entity(record.entity)?.properties.first(where: { $0.annotations.contains(named: "marksDefault") }) {
+                line += "  " + terminal.style(record.id.uuidString.lowercased(), .dim) + (record[marker.name] == .bool(true) ? "  " + terminal.style("default", .bold) : "")
+            }
             terminal.out(line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
         }
     }

@@ -121,3 +121,33 @@ struct FirstRunTests: CLISuite {
         #expect(try run(["calendar", "list"]).stdout.contains("Calendar"))
     }
 }
+
+/// Calendar titles are unique within a store (issue #11, item 1): `@unique` in the schema, held
+/// by the engine, so every front end refuses a duplicate the same way.
+@Suite("Unique calendar titles")
+struct UniqueTitleTests: CLISuite {
+    let directory: URL
+    let environment: [String: String]
+
+    init() throws {
+        (directory, environment) = try Self.freshStore()
+    }
+
+    @Test("a second calendar with the same title, in any case or with other accents, is refused; the list shows ids and the default")
+    func duplicateRefused() throws {
+        try run(["calendar", "add", "Café"])
+        let again = try run(["calendar", "add", "cafe"], expect: 65)
+        #expect(again.stderr.contains("there is already a calendar called “Café”"))
+        try run(["calendar", "add", "Work"])
+        let rename = try run(["calendar", "update", "Work", "--title", "CAFÉ"], expect: 65)
+        #expect(rename.stderr.contains("already a calendar"))
+        let list = try run(["calendar", "list"])
+        let lines = list.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("Café") && lines[0].hasSuffix("default"))
+        #expect(lines[1].hasPrefix("Work") && !lines[1].hasSuffix("default"))
+        #expect(lines.allSatisfy { $0.range(of: #"[0-9a-f]{8}-[0-9a-f]{4}-"#, options: .regularExpression) != nil })
+        let json = try self.json(["intent", "run", "createCalendar", "title=CAFE"], expect: 65)
+        #expect(json["error"]?["code"] == .string("duplicate"))
+    }
+}

@@ -47,6 +47,8 @@ struct AnnotationSpec: Sendable {
                        summary: "the property shown under the title"),
         AnnotationSpec(name: "searchable", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
                        summary: "full-text search indexes this property"),
+        AnnotationSpec(name: "unique", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
+                       summary: "no two records hold the same value (text compared ignoring case and accents)"),
         AnnotationSpec(name: "marksDefault", targets: [.property], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
                        summary: "the Bool property that marks the default record of its kind (the first one until another is made so)"),
         AnnotationSpec(name: "display", targets: [.entity, .property, .enumCase, .unionCase, .parameter, .intent],

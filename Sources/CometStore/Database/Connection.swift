@@ -57,15 +57,7 @@ final class Connection {
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
+        try run("BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` as a read: a deferred transaction that never takes the write lock (WAL lets
@@ -74,7 +66,11 @@ final class Connection {
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
         try execute("PRAGMA query_only = ON")
         defer { try? execute("PRAGMA query_only = OFF") }
-        try execute("BEGIN DEFERRED")
+        return try run("BEGIN DEFERRED", body)
+    }
+
+    private func run<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")

@@ -35,7 +35,7 @@ let package = Package(
         // The intent engine: validation, resolution, policy, spans, undo, dialogs, import/export.
         .target(name: "CometIntents", dependencies: ["CometSchema", "CometStore", "CometICal", "CometText"]),
         // The conversation layer: temporal expressions (and, to come, utterances, dialogs, scripts).
-        .target(name: "CometConversation", dependencies: ["CometIntents", "CometSchema", "CometText"]),
+        .target(name: "CometConversation", dependencies: ["CometIntents", "CometSchema", "CometStore", "CometText"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 

@@ -21,3 +21,76 @@ extension IntentEngine {
         try store.readTransaction { try $0.fetch(entity, id: id) }
     }
 }
+
+/// What a text names among the records of an entity, by the one rule of `EntityResolver`.
+public enum EntityLookup: Sendable {
+    case found(EntityRecord)
+    /// Several match: the question to ask and every candidate.
+    case ambiguous(prompt: String, candidates: [Candidate])
+    case notFound(IntentError)
+}
+
+extension IntentEngine {
+    /// Finds the record a person names ("the picnic", an id), as intents resolve their entity
+    /// parameters: front ends that need the record before they build a request (a conversation
+    /// moving "it" to noon needs its day) use this, never a rule of their own.
+    public func lookup(_ entity: QualifiedName, text: String, parameter: String? = nil) -> EntityLookup {
+        do {
+            return try store.readTransaction { transaction in
+                let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, now: clock())
+                switch try EntityResolver(registry: registry, transaction: transaction, presenter: presenter).resolve(text, as: entity, parameter: parameter) {
+                case .found(let record): return .found(record)
+                case .ambiguous(let prompt, let candidates): return .ambiguous(prompt: prompt, candidates: candidates)
+                }
+            }
+        } catch let error as IntentError {
+            return .notFound(error)
+        } catch {
+            return .notFound(IntentError(.storage, "\(error)"))
+        }
+    }
+
+    /// The first occurrence of a record (a series with its overrides) starting at or after
+    /// `date`, within `days`; nil when it has none there or has no start time.
+    public func nextOccurrence(of record: EntityRecord, after date: Date, within days: Int = 800) throws -> Occurrence? {
+        guard let definition = registry.entity(record.entity), let rules = TemporalRules(entity: definition) else { return nil }
+        let filters: [RecordFilter] = rules.fields.uid.flatMap { property in record[property].map { [.equals(property, $0)] } } ?? []
+        return try store.readTransaction { transaction in
+            try transaction.occurrences(record.entity, from: date, to: date.addingTimeInterval(Double(days) * 86_400), zone: timeZone, matching: filters)
+                .first { !filters.isEmpty || $0.record.id == record.id }
+        }
+    }
+
+    /// A value as a card shows it: references by their title, times as the agenda writes them.
+    public func display(_ value: Value, type: TypeExpression) -> String {
+        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).display(value, type: type) })
+            ?? registry.displayText(value)
+    }
+
+    /// "Sat Jun 13 11:30–13:30": when an occurrence happens, as lists and cards say it.
+    public func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false) -> String {
+        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).when(start, end: end, allDay: allDay) })
+            ?? start.description
+    }
+
+    /// The card of a record, as intents return it.
+    public func snippet(of record: EntityRecord) -> Snippet? {
+        try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).snippet(record) }
+    }
+
+    /// Whether the record is all-day, by its entity's temporal fields.
+    public func isAllDay(_ record: EntityRecord) -> Bool {
+        guard let definition = registry.entity(record.entity), let rules = TemporalRules(entity: definition) else { return false }
+        return rules.isAllDay(record)
+    }
+
+    /// The clock the engine reads "now" from.
+    public var now: Date { clock() }
+}
+
+extension IntentEngine {
+    /// Every record of an entity, by title (for checks and listings, not for search).
+    public func records(_ entity: QualifiedName) throws -> [EntityRecord] {
+        try store.readTransaction { try $0.fetchAll(entity, matching: [], limit: nil) }
+    }
+}

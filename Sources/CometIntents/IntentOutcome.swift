@@ -33,6 +33,12 @@ public struct Candidate: Sendable, Hashable {
     public let id: UUID
     public let title: String
     public let subtitle: String?
+
+    public init(id: UUID, title: String, subtitle: String?) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+    }
 }
 
 /// A full sentence for voice, and a short supporting text for a screen.

@@ -189,7 +189,7 @@ extension Invocation {
         try checkUnique(updated, entity)
         bumpSequence(&updated, entity)
         let result = updated
-        return .plan(Plan(kind: .update, target: target, spanText: nil, changed: changed.sorted()) { recorder in
+        return .plan(Plan(kind: .update, target: target, spanText: nil, changed: changed.sorted(), after: result) { recorder in
             try clearOtherDefaults(result, entity, recorder)
             try recorder.save(result)
             return PlanOutput(record: result)
@@ -256,18 +256,18 @@ extension Invocation {
 
     // MARK: Search
 
-    /// Search intents follow a convention: `text` searches the `@searchable` properties,
-    /// `from`/`to` (DateTime) select occurrences in a range, and parameters named like
-    /// properties filter by equality. Everything that matches is returned unless the request
+    /// Search intents follow a convention: the `@role(text)` parameter searches the
+    /// `@searchable` properties, `@role(from)`/`@role(to)` select occurrences in a range, and
+    /// parameters named like properties filter by equality. Everything that matches is returned unless the request
     /// asks for a page; either way the result says how many matched in all.
     private func planSearch(_ entity: EntityDefinition) throws -> Plan {
         var filters: [RecordFilter] = []
         for parameter in intent.parameters where entity.property(parameter.name) != nil {
             if case .set(let value) = bindings[parameter.name] { filters.append(.equals(parameter.name, value)) }
         }
-        let text: String? = { if case .set(.string(let text)) = bindings["text"] { return text } else { return nil } }()
-        let from: DateTimeValue? = { if case .set(.dateTime(let value)) = bindings["from"] { return value } else { return nil } }()
-        let to: DateTimeValue? = { if case .set(.dateTime(let value)) = bindings["to"] { return value } else { return nil } }()
+        let text: String? = { if case .set(.string(let text)) = bound(.text) { return text } else { return nil } }()
+        let from: DateTimeValue? = { if case .set(.dateTime(let value)) = bound(.from) { return value } else { return nil } }()
+        let to: DateTimeValue? = { if case .set(.dateTime(let value)) = bound(.to) { return value } else { return nil } }()
         let zone = engine.timeZone
         let transaction = self.transaction
         let page = self.page
@@ -287,6 +287,13 @@ extension Invocation {
             let total = isLast ? page.offset + records.count : try transaction.count(entity.name, matching: filters, text: text)
             return PlanOutput(records: records, page: PageInfo(total: total, offset: page.offset, limit: page.limit, count: records.count))
         }
+    }
+}
+
+extension Invocation {
+    /// The value of the parameter playing `role`; unset when the intent has none.
+    func bound(_ role: ParameterRole) -> ParameterValue {
+        intent.parameter(role: role).map { bindings[$0.name] } ?? .unset
     }
 }
 

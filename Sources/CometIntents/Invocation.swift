@@ -16,6 +16,19 @@ struct Plan {
     let changed: [String]
     /// Does the work; returns the record to report (nil when deleted) and search results.
     let apply: (ChangeRecorder) throws -> PlanOutput
+    /// The record as the update will leave it, when known before performing: a confirmation
+    /// then says what it will become ("Move “Picnic” to Sat Jun 13 11:30?").
+    var after: EntityRecord? = nil
+
+    init(kind: Kind, target: EntityRecord?, spanText: String?, changed: [String], after: EntityRecord? = nil,
+         apply: @escaping (ChangeRecorder) throws -> PlanOutput) {
+        self.kind = kind
+        self.target = target
+        self.spanText = spanText
+        self.changed = changed
+        self.after = after
+        self.apply = apply
+    }
 }
 
 /// What performing a plan gives: the record acted on, or a search's results and how they
@@ -84,6 +97,15 @@ struct Invocation {
         return "What \(Presenter.words(parameter.name)) should I use?"
     }
 
+    /// Asks for the parameter playing `role`; an intent without one cannot be asked, so the
+    /// request fails saying what is missing.
+    func question(role: ParameterRole) -> PlanOrQuestion {
+        guard let parameter = intent.parameter(role: role) else {
+            return .ask(.failed(IntentError(.invalidValue, "\(intent.name.name) cannot say which \(role.rawValue) it means: it has no parameter with @role(\(role.rawValue))")))
+        }
+        return .ask(.needsValue(parameter: parameter.name, prompt: prompt(for: parameter)))
+    }
+
     func question(_ parameterName: String) -> IntentOutcome {
         let text = intent.parameter(parameterName).map(prompt(for:)) ?? "Which \(Presenter.words(parameterName))?"
         return .needsValue(parameter: parameterName, prompt: text)
@@ -109,7 +131,7 @@ struct Invocation {
     }
 
     func cancelledDialog(_ plan: Plan) -> Dialog {
-        presenter.cancelled(plan)
+        presenter.cancelled(plan, intent: intent)
     }
 
     // MARK: Performing

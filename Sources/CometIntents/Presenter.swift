@@ -155,6 +155,7 @@ struct Presenter {
     }
 
     func confirmation(_ plan: Plan, intent: IntentDefinition) -> String {
+        if let own = reply("confirm", intent: intent, record: plan.target) { return own }
         let name = quoted(plan.target)
         let span = plan.spanText.map { ", \($0)" } ?? ""
         switch plan.kind {
@@ -162,7 +163,10 @@ struct Presenter {
             let when = plan.spanText == nil ? plan.target.flatMap(subtitle).map { " (\($0))" } ?? "" : ""
             return "Delete \(name)\(when)\(span)?"
         case .update:
-            var sentence = "Change \(name)\(span)?"
+            var sentence = "Change \(changeList(plan.changed)) of \(name)\(span)?"
+            if let after = plan.after, let when = subtitle(after), isMove(plan, intent: intent) {
+                sentence = "Move \(name)\(span) to \(when)?"
+            }
             if case .whenTargetHas(let property) = intent.confirmation, let target = plan.target,
                case .array(let items)? = target[property], !items.isEmpty {
                 sentence += " It has \(items.count) \(Presenter.words(property)), who may need to hear about it."
@@ -173,7 +177,20 @@ struct Presenter {
         }
     }
 
-    func cancelled(_ plan: Plan) -> Dialog {
+    /// "the start date", "the recurrence and calendar": what an update changes, in words.
+    private func changeList(_ changed: [String]) -> String {
+        let what = changed.map(Presenter.words)
+        return "the " + (what.count <= 1 ? (what.first ?? "details") : what.dropLast().joined(separator: ", ") + " and " + (what.last ?? ""))
+    }
+
+    /// An update of only when the record happens (start, end, all day, zone) is a move.
+    private func isMove(_ plan: Plan, intent: IntentDefinition) -> Bool {
+        guard let definition = intent.entity.flatMap(registry.entity), let rules = TemporalRules(entity: definition) else { return false }
+        return !plan.changed.isEmpty && Set(plan.changed).isSubset(of: rules.timeProperties)
+    }
+
+    func cancelled(_ plan: Plan, intent: IntentDefinition) -> Dialog {
+        if let own = reply("cancelled", intent: intent, record: plan.target) { return Dialog(full: own, supporting: "Nothing was changed.") }
         let name = quoted(plan.target)
         switch plan.kind {
         case .delete: return Dialog(full: "OK, I won't delete \(name).", supporting: "Nothing was deleted.")
@@ -182,7 +199,36 @@ struct Presenter {
         }
     }
 
+    /// The intent's own sentence for an outcome (`@reply(done: "Added {title} to your tasks.")`),
+    /// its `{property}` slots filled from the record as a card shows them; nil without one.
+    func reply(_ outcome: String, intent: IntentDefinition, record: EntityRecord?) -> String? {
+        guard let template = intent.annotations.first(named: "reply")?.string(outcome) else { return nil }
+        let definition = record.flatMap { registry.entity($0.entity) }
+        var text = ""
+        var slot: String?
+        for character in template {
+            if character == "{", slot == nil { slot = ""; continue }
+            if character == "}", let name = slot {
+                if let record, let property = definition?.property(name), let value = record[name] {
+                    text += display(value, type: property.type)
+                } else if name == "title", let record {
+                    text += title(record)
+                }
+                slot = nil
+                continue
+            }
+            if slot != nil { slot?.append(character) } else { text.append(character) }
+        }
+        return text
+    }
+
     func done(_ plan: Plan, result: EntityRecord?, page: PageInfo?, intent: IntentDefinition) -> Dialog {
+        let generated = generatedDone(plan, result: result, page: page, intent: intent)
+        guard let own = reply("done", intent: intent, record: result ?? plan.target) else { return generated }
+        return Dialog(full: own, supporting: generated.supporting)
+    }
+
+    private func generatedDone(_ plan: Plan, result: EntityRecord?, page: PageInfo?, intent: IntentDefinition) -> Dialog {
         let entityNoun = intent.entity.map(noun) ?? "item"
         switch plan.kind {
         case .create:
@@ -191,13 +237,22 @@ struct Presenter {
             return Dialog(full: "Created \(name)" + (when.map { " for \($0)" } ?? "") + ".",
                           supporting: "Created \(entityNoun) \(name)")
         case .update:
-            let name = quoted(result ?? plan.target)
-            let what = plan.changed.map(Presenter.words)
-            let list = what.count <= 1 ? (what.first ?? "details") : what.dropLast().joined(separator: ", ") + " and " + (what.last ?? "")
+            let record = result ?? plan.target
+            let name = quoted(record)
             let span = plan.spanText.map { " for \($0)" } ?? ""
-            let when = (result ?? plan.target).flatMap(subtitle).map { " It's now \($0)." } ?? ""
-            return Dialog(full: "Changed the \(list) of \(name)\(span).\(plan.changed.contains(where: { $0.lowercased().contains("date") }) ? when : "")",
-                          supporting: "Updated \(entityNoun) \(name)")
+            let when = record.flatMap(subtitle)
+            // Only the time moved: say where to, as a person would ("Moved “Picnic” to …").
+            if let when, isMove(plan, intent: intent) {
+                return Dialog(full: "Moved \(name)\(span) to \(when).", supporting: "Updated \(entityNoun) \(name)")
+            }
+            // One Bool set: "Marked “Buy cake” as done."
+            if plan.changed.count == 1, let record, let property = intent.entity.flatMap(registry.entity)?.property(plan.changed[0]),
+               property.type.base == .builtin(.bool), case .bool(let flag)? = record[property.name] {
+                let word = property.annotations.first(named: "display")?.firstString ?? Presenter.words(property.name.hasPrefix("is") ? String(property.name.dropFirst(2)) : property.name)
+                return Dialog(full: "Marked \(name) as \(flag ? "" : "not ")\(word).", supporting: "Updated \(entityNoun) \(name)")
+            }
+            let tail = plan.changed.contains(where: { $0.lowercased().contains("date") }) ? (when.map { " It's now \($0)." } ?? "") : ""
+            return Dialog(full: "Changed \(changeList(plan.changed)) of \(name)\(span).\(tail)", supporting: "Updated \(entityNoun) \(name)")
         case .delete:
             let name = quoted(plan.target)
             let span = plan.spanText.map { " (\($0))" } ?? ""

@@ -19,16 +19,21 @@ struct SeriesEditor {
 
     // MARK: Choosing what the request means
 
+    /// The span the request names (`@role(span)`); an intent without one changes the series.
     private func requestedSpan() -> Span? {
-        guard invocation.intent.parameter("span") != nil else { return .all }
-        if case .set(.enumCase(let name)) = invocation.bindings["span"] { return Span(rawValue: name) }
+        guard let parameter = invocation.intent.parameter(role: .span) else { return .all }
+        if case .set(.enumCase(let name)) = invocation.bindings[parameter.name] { return Span(rawValue: name) }
         return nil
     }
 
     private func requestedOccurrence() -> DateTimeValue? {
-        if case .set(.dateTime(let value)) = invocation.bindings["occurrence"] { return value }
+        guard let parameter = invocation.intent.parameter(role: .occurrence) else { return nil }
+        if case .set(.dateTime(let value)) = invocation.bindings[parameter.name] { return value }
         return nil
     }
+
+    private func askSpan() -> PlanOrQuestion { invocation.question(role: .span) }
+    private func askOccurrence() -> PlanOrQuestion { invocation.question(role: .occurrence) }
 
     /// The occurrence the request is about: the `occurrence` parameter, else the one an override
     /// stands for; nil when neither says.
@@ -68,7 +73,7 @@ struct SeriesEditor {
         let sameDay = candidates.filter { $0.recurrenceKey.wallTime(in: seriesZone).date == wantedDay }
         if sameDay.count == 1 { return sameDay[0] }
         let nearby = candidates.prefix(4).map { presenter.when($0.start, end: nil) }.joined(separator: "; ")
-        throw IntentError(.noSuchOccurrence, "“\(invocation.registry.title(of: master))” has no occurrence at \(presenter.when(wanted, end: nil))" + (nearby.isEmpty ? "" : "; nearby: \(nearby)"), parameter: "occurrence")
+        throw IntentError(.noSuchOccurrence, "“\(invocation.registry.title(of: master))” has no occurrence at \(presenter.when(wanted, end: nil))" + (nearby.isEmpty ? "" : "; nearby: \(nearby)"), parameter: invocation.intent.parameter(role: .occurrence)?.name)
     }
 
     // MARK: Update
@@ -76,13 +81,15 @@ struct SeriesEditor {
     func planUpdate(_ target: EntityRecord, changed: Set<String>) throws -> PlanOrQuestion {
         let master = try master(of: target)
         let isOverride = rules.isOverride(target)
-        guard let span = requestedSpan() ?? (isOverride ? .this : nil) else { return .ask(invocation.question("span")) }
+        // The rule itself belongs to the whole series: changing it asks for no span.
+        let changesRule = fields.recurrence.map(changed.contains) ?? false
+        guard let span = requestedSpan() ?? (changesRule ? .all : nil) ?? (isOverride ? .this : nil) else { return askSpan() }
         if span == .all {
             var anchor: Occurrence?
             if let wanted: DateTimeValue = self.wantedOccurrence(target) { anchor = try self.occurrence(of: master, at: wanted) }
             return .plan(try planUpdateAll(master, changed: changed, anchor: anchor))
         }
-        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return .ask(invocation.question("occurrence")) }
+        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return askOccurrence() }
         let occurrence: Occurrence = try self.occurrence(of: master, at: wanted)
         for property in [fields.recurrence, "calendar"].compactMap({ $0 }) where changed.contains(property) {
             throw IntentError(.notSupported, "the \(Presenter.words(property)) belongs to the whole series; change it with span 'all'", parameter: property)
@@ -257,7 +264,7 @@ struct SeriesEditor {
     func planDelete(_ target: EntityRecord) throws -> PlanOrQuestion {
         let master = try master(of: target)
         let isOverride = rules.isOverride(target)
-        guard let span = requestedSpan() ?? (isOverride ? .this : nil) else { return .ask(invocation.question("span")) }
+        guard let span = requestedSpan() ?? (isOverride ? .this : nil) else { return askSpan() }
         if span == .all {
             let overrides = try overrides(of: master)
             return .plan(Plan(kind: .delete, target: master, spanText: "all occurrences", changed: []) { recorder in
@@ -266,7 +273,7 @@ struct SeriesEditor {
                 return PlanOutput(record: nil)
             })
         }
-        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return .ask(invocation.question("occurrence")) }
+        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return askOccurrence() }
         let occurrence: Occurrence = try self.occurrence(of: master, at: wanted)
         if span == .this {
             var updated = master

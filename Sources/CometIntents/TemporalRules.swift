@@ -18,6 +18,11 @@ struct TemporalRules {
         }?.name
     }
 
+    /// The properties that say when (start, end, all day, zone): a change of only these is a move.
+    var timeProperties: Set<String> {
+        Set([fields.start, fields.end, fields.isAllDay, timeZoneProperty].compactMap { $0 })
+    }
+
     func start(_ record: EntityRecord) -> DateTimeValue? {
         if case .dateTime(let value)? = record[fields.start] { return value }
         return nil

@@ -59,7 +59,9 @@ enum Commands {
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands.append(agenda) }
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand] }
-        subcommands += [undo, redo, history, intentCommand, whenCommand, schema]
+        subcommands += [undo, redo, history, intentCommand, whenCommand]
+        if registry != nil { subcommands.append(chatCommand) }
+        subcommands += [converseCommand, schema]
         return CommandSpec(
             name: "cometcal",
             abstract: "A schema-driven calendar assistant backend.",
@@ -150,6 +152,19 @@ enum Commands {
         positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "The expression; several words are joined with spaces.")],
         examples: ["cometcal when 'next friday at noon'", "cometcal when 'from 2 to 3:30pm' --tz Europe/Berlin",
                    "cometcal when 'every other tuesday until july' --now 2026-06-10T09:00:00-07:00 --json"]
+    )
+
+    static let converseCommand = CommandSpec(
+        name: "converse", abstract: "Play conversation scripts (.convo), each against a fresh store, and report what differed.",
+        discussion: "Each script sets a clock (@now), imports its seeds (@seed), plays its turns ('> …') and checks the replies ('< …'), the outcomes and the store (@expect). A script may name its own schemas (@schemas); the others use the global --schemas. One line per script, then 'N passed, N failed'. Exits 0 when every script passed, 1 when one failed. The format is in docs/conversation.md.",
+        positionals: [PositionalSpec("files", arity: .variadicAtLeastOne, help: "The scripts.")],
+        examples: ["cometcal converse Examples/conversations/*.convo", "cometcal converse picnic.convo --json"]
+    )
+
+    static let chatCommand = CommandSpec(
+        name: "chat", abstract: "Talk to your calendar: one request or question per line.",
+        discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. With --json each reply is one JSON line.",
+        examples: ["cometcal chat", "echo \"what's on this week?\" | cometcal chat"]
     )
 
     static let undo = CommandSpec(name: "undo", abstract: "Undo the last change (restores exactly what was there).")

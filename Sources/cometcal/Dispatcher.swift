@@ -20,6 +20,7 @@ struct Dispatcher {
             }
         }
         if parsed.path == ["when"] { return WhenCommand(parsed: parsed, terminal: terminal).run() }
+        if parsed.path == ["converse"] { return ConverseCommand(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths).run() }
         do {
             let context = try AppContext(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths)
             return try CalendarCommands(context: context).run(parsed.path)
@@ -51,6 +52,7 @@ struct CalendarCommands {
         case ["agenda"]: return try agenda()
         case ["import"]: return try ICalCommands(context: context).importFiles()
         case ["export"]: return try ICalCommands(context: context).export()
+        case ["chat"]: return ChatCommand(context: context).run()
         case ["undo"]: return replay(context.engine.undo())
         case ["redo"]: return replay(context.engine.redo())
         case ["history"]: return try history()
@@ -119,8 +121,11 @@ struct CalendarCommands {
         }
         if to.sortKey <= from.sortKey { throw CommandFailure(code: .usage, message: "error: --to (\(to)) must be after --from (\(from))") }
         var request = IntentRequest(intent: intent.name.description)
-        request.parameters["from"] = .set(.dateTime(from))
-        request.parameters["to"] = .set(.dateTime(to))
+        guard let fromParameter = intent.parameter(role: .from), let toParameter = intent.parameter(role: .to) else {
+            throw CommandFailure(code: .internalError, message: "error: searchEvents has no parameters with @role(from) and @role(to), so the agenda cannot ask for a range")
+        }
+        request.parameters[fromParameter.name] = .set(.dateTime(from))
+        request.parameters[toParameter.name] = .set(.dateTime(to))
         if let calendar = parsed.value("calendar") { request.references["calendar"] = calendar }
         request.page = try PageFlags.page(from: parsed)
         let (outcome, code) = runner.run(request)

@@ -118,6 +118,34 @@ public struct ParameterDefinition: Sendable, Hashable {
     public var isRequired: Bool { !type.isOptional }
     /// The parameter naming the entity an update, delete or open acts on.
     public var isTarget: Bool { annotations.contains(named: "target") }
+    /// What the parameter means beyond its type (`@role(span)`), for the engine and the
+    /// conversation; nil for an ordinary value.
+    public var role: ParameterRole? {
+        guard case .name(let name)? = annotations.first(named: "role")?.positional.first else { return nil }
+        return ParameterRole(rawValue: name)
+    }
+}
+
+/// The parts a parameter can play, declared with `@role` so that no layer knows a parameter by
+/// its name.
+public enum ParameterRole: String, Sendable, Hashable, CaseIterable {
+    /// For a repeating entity: the start of the occurrence acted on (DateTime).
+    case occurrence
+    /// For a repeating entity: which occurrences change (an enum with cases this, future, all).
+    case span
+    /// A search's words (String).
+    case text
+    /// A search range's start and end (DateTime): occurrences ending after `from` and starting before `to`.
+    case from, to
+
+    /// The type a parameter with this role must have, as the checker words it.
+    public var expectedType: String {
+        switch self {
+        case .occurrence, .from, .to: return "DateTime"
+        case .span: return "an enum with the cases this, future and all"
+        case .text: return "String"
+        }
+    }
 }
 
 /// When an intent must be confirmed before it is performed.
@@ -136,6 +164,16 @@ public struct Phrase: Sendable, Hashable, CustomStringConvertible {
     }
 
     public let parts: [Part]
+    /// Parameters the phrase sets to a constant (`mark {task} as done` with `done: true`).
+    public let constants: [String: Value]
+    /// Parameters the phrase clears (`do not repeat {event}` with `clear: recurrence`).
+    public let clears: [String]
+
+    public init(parts: [Part], constants: [String: Value] = [:], clears: [String] = []) {
+        self.parts = parts
+        self.constants = constants
+        self.clears = clears
+    }
 
     public var description: String {
         parts.map {
@@ -166,5 +204,6 @@ public struct IntentDefinition: Sendable, Hashable {
     public let location: SourceLocation
 
     public func parameter(_ name: String) -> ParameterDefinition? { parameters.first { $0.name == name } }
+    public func parameter(role: ParameterRole) -> ParameterDefinition? { parameters.first { $0.role == role } }
     public var targetParameter: ParameterDefinition? { parameters.first(where: \.isTarget) }
 }

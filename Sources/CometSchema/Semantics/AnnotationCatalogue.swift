@@ -20,6 +20,8 @@ enum AnnotationTarget: String, Sendable, CaseIterable {
 enum AnnotationArgumentKind: String, Sendable {
     case string = "a string"
     case name = "a name"
+    /// Any literal: a string, a number, `true`/`false`, or a name (an enum case).
+    case literal = "a value"
 }
 
 /// The annotations the language knows. Layers read them from the registry; the checker only
@@ -33,6 +35,11 @@ struct AnnotationSpec: Sendable {
     let labelled: [String: AnnotationArgumentKind]
     let repeatable: Bool
     let summary: String
+    /// The last positional kind may be repeated (`@spoken("only this one", "just this one")`).
+    var variadic = false
+    /// Labels not listed are accepted as any literal (a phrase's constants: `done: true`); the
+    /// checker of the annotation decides what they may name.
+    var openLabels = false
 
     static let all: [AnnotationSpec] = [
         AnnotationSpec(
@@ -56,8 +63,21 @@ struct AnnotationSpec: Sendable {
                        summary: "how people call this in dialogs and help (\"needs action\")"),
         AnnotationSpec(name: "prompt", targets: [.parameter], positional: [.string], requiredPositional: 1, labelled: [:], repeatable: false,
                        summary: "the question asked when this parameter is missing"),
-        AnnotationSpec(name: "phrase", targets: [.intent], positional: [.string], requiredPositional: 1, labelled: [:], repeatable: true,
-                       summary: "a phrase the conversation layer matches, with {parameter} slots"),
+        AnnotationSpec(name: "phrase", targets: [.intent], positional: [.string], requiredPositional: 1, labelled: ["clear": .name], repeatable: true,
+                       summary: "a phrase the conversation layer matches, with {parameter} slots; labelled arguments bind constants (done: true) and clear: names a parameter the phrase clears",
+                       openLabels: true),
+        AnnotationSpec(name: "role", targets: [.parameter], positional: [.name], requiredPositional: 1, labelled: [:], repeatable: false,
+                       summary: "what a parameter means to the engine and the conversation: occurrence, span, text (search words), from or to (a search range)"),
+        AnnotationSpec(name: "question", targets: [.property], positional: [.string], requiredPositional: 1, labelled: ["kind": .name], repeatable: true,
+                       summary: "a question the conversation answers with this property, {} standing for the entity (\"where is {}\"); kind: mailto lists people's addresses as a mailto: link"),
+        AnnotationSpec(name: "answer", targets: [.property], positional: [.string], requiredPositional: 1, labelled: ["none": .string], repeatable: false,
+                       summary: "how the conversation answers this property's questions, with {title}, {value} and {count}; none: the answer when it has no value"),
+        AnnotationSpec(name: "reply", targets: [.intent], positional: [], requiredPositional: 0,
+                       labelled: ["done": .string, "confirm": .string, "cancelled": .string], repeatable: false,
+                       summary: "the intent's own sentences for its outcomes, with {property} slots filled from the record"),
+        AnnotationSpec(name: "spoken", targets: [.enumCase], positional: [.string], requiredPositional: 1, labelled: [:], repeatable: false,
+                       summary: "other words people use for this case (\"just this one\"), understood in answers and phrases",
+                       variadic: true),
         AnnotationSpec(name: "confirm", targets: [.intent], positional: [], requiredPositional: 0, labelled: ["when": .name], repeatable: false,
                        summary: "ask before performing; with when: only if the target has that property"),
         AnnotationSpec(name: "undoable", targets: [.intent], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,

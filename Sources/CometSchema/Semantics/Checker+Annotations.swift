@@ -35,7 +35,7 @@ extension Checker {
         var valid = true
         for argument in syntax.arguments {
             if let label = argument.label {
-                guard let kind = spec.labelled[label.name] else {
+                guard let kind = spec.labelled[label.name] ?? (spec.openLabels ? .literal : nil) else {
                     let labels = spec.labelled.keys.sorted()
                     let suggestion = EditDistance.closest(to: label.name, among: labels)
                     let accepted = labels.isEmpty ? "it takes no labelled arguments"
@@ -53,7 +53,7 @@ extension Checker {
                 guard let value = convert(argument.value, kind: kind, spec: spec) else { valid = false; continue }
                 labelled[label.name] = value
             } else {
-                guard positional.count < spec.positional.count else {
+                guard positional.count < spec.positional.count || (spec.variadic && !spec.positional.isEmpty) else {
                     let expected = spec.positional.isEmpty
                         ? (spec.labelled.isEmpty ? "takes no arguments; write it as '@\(spec.name)'" : "takes only labelled arguments")
                         : "takes at most \(spec.positional.count) unlabelled argument"
@@ -61,7 +61,7 @@ extension Checker {
                     valid = false
                     continue
                 }
-                guard let value = convert(argument.value, kind: spec.positional[positional.count], spec: spec) else { valid = false; continue }
+                guard let value = convert(argument.value, kind: spec.positional[min(positional.count, spec.positional.count - 1)], spec: spec) else { valid = false; continue }
                 positional.append(value)
             }
         }
@@ -85,6 +85,11 @@ extension Checker {
             return .string(text)
         case (.name, .name(let name, _)), (.name, .string(let name, _)):
             return .name(name)
+        case (.literal, .string(let text, _)): return .string(text)
+        case (.literal, .integer(let number, _)): return .integer(number)
+        case (.literal, .double(let number, _)): return .double(number)
+        case (.literal, .bool(let flag, _)): return .bool(flag)
+        case (.literal, .name(let name, _)): return .name(name.hasPrefix(".") ? String(name.dropFirst()) : name)
         default:
             diagnostics.append(.annotationArgument(spec.name, "expects \(kind.rawValue) here, found \(literal.spelling)", at: literal.location, length: literal.length))
             return nil

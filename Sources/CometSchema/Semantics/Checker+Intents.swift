@@ -45,9 +45,11 @@ extension Checker {
             guard let text = annotation.firstString else { return nil }
             // Point into the string itself, not at the '@'.
             let written = syntax.annotations.first { $0.location == annotation.location }?.arguments.first?.value
-            return checkPhrase(text, literal: written?.span ?? LiteralSpan(location: annotation.location, length: 1),
-                               intent: syntax)
+            guard let phrase = checkPhrase(text, literal: written?.span ?? LiteralSpan(location: annotation.location, length: 1),
+                                           intent: syntax) else { return nil }
+            return checkPhraseConstants(phrase, annotation: annotation, parameters: parameters, intent: syntax)
         }
+        checkRoles(parameters, syntax: syntax)
         return IntentDefinition(
             name: QualifiedName(domain: domain, name: intentName), doc: syntax.doc, annotations: annotations,
             action: action, entity: entityName, returns: returns, parameters: parameters,
@@ -248,5 +250,95 @@ extension Checker {
                     needle.count)
         }
         return (location, literal.length)
+    }
+
+    /// A phrase's labelled arguments: `done: true` binds a constant to a parameter of a simple
+    /// type (Bool, Int, String, an enum case); `clear: recurrence` clears an optional one.
+    private mutating func checkPhraseConstants(_ phrase: Phrase, annotation: Annotation, parameters: [ParameterDefinition],
+                                               intent: IntentSyntax) -> Phrase? {
+        var constants: [String: Value] = [:]
+        var clears: [String] = []
+        var valid = true
+        let names = parameters.map(\.name)
+        for (label, argument) in annotation.labelled.sorted(by: { $0.key < $1.key }) {
+            let parameterName: String
+            if label == "clear", case .name(let named) = argument { parameterName = named } else { parameterName = label }
+            guard let parameter = parameters.first(where: { $0.name == parameterName }) else {
+                diagnostics.append(.annotationArgument("phrase", "names '\(parameterName)', which is not a parameter of intent '\(intent.name.name)'",
+                                                       at: annotation.location, length: 7, suggestion: EditDistance.closest(to: parameterName, among: names)))
+                valid = false
+                continue
+            }
+            if phrase.parameterNames.contains(parameterName) {
+                diagnostics.append(.annotationArgument("phrase", "both has a slot for '\(parameterName)' and gives it a constant; do one",
+                                                       at: annotation.location, length: 7))
+                valid = false
+                continue
+            }
+            if label == "clear" {
+                if parameter.isRequired {
+                    diagnostics.append(.annotationArgument("phrase", "clears '\(parameterName)', which is required; only an optional parameter can be cleared",
+                                                           at: annotation.location, length: 7))
+                    valid = false
+                }
+                clears.append(parameterName)
+                continue
+            }
+            if let value = constant(argument, for: parameter) {
+                constants[parameterName] = value
+            } else {
+                diagnostics.append(.annotationArgument("phrase", "gives '\(parameterName)' a constant that does not fit its type '\(parameter.type)'; a phrase binds true/false, numbers, text and enum cases",
+                                                       at: annotation.location, length: 7))
+                valid = false
+            }
+        }
+        return valid ? Phrase(parts: phrase.parts, constants: constants, clears: clears) : nil
+    }
+
+    private func constant(_ argument: Annotation.Argument, for parameter: ParameterDefinition) -> Value? {
+        switch (parameter.type.base, argument) {
+        case (.builtin(.bool), .bool(let flag)): return .bool(flag)
+        case (.builtin(.int), .integer(let number)): return .int(number)
+        case (.builtin(.string), .string(let text)): return .string(text)
+        case (.enumeration(let name), .name(let caseName)):
+            guard case .enumeration(let syntax)? = table[name], syntax.cases.contains(where: { $0.name.name == caseName }) else { return nil }
+            return .enumCase(caseName)
+        default: return nil
+        }
+    }
+
+    /// `@role` names a role the layers know, on a parameter of the type the role needs, once
+    /// per intent.
+    private mutating func checkRoles(_ parameters: [ParameterDefinition], syntax: IntentSyntax) {
+        var seen: [ParameterRole: String] = [:]
+        for parameter in parameters {
+            guard let annotation = parameter.annotations.first(named: "role"), case .name(let name)? = annotation.positional.first else { continue }
+            guard let role = ParameterRole(rawValue: name) else {
+                let roles = ParameterRole.allCases.map(\.rawValue)
+                diagnostics.append(.annotationArgument("role", "names no role the engine knows: '\(name)' (roles: \(roles.joined(separator: ", ")))",
+                                                       at: annotation.location, length: 5, suggestion: EditDistance.closest(to: name, among: roles)))
+                continue
+            }
+            if let other = seen[role] {
+                diagnostics.append(.annotationArgument("role", "'\(name)' is already the role of '\(other)' in intent '\(syntax.name.name)'",
+                                                       at: annotation.location, length: 5))
+            }
+            seen[role] = parameter.name
+            let fits: Bool
+            switch role {
+            case .occurrence, .from, .to: fits = parameter.type.base == .builtin(.dateTime) && !parameter.type.isArray
+            case .text: fits = parameter.type.base == .builtin(.string) && !parameter.type.isArray
+            case .span:
+                if case .enumeration(let enumName) = parameter.type.base, case .enumeration(let enumSyntax)? = table[enumName] {
+                    fits = Set(["this", "future", "all"]).isSubset(of: Set(enumSyntax.cases.map(\.name.name)))
+                } else {
+                    fits = false
+                }
+            }
+            if !fits {
+                diagnostics.append(.annotationArgument("role", "'\(name)' needs a parameter of type \(role.expectedType); '\(parameter.name)' is '\(parameter.type)'",
+                                                       at: annotation.location, length: 5))
+            }
+        }
     }
 }

@@ -1,0 +1,224 @@
+import Foundation
+import CometSchema
+import CometIntents
+
+extension Conversation {
+    /// What a mention names: one record (and the occurrence meant), or a turn to say instead
+    /// (a question when several match, a reply when none does).
+    enum Resolution {
+        case record(EntityRecord, occurrence: DateTimeValue?)
+        case turn(Turn)
+    }
+
+    // MARK: Performing a request
+
+    /// Builds the request the draft means against the store as it is, runs it through the
+    /// engine, and renders the outcome; a pending question is kept for the next turn.
+    func perform(_ draft: Draft, confirmation: IntentRequest.Confirmation = .pending) -> Turn {
+        state.pending = nil
+        var draft = draft
+        var request = IntentRequest(intent: draft.intent.name.description, confirmation: confirmation)
+        var target: EntityRecord?
+        var occurrence: DateTimeValue?
+
+        // A phrase without its entity ("remove the location") means the one in focus.
+        if let parameter = draft.intent.targetParameter, draft.slots[parameter.name] == nil, state.focus != nil {
+            draft.slots[parameter.name] = .mention(.focus)
+        }
+        if let parameter = draft.intent.targetParameter, case .entity(let entityName) = parameter.type.base,
+           case .mention(let mention)? = draft.slots[parameter.name] {
+            switch resolve(mention, entity: entityName, subject: .request(draft), parameter: parameter.name) {
+            case .turn(let turn): return turn
+            case .record(let record, let at):
+                target = record
+                occurrence = at ?? upcomingOccurrence(of: record)
+                draft.slots[parameter.name] = .mention(.id(record.id, occurrence: occurrence))
+                request.parameters[parameter.name] = .set(.reference(record.id))
+            }
+        }
+        if let target, let occurrence, isSeries(target), let parameter = draft.intent.parameter(role: .occurrence), draft.slots[parameter.name] == nil {
+            request.parameters[parameter.name] = .set(.dateTime(occurrence))
+        }
+
+        let entity = draft.intent.entity.flatMap(registry.entity)
+        let binding = TimeBinding(intent: draft.intent, entity: entity, zone: timeZone, now: clock())
+        let base: DateTimeValue? = occurrence ?? target.flatMap { record in
+            entity?.temporalFields.flatMap { fields in if case .dateTime(let value)? = record[fields.start] { return value } else { return nil } }
+        }
+        let saidTo = draft.intent.parameter(role: .to).map { draft.slots[$0.name] != nil } ?? false
+        for (name, slot) in draft.slots.sorted(by: { $0.key < $1.key }) where name != draft.intent.targetParameter?.name {
+            guard let parameter = draft.intent.parameter(name) else { continue }
+            switch slot {
+            case .value(let value): request.parameters[name] = .set(value)
+            case .cleared: request.parameters[name] = .cleared
+            case .time(let resolution):
+                do {
+                    for (key, value) in try binding.values(resolution, for: parameter, base: base, saidTo: saidTo)
+                    where key == name || draft.slots[key] == nil {
+                        request.parameters[key] = .set(value)
+                    }
+                } catch let problem as TimeBinding.Problem {
+                    return Turn(reply: Replies.sentence(problem.message), outcome: .failed, snippet: nil, understood: true)
+                } catch {
+                    return Turn(reply: Replies.sentence("\(error)"), outcome: .failed, snippet: nil, understood: true)
+                }
+            case .mention(let mention):
+                guard case .entity(let entityName) = parameter.type.base else { continue }
+                if case .text(let text) = mention {
+                    request.references[name] = text  // the engine resolves it, and asks when several match
+                    continue
+                }
+                switch resolve(mention, entity: entityName, subject: .request(draft), parameter: name) {
+                case .turn(let turn): return turn
+                case .record(let record, _): request.parameters[name] = .set(.reference(record.id))
+                }
+            }
+        }
+        let outcome = engine.perform(request)
+        return settle(outcome, draft: draft)
+    }
+
+    /// Keeps what the outcome means for the next turns, and renders it.
+    private func settle(_ outcome: IntentOutcome, draft: Draft) -> Turn {
+        switch outcome {
+        case .done(let result):
+            state.lastRequest = result.action == .update || result.action == .create ? draft : nil
+            if let record = result.record {
+                let occurrence: DateTimeValue? = {
+                    guard let target = draft.intent.targetParameter, case .mention(.id(let id, let at))? = draft.slots[target.name], id == record.id else { return nil }
+                    return at
+                }()
+                state.focus = DialogState.Focus(entity: record.entity, id: record.id, occurrence: occurrence)
+            }
+            if result.action == .search { remember(result) }
+            if result.action == .delete { state.focus = nil }
+        case .needsConfirmation(let prompt, _):
+            state.pending = DialogState.Pending(subject: .request(draft), waiting: .confirmation, prompt: prompt)
+        case .needsValue(let parameter, let prompt):
+            state.pending = DialogState.Pending(subject: .request(draft), waiting: .value(parameter: parameter), prompt: prompt)
+        case .needsDisambiguation(let parameter, let prompt, let candidates):
+            state.pending = DialogState.Pending(subject: .request(draft), waiting: .choice(parameter: parameter, candidates: candidates), prompt: prompt)
+            state.lastResults = candidates.map { DialogState.Focus(entity: entityOf(parameter, in: draft.intent), id: $0.id, occurrence: nil) }
+        case .cancelled, .failed:
+            break
+        }
+        return render(outcome, draft: draft)
+    }
+
+    private func entityOf(_ parameter: String, in intent: IntentDefinition) -> QualifiedName {
+        if case .entity(let name)? = intent.parameter(parameter)?.type.base { return name }
+        return intent.entity ?? QualifiedName(domain: "", name: "")
+    }
+
+    /// A search's results become what "the third one" means, in the order shown.
+    private func remember(_ result: IntentResult) {
+        if !result.occurrences.isEmpty {
+            state.lastResults = result.occurrences.map {
+                DialogState.Focus(entity: $0.record.entity, id: $0.record.id, occurrence: $0.isRecurrenceInstance ? $0.start : nil)
+            }
+        } else {
+            state.lastResults = result.records.map { DialogState.Focus(entity: $0.entity, id: $0.id, occurrence: nil) }
+        }
+        if state.lastResults.count == 1, let only = state.lastResults.first { state.focus = only }
+    }
+
+    // MARK: Mentions
+
+    /// The record a mention names, by the engine's own lookup for words.
+    func resolve(_ mention: Mention, entity: QualifiedName, subject: DialogState.Subject, parameter: String) -> Resolution {
+        let noun = engine.noun(entity, count: 1)
+        switch mention {
+        case .id(let id, let occurrence):
+            guard let record = try? engine.record(entity, id: id) else {
+                return .turn(failure("That \(noun) isn't there any more."))
+            }
+            return .record(record, occurrence: occurrence)
+        case .focus:
+            guard let focus = state.focus, focus.entity == entity, let record = try? engine.record(entity, id: focus.id) else {
+                return .turn(failure("Which \(noun) do you mean? Say its name, for example “\(example(entity))”."))
+            }
+            return .record(record, occurrence: focus.occurrence)
+        case .ordinal(let position):
+            let listed = state.lastResults.filter { $0.entity == entity }
+            guard !listed.isEmpty else { return .turn(failure("I haven't listed any \(noun)s yet. Ask “what's on this week?” first.")) }
+            let index = position == -1 ? listed.count - 1 : position - 1
+            guard listed.indices.contains(index), let record = try? engine.record(entity, id: listed[index].id) else {
+                return .turn(failure("I listed only \(listed.count) \(engine.noun(entity, count: listed.count)), so there's no number \(position)."))
+            }
+            return .record(record, occurrence: listed[index].occurrence)
+        case .text(let text):
+            switch understander.lookup(entity, text) {
+            case .found(let record): return .record(record, occurrence: nil)
+            case .ambiguous(let prompt, let candidates):
+                state.pending = DialogState.Pending(subject: subject, waiting: .choice(parameter: parameter, candidates: candidates), prompt: prompt)
+                state.lastResults = candidates.map { DialogState.Focus(entity: entity, id: $0.id, occurrence: nil) }
+                return .turn(Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true))
+            case .notFound(let error):
+                let hint = error.suggestion.map { " Did you mean “\($0)”?" } ?? ""
+                return .turn(failure("I couldn't find \(article(noun)) \(noun) called “\(text)”.\(hint)"))
+            }
+        case .time(let resolution, let text):
+            return resolveByTime(resolution, text: text, entity: entity, subject: subject, parameter: parameter)
+        }
+    }
+
+    /// "the event happening June 9th": what happens then, through the entity's search.
+    private func resolveByTime(_ resolution: TemporalResolution, text: String, entity: QualifiedName,
+                               subject: DialogState.Subject, parameter: String) -> Resolution {
+        let noun = engine.noun(entity, count: 1)
+        guard let search = registry.allIntents.first(where: { $0.action == .search && $0.entity == entity }),
+              let from = search.parameter(role: .from), let to = search.parameter(role: .to),
+              let range = try? TimeBinding(intent: search, entity: registry.entity(entity), zone: timeZone, now: clock()).range(resolution) else {
+            return .turn(failure("I can't look up \(noun)s by time."))
+        }
+        let outcome = engine.perform(IntentRequest(intent: search.name.description,
+                                                   parameters: ParameterBindings([from.name: .set(.dateTime(range.start)), to.name: .set(.dateTime(range.end))])))
+        guard case .done(let result) = outcome else {
+            if case .failed(let error) = outcome { return .turn(failure(Replies.sentence(error.message))) }
+            return .turn(failure("I couldn't look that up."))
+        }
+        var seen = Set<UUID>()
+        let found = result.occurrences.filter { seen.insert($0.record.id).inserted }
+        guard !found.isEmpty else { return .turn(failure("I couldn't find \(article(noun)) \(noun) \(Replies.timePhrase(text)).")) }
+        if found.count == 1 { return .record(found[0].record, occurrence: found[0].isRecurrenceInstance ? found[0].start : nil) }
+        let candidates = found.map { occurrence in
+            Candidate(id: occurrence.record.id, title: registry.title(of: occurrence.record),
+                      subtitle: engine.when(occurrence.start, end: occurrence.end, allDay: engine.isAllDay(occurrence.record)))
+        }
+        let prompt = "Which \(noun) did you mean: " + ConversationText.list(candidates.map { "“\($0.title)” (\($0.subtitle ?? ""))" }) + "?"
+        var pending = DialogState.Pending(subject: subject, waiting: .choice(parameter: parameter, candidates: candidates), prompt: prompt)
+        for occurrence in found where occurrence.isRecurrenceInstance { pending.occurrences[occurrence.record.id] = occurrence.start }
+        state.pending = pending
+        state.lastResults = found.map { DialogState.Focus(entity: entity, id: $0.record.id, occurrence: $0.isRecurrenceInstance ? $0.start : nil) }
+        return .turn(Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true))
+    }
+
+    /// For a repeating record named without a day: the next occurrence from now, the one
+    /// people mean by "the standup".
+    func upcomingOccurrence(of record: EntityRecord) -> DateTimeValue? {
+        guard isSeries(record), let next = try? engine.nextOccurrence(of: record, after: clock()) else { return nil }
+        return next.isRecurrenceInstance ? next.start : nil
+    }
+
+    func isSeries(_ record: EntityRecord) -> Bool {
+        guard let fields = registry.entity(record.entity)?.temporalFields, let property = fields.recurrence else { return false }
+        return record[property] != nil
+    }
+
+    func failure(_ reply: String) -> Turn {
+        Turn(reply: reply, outcome: .failed, snippet: nil, understood: true)
+    }
+
+    private func article(_ noun: String) -> String {
+        guard let first = noun.first else { return "a" }
+        return "aeiou".contains(first) ? "an" : "a"
+    }
+
+    /// A title of the entity to show in a hint; the noun when the store has none.
+    private func example(_ entity: QualifiedName) -> String {
+        if let focus = state.lastResults.first(where: { $0.entity == entity }), let record = try? engine.record(entity, id: focus.id) {
+            return registry.title(of: record)
+        }
+        return "the " + engine.noun(entity, count: 1)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import CometSchema
+import CometIntents
+
+/// One conversation with one person: the dialog state between turns and the turn itself. A
+/// turn is, in order, an answer to the pending question (yes, no, a correction, a choice, the
+/// value asked for), else a request or a question matched through the schemas, else a reply
+/// saying what CometCal can do. The engine decides every policy; nothing is written unless it
+/// says `done`.
+public final class Conversation {
+    /// What a turn gives back: the reply to say, the engine's outcome, and the card to show.
+    public struct Turn: Sendable {
+        public let reply: String
+        public let outcome: TurnOutcome
+        public let snippet: Snippet?
+        /// False when nothing in the schemas matched the words.
+        public let understood: Bool
+    }
+
+    public let engine: IntentEngine
+    public let registry: Registry
+    public let timeZone: TimeZone
+    let clock: () -> Date
+    let understander: Understander
+    var state = DialogState()
+
+    /// `now` fixes the clock (scripts); nil reads the engine's.
+    public init(engine: IntentEngine, book: ConversationBook? = nil, now: Date? = nil, timeZone: TimeZone? = nil) {
+        self.engine = engine
+        self.registry = engine.registry
+        let zone = timeZone ?? engine.timeZone
+        self.timeZone = zone
+        let clock: () -> Date = now.map { fixed in { fixed } } ?? { [engine] in engine.now }
+        self.clock = clock
+        understander = Understander(registry: engine.registry, engine: engine, book: (book ?? ConversationBook(registry: engine.registry)).phrases,
+                                    parser: TemporalParser(now: clock(), timeZone: zone))
+    }
+
+    var parser: TemporalParser { TemporalParser(now: clock(), timeZone: timeZone) }
+
+    /// Plays one turn.
+    public func say(_ text: String) -> Turn {
+        understander.parser = parser
+        understander.focusEntity = state.focus?.entity
+        understander.listedEntities = Set(state.lastResults.map(\.entity))
+        let utterance = Utterance(text)
+        guard !utterance.isEmpty else {
+            return Turn(reply: "I didn't catch that. " + capabilities(), outcome: .failed, snippet: nil, understood: false)
+        }
+        if let pending = state.pending, let turn = answer(pending, utterance) { return turn }
+        return request(utterance)
+    }
+
+    // MARK: New requests
+
+    private func request(_ utterance: Utterance) -> Turn {
+        let clauses = Corrections.clauses(utterance)
+        guard let reading = understander.read(clauses.request) else {
+            // A correction on its own revises what was just done ("actually 4pm").
+            if let last = state.lastRequest, let revised = Corrections.revise(last, with: utterance, understander: understander) {
+                return perform(revised)
+            }
+            return notUnderstood(utterance)
+        }
+        switch reading {
+        case .undo: return replay(engine.undo())
+        case .redo: return replay(engine.redo())
+        case .question(let question): return ask(question)
+        case .request(var draft):
+            for correction in clauses.corrections {
+                if let revised = Corrections.revise(draft, with: correction, understander: understander) { draft = revised }
+            }
+            state.pending = nil
+            return perform(draft)
+        }
+    }
+
+    private func replay(_ outcome: IntentOutcome) -> Turn {
+        state.pending = nil
+        state.lastRequest = nil
+        if case .failed(let error) = outcome {
+            return Turn(reply: Replies.sentence(error.message), outcome: .failed, snippet: nil, understood: true)
+        }
+        return render(outcome, draft: nil)
+    }
+
+    // MARK: Answers to the pending question
+
+    /// The turn when the words answer what is pending; nil when they are a new request.
+    private func answer(_ pending: DialogState.Pending, _ utterance: Utterance) -> Turn? {
+        switch pending.waiting {
+        case .confirmation:
+            guard case .request(let draft) = pending.subject else { return nil }
+            switch Answers.classify(utterance) {
+            case .yes(let rest):
+                if let rest, let revised = Corrections.revise(draft, with: rest, understander: understander) {
+                    return perform(revised)
+                }
+                return perform(draft, confirmation: .confirmed)
+            case .no(let rest):
+                if let rest, let revised = Corrections.revise(draft, with: rest, understander: understander) {
+                    return perform(revised)
+                }
+                return perform(draft, confirmation: .declined)
+            case nil:
+                if let revised = Corrections.revise(draft, with: utterance, understander: understander) { return perform(revised) }
+                return nil
+            }
+        case .value(let parameterName):
+            if case .no(nil) = Answers.classify(utterance) { return cancel() }
+            guard case .request(let draft) = pending.subject, let parameter = draft.intent.parameter(parameterName) else { return nil }
+            if let revised = Answers.value(utterance, for: parameter, in: draft, understander: understander) {
+                return perform(revised)
+            }
+            // Not the value: a new request, or ask again saying what is needed.
+            if understander.read(utterance) != nil { return nil }
+            return Turn(reply: "Sorry, I didn't get that. " + pending.prompt,
+                        outcome: .needsValue(parameter: parameterName), snippet: nil, understood: false)
+        case .choice(let parameterName, let candidates):
+            if case .no(nil) = Answers.classify(utterance) { return cancel() }
+            if let index = Answers.choice(utterance, among: candidates) {
+                let chosen = Mention.id(candidates[index].id, occurrence: pending.occurrences[candidates[index].id])
+                switch pending.subject {
+                case .request(var draft):
+                    draft.slots[parameterName] = .mention(chosen)
+                    return perform(draft)
+                case .question(let question):
+                    return ask(question.about(chosen))
+                }
+            }
+            if understander.read(utterance) != nil { return nil }
+            return Turn(reply: "Sorry, which one? Say its number or more of its name. " + pending.prompt,
+                        outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: false)
+        }
+    }
+
+    private func cancel() -> Turn {
+        state.pending = nil
+        return Turn(reply: "OK, I won't do that. Nothing was changed.", outcome: .cancelled, snippet: nil, understood: true)
+    }
+
+    // MARK: Capabilities
+
+    private func notUnderstood(_ utterance: Utterance) -> Turn {
+        Turn(reply: "Sorry, I didn't understand “\(utterance.text)”. " + capabilities(), outcome: .failed, snippet: nil, understood: false)
+    }
+
+    /// What the loaded schemas let a person say, with an example of each kind.
+    func capabilities() -> String {
+        Replies.capabilities(registry: registry, engine: engine, book: understander.book)
+    }
+}
+
+/// The outcome of a turn, as scripts and clients see it: the engine's, or `failed` when the
+/// words were not understood or named nothing in the store.
+public enum TurnOutcome: Sendable, Hashable {
+    case done
+    case needsValue(parameter: String)
+    case needsConfirmation
+    case needsDisambiguation(count: Int)
+    case cancelled
+    case failed
+
+    public var name: String {
+        switch self {
+        case .done: return "done"
+        case .needsValue: return "needsValue"
+        case .needsConfirmation: return "needsConfirmation"
+        case .needsDisambiguation: return "needsDisambiguation"
+        case .cancelled: return "cancelled"
+        case .failed: return "failed"
+        }
+    }
+}
+
+/// The phrase book of a registry, compiled once and shared by every conversation on it.
+public struct ConversationBook: Sendable {
+    let phrases: PhraseBook
+
+    public init(registry: Registry) { phrases = PhraseBook(registry: registry) }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import CometSchema
+import CometIntents
+
+extension Conversation {
+    /// The reply for an engine outcome: its own sentence, then for a list the items, numbered,
+    /// so that "the third one" can be said.
+    func render(_ outcome: IntentOutcome, draft: Draft?) -> Turn {
+        switch outcome {
+        case .done(let result):
+            var reply = result.dialog.full
+            let lines = listing(result)
+            if !lines.isEmpty { reply += "\n" + lines.joined(separator: "\n") }
+            return Turn(reply: reply, outcome: .done, snippet: result.snippet, understood: true)
+        case .needsValue(let parameter, let prompt):
+            return Turn(reply: prompt, outcome: .needsValue(parameter: parameter), snippet: nil, understood: true)
+        case .needsConfirmation(let prompt, let snippet):
+            return Turn(reply: prompt, outcome: .needsConfirmation, snippet: snippet, understood: true)
+        case .needsDisambiguation(_, let prompt, let candidates):
+            return Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true)
+        case .cancelled(let dialog):
+            return Turn(reply: dialog.full, outcome: .cancelled, snippet: nil, understood: true)
+        case .failed(let error):
+            return Turn(reply: failureText(error, draft: draft), outcome: .failed, snippet: nil, understood: true)
+        }
+    }
+
+    /// How many items a spoken list names before it counts the rest.
+    static let listedItems = 20
+
+    private func listing(_ result: IntentResult) -> [String] {
+        var lines: [String] = []
+        if !result.occurrences.isEmpty {
+            for (index, occurrence) in result.occurrences.prefix(Conversation.listedItems).enumerated() {
+                let when = engine.when(occurrence.start, end: occurrence.end, allDay: engine.isAllDay(occurrence.record))
+                lines.append("\(index + 1). \(registry.title(of: occurrence.record)) — \(when)")
+            }
+            if result.occurrences.count > Conversation.listedItems {
+                lines.append("…and \(result.occurrences.count - Conversation.listedItems) more.")
+            }
+        } else if result.action == .search {
+            for (index, record) in result.records.prefix(Conversation.listedItems).enumerated() {
+                let candidate = engine.describe(record)
+                lines.append("\(index + 1). \(candidate.title)" + (candidate.subtitle.map { " — \($0)" } ?? ""))
+            }
+            if result.records.count > Conversation.listedItems {
+                lines.append("…and \(result.records.count - Conversation.listedItems) more.")
+            }
+        }
+        return lines
+    }
+
+    /// A failure said plainly, by name when nothing matched.
+    private func failureText(_ error: IntentError, draft: Draft?) -> String {
+        if error.code == .notFound, let draft, let parameter = error.parameter, case .mention(.text(let text))? = draft.slots[parameter],
+           case .entity(let entity)? = draft.intent.parameter(parameter)?.type.base {
+            let noun = engine.noun(entity, count: 1)
+            return "I couldn't find \(Replies.article(noun)) \(noun) called “\(text)”." + (error.suggestion.map { " Did you mean “\($0)”?" } ?? "")
+        }
+        return "I couldn't do that: " + Replies.sentence(error.message)
+    }
+}
+
+enum Replies {
+    /// A message as a sentence: capital first, full stop last.
+    static func sentence(_ message: String) -> String {
+        guard let first = message.first else { return message }
+        var text = first.uppercased() + message.dropFirst()
+        if let last = text.last, !".?!".contains(last) { text += "." }
+        return text
+    }
+
+    static func article(_ noun: String) -> String {
+        guard let first = noun.first else { return "a" }
+        return "aeiou".contains(first) ? "an" : "a"
+    }
+
+    /// "on June 9th" for a day said as "June 9th"; words that already say how stay as they are.
+    static func timePhrase(_ text: String) -> String {
+        let first = text.split(separator: " ").first.map { $0.lowercased() } ?? ""
+        if ["on", "at", "in", "this", "next", "last", "tomorrow", "today", "tonight", "yesterday", "between", "from"].contains(first) { return text }
+        return "on " + text
+    }
+
+    /// What the schemas let a person say: the kinds of request per entity, with an example
+    /// phrase and an example question.
+    static func capabilities(registry: Registry, engine: IntentEngine, book: PhraseBook) -> String {
+        let verbs: [IntentAction: String] = [.create: "create", .update: "change", .delete: "delete", .open: "open", .search: "find"]
+        var byEntity: [(QualifiedName, [String])] = []
+        for intent in registry.allIntents where !intent.phrases.isEmpty {
+            guard let entity = intent.entity, let action = intent.action, let verb = verbs[action] else { continue }
+            if let index = byEntity.firstIndex(where: { $0.0 == entity }) {
+                if !byEntity[index].1.contains(verb) { byEntity[index].1.append(verb) }
+            } else {
+                byEntity.append((entity, [verb]))
+            }
+        }
+        let kinds = byEntity.map { ConversationText.list($0.1) + " " + engine.noun($0.0, count: 2) }
+        var text = kinds.isEmpty ? "I can't do anything with these schemas: they declare no phrases." : "I can " + ConversationText.list(kinds)
+        let questions = book.patterns.filter { if case .question = $0.source { return true } else { return false } }
+        if !questions.isEmpty { text += ", and answer questions such as " + questions.prefix(2).map { "“" + spell($0.elements) + "”" }.joined(separator: " or ") }
+        if !kinds.isEmpty { text += "." }
+        if let example = registry.allIntents.first(where: { $0.action == .update && !$0.phrases.isEmpty })?.phrases.first
+            ?? registry.allIntents.first(where: { !$0.phrases.isEmpty })?.phrases.first {
+            text += " Try “\(spell(example))”."
+        }
+        return text
+    }
+
+    private static func spell(_ elements: [PhraseBook.Element]) -> String {
+        elements.map { element -> String in
+            switch element {
+            case .word(let word): return word
+            case .slot(let name): return name.isEmpty ? "…" : "<" + ConversationText.words(name) + ">"
+            }
+        }.joined(separator: " ")
+    }
+
+    private static func spell(_ phrase: Phrase) -> String {
+        phrase.parts.map { part -> String in
+            switch part {
+            case .text(let text): return text
+            case .parameter(let name): return "<" + ConversationText.words(name) + ">"
+            }
+        }.joined()
+    }
+}

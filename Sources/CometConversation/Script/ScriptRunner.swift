@@ -1,0 +1,151 @@
+import Foundation
+import CometSchema
+import CometStore
+import CometIntents
+
+/// Plays scripts, each against a fresh store in a temporary folder that is removed after it.
+public struct ScriptRunner {
+    /// What came of one script.
+    public struct Result: Sendable {
+        public struct Failure: Sendable, CustomStringConvertible {
+            public let path: String
+            public let line: Int
+            public let expected: String
+            public let got: String
+            public var description: String { "\(path):\(line): expected \(expected); got \(got)" }
+        }
+
+        public let path: String
+        public let turns: Int
+        public let failures: [Failure]
+        public var passed: Bool { failures.isEmpty }
+    }
+
+    /// The registry scripts run on unless they name their own with `@schemas`.
+    let registry: Registry
+
+    public init(registry: Registry) { self.registry = registry }
+
+    public func run(path: String) -> Result {
+        let script: ConversationScript
+        do { script = try ConversationScript.load(path: path) } catch {
+            return Result(path: path, turns: 0, failures: [.init(path: path, line: error.line, expected: "a well-formed script", got: error.message)])
+        }
+        return run(script)
+    }
+
+    public func run(_ script: ConversationScript) -> Result {
+        var failures: [Result.Failure] = []
+        func fail(_ line: Int, _ expected: String, _ got: String) {
+            failures.append(.init(path: script.path, line: line, expected: expected, got: got))
+        }
+        let folder = URL(fileURLWithPath: script.path).deletingLastPathComponent()
+
+        // The setting first: schemas, clock and zone come before any turn.
+        var registry = self.registry
+        var clock = (local: LocalDateTime(date: CalendarDate(year: 2026, month: 6, day: 8)!, hour: 9, minute: 0)!, zone: "UTC")
+        for line in script.lines {
+            switch line.directive {
+            case .schemas(let relative):
+                let path = folder.appendingPathComponent(relative).path
+                do {
+                    let compiled = try SchemaCompiler.compile(paths: [path])
+                    guard let loaded = compiled.registry, compiled.errorCount == 0 else {
+                        let first = compiled.diagnostics.first.map { "\($0.location.path):\($0.location.line): \($0.message)" } ?? "no schema files"
+                        fail(line.number, "schemas that compile at \(relative)", first)
+                        return Result(path: script.path, turns: 0, failures: failures)
+                    }
+                    registry = loaded
+                } catch {
+                    fail(line.number, "a schema folder at \(relative)", "\(error)")
+                    return Result(path: script.path, turns: 0, failures: failures)
+                }
+            case .now(let local, let zone): clock = (local, zone)
+            default: continue
+            }
+        }
+        guard let zone = TimeZone(identifier: clock.zone), let now = clock.local.dateTime(in: zone).instant else {
+            fail(0, "a clock", "no instant for @now in \(clock.zone)")
+            return Result(path: script.path, turns: 0, failures: failures)
+        }
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-converse-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let engine: IntentEngine
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, registry: registry, now: now)
+            engine = IntentEngine(store: store, timeZone: zone, clock: { now })
+        } catch {
+            fail(0, "a fresh store", "\(error)")
+            return Result(path: script.path, turns: 0, failures: failures)
+        }
+        let conversation = Conversation(engine: engine, now: now, timeZone: zone)
+        let checker = StoreChecker(engine: engine, zone: zone, now: now)
+
+        var last: Conversation.Turn?
+        var turns = 0
+        for line in script.lines {
+            switch line.directive {
+            case .now, .schemas: continue
+            case .seed(let relative):
+                let path = folder.appendingPathComponent(relative).path
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    fail(line.number, "a seed file at \(relative)", "no readable file")
+                    continue
+                }
+                let report = engine.importCalendars([ImportSource(name: relative, text: text, registry: registry)])
+                if !report.written || !report.problems.isEmpty {
+                    let problem = report.problems.first.map { "\($0.source):\($0.line): \($0.message)" } ?? "nothing was imported"
+                    fail(line.number, "\(relative) to import", problem)
+                }
+            case .say(let text):
+                last = conversation.say(text)
+                turns += 1
+            case .reply(let check):
+                guard let reply = last?.reply else { fail(line.number, "a reply", "no turn before this line"); continue }
+                switch check {
+                case .contains(let text):
+                    if reply.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) == nil {
+                        fail(line.number, "the reply to contain “\(text)”", "“\(reply)”")
+                    }
+                case .exact(let text):
+                    if reply.trimmingCharacters(in: .whitespacesAndNewlines) != text { fail(line.number, "the reply “\(text)”", "“\(reply)”") }
+                case .matches(let pattern):
+                    let expression = try? NSRegularExpression(pattern: pattern)
+                    let range = NSRange(reply.startIndex..., in: reply)
+                    if expression?.firstMatch(in: reply, range: range) == nil { fail(line.number, "the reply to match /\(pattern)/", "“\(reply)”") }
+                }
+            case .outcome(let name, let detail):
+                guard let outcome = last?.outcome else { fail(line.number, name, "no turn before this line"); continue }
+                let actual = ScriptRunner.spell(outcome)
+                let expected = detail.map { name + " " + $0 } ?? name
+                let matches = outcome.name == name && (detail == nil || actual == expected)
+                if !matches { fail(line.number, "outcome \(expected)", "\(actual) (“\(last?.reply ?? "")”)") }
+            case .field(let entity, let title, let field, let value):
+                if let problem = checker.check(entity: entity, title: title, field: field, expected: value) {
+                    fail(line.number, "\(entity) “\(title)” \(field) \(value)", problem)
+                }
+            case .exists(let entity, let title, let present):
+                if let problem = checker.exists(entity: entity, title: title, present: present) {
+                    fail(line.number, "\(entity) “\(title)” to be \(present ? "there" : "gone")", problem)
+                }
+            case .count(let entity, let number):
+                switch checker.count(entity) {
+                case .success(let actual): if actual != number { fail(line.number, "\(number) \(entity) records", "\(actual)") }
+                case .failure(let problem): fail(line.number, "a count of \(entity)", problem.message)
+                }
+            }
+        }
+        return Result(path: script.path, turns: turns, failures: failures)
+    }
+
+    /// `needsValue title`, `needsDisambiguation 2`: an outcome as scripts write it.
+    static func spell(_ outcome: TurnOutcome) -> String {
+        switch outcome {
+        case .needsValue(let parameter): return "needsValue \(parameter)"
+        case .needsDisambiguation(let count): return "needsDisambiguation \(count)"
+        default: return outcome.name
+        }
+    }
+}

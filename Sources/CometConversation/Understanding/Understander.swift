@@ -1,0 +1,287 @@
+import Foundation
+import CometSchema
+import CometIntents
+
+/// What an utterance asks for, before the dialog gives "it" and "the third one" a meaning.
+struct Draft: Sendable {
+    enum Slot: Sendable, Hashable {
+        case value(Value)
+        case cleared
+        /// A DateTime said in words; what it means depends on the record it moves.
+        case time(TemporalResolution)
+        case mention(Mention)
+    }
+
+    let intent: IntentDefinition
+    var slots: [String: Slot]
+    /// The DateTime parameter the words set last: what a correction ("actually 11:30") revises.
+    var timeParameter: String?
+}
+
+/// A question one property answers (`@question("where is {}")`), about a mentioned entity or,
+/// without one, the entity in focus.
+struct QuestionDraft: Sendable {
+    let entity: EntityDefinition
+    let property: PropertyDefinition
+    let annotation: Annotation
+    let mention: Mention?
+}
+
+enum Reading: Sendable {
+    case request(Draft)
+    case question(QuestionDraft)
+    case undo
+    case redo
+}
+
+/// Reads utterances through the schemas' phrases and questions. Deterministic: the most
+/// specific pattern (most fixed words; then as declared) whose every slot reads as its
+/// parameter's type wins. Entity slots other than an intent's target must name something that
+/// exists, so "move it to my Deep Space calendar" is a calendar and "move it to Lab 3" a place.
+final class Understander {
+    let registry: Registry
+    let engine: IntentEngine
+    let book: PhraseBook
+    var parser: TemporalParser
+    /// Lookups made while reading one utterance, by entity and text.
+    private var lookups: [String: EntityLookup] = [:]
+    /// What "it" and "the third one" can mean now, from the dialog: a reading that points at
+    /// an entity of another kind is not the one meant ("rename it" with an event in focus is
+    /// not a calendar's rename).
+    var focusEntity: QualifiedName?
+    var listedEntities: Set<QualifiedName> = []
+
+    init(registry: Registry, engine: IntentEngine, book: PhraseBook, parser: TemporalParser) {
+        self.registry = registry
+        self.engine = engine
+        self.book = book
+        self.parser = parser
+    }
+
+    static let undoWords: [[String]] = [["undo"], ["undo", "that"], ["undo", "it"], ["undo", "the", "last", "change"], ["undo", "my", "last", "change"],
+                                        ["take", "that", "back"], ["revert", "that"], ["put", "it", "back"]]
+    static let redoWords: [[String]] = [["redo"], ["redo", "that"], ["redo", "it"], ["do", "it", "again"]]
+
+    /// The reading of a request or question; nil when nothing in the schemas matches. With
+    /// `strict`, a target named by words must match something in the store (the second pass,
+    /// not strict, still finds the phrase so the reply can say what was not found).
+    func read(_ utterance: Utterance) -> Reading? {
+        lookups = [:]
+        let words = utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing)
+        guard !words.isEmpty else { return nil }
+        if Understander.undoWords.contains(words.keys) { return .undo }
+        if Understander.redoWords.contains(words.keys) { return .redo }
+        return readPatterns(words, strict: true) ?? readJoined(words) ?? readPatterns(words, strict: false)
+    }
+
+    /// "change this to repeat weekly and move it to my Deep Space calendar": two requests of
+    /// one intent on one target, said as one update.
+    private func readJoined(_ words: Utterance) -> Reading? {
+        for (index, word) in words.words.enumerated() where word.key == "and" && index > 0 && index < words.words.count - 1 {
+            guard case .request(let first)? = readPatterns(words[0..<index], strict: true),
+                  case .request(let second)? = readPatterns(words[(index + 1)..<words.words.count].droppingLeading(["also", "then"]), strict: true),
+                  first.intent.name == second.intent.name else { continue }
+            var merged = first
+            for (name, slot) in second.slots {
+                if name == first.intent.targetParameter?.name, case .mention(.focus) = slot, merged.slots[name] != nil { continue }
+                merged.slots[name] = slot
+            }
+            merged.timeParameter = second.timeParameter ?? first.timeParameter
+            return .request(merged)
+        }
+        return nil
+    }
+
+    private func readPatterns(_ words: Utterance, strict: Bool) -> Reading? {
+        let keys = words.keys
+        for pattern in book.patterns {
+            for match in PhraseBook.matches(pattern.elements, keys) {
+                switch pattern.source {
+                case .intent(let intent, let phrase):
+                    if let draft = draft(intent, phrase: phrase, pattern: pattern.elements, match: match, words: words, strict: strict) {
+                        return .request(draft)
+                    }
+                case .question(let entity, let property, let annotation):
+                    guard let range = match[""] else {
+                        return .question(QuestionDraft(entity: entity, property: property, annotation: annotation, mention: nil))
+                    }
+                    guard let mention = mention(words[range], of: entity.name),
+                          !strict || isKnown(mention, entity: entity.name) else { continue }
+                    return .question(QuestionDraft(entity: entity, property: property, annotation: annotation, mention: mention))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// One pattern read strictly: the request it makes of the words, if it matches them.
+    func readPattern(_ pattern: PhraseBook.Pattern, _ words: Utterance) -> Reading? {
+        guard case .intent(let intent, let phrase) = pattern.source else { return nil }
+        lookups = [:]
+        for match in PhraseBook.matches(pattern.elements, words.keys) {
+            if let draft = draft(intent, phrase: phrase, pattern: pattern.elements, match: match, words: words, strict: true) { return .request(draft) }
+        }
+        return nil
+    }
+
+    private func draft(_ intent: IntentDefinition, phrase: Phrase, pattern: [PhraseBook.Element], match: PhraseBook.Match,
+                       words: Utterance, strict: Bool) -> Draft? {
+        var draft = Draft(intent: intent, slots: [:], timeParameter: nil)
+        for (name, value) in phrase.constants { draft.slots[name] = .value(value) }
+        for name in phrase.clears { draft.slots[name] = .cleared }
+        for (index, element) in pattern.enumerated() {
+            guard case .slot(let name) = element, let range = match[name], let parameter = intent.parameter(name) else { continue }
+            let lead = leadIn(pattern, before: index)
+            guard let slot = readSlot(words[range], parameter: parameter, intent: intent, lead: lead, strict: strict) else { return nil }
+            draft.slots[name] = slot
+            if case .time = slot { draft.timeParameter = name }
+        }
+        return draft
+    }
+
+    /// The fixed words before a slot, other slots said as "it": "push it out" before "by an
+    /// hour", so a shift the parser knows only with its verb still reads.
+    private func leadIn(_ pattern: [PhraseBook.Element], before index: Int) -> String {
+        pattern[..<index].map { element -> String in
+            if case .word(let word) = element { return word }
+            return "it"
+        }.joined(separator: " ")
+    }
+
+    // MARK: Slots
+
+    func readSlot(_ words: Utterance, parameter: ParameterDefinition, intent: IntentDefinition, lead: String = "", strict: Bool = true) -> Draft.Slot? {
+        let type = parameter.type
+        guard !words.isEmpty, !type.isArray else { return nil }
+        switch type.base {
+        case .entity(let name):
+            guard registry.entity(name)?.kind == .indexed, let mention = mention(words, of: name) else { return nil }
+            if parameter.isTarget {
+                if strict, !isKnown(mention, entity: name) { return nil }
+            } else {
+                // Other references must exist, and only words can name them.
+                guard case .text(let text) = mention, case .found = lookup(name, text) else { return nil }
+            }
+            return .mention(mention)
+        case .builtin(.dateTime):
+            guard let resolution = time(words.text, lead: lead) else { return nil }
+            switch resolution {
+            case .recurrence, .recurrenceEnd: return nil
+            case .duration where parameter.role != nil || intent.entity.flatMap(registry.entity)?.temporalFields?.end != parameter.name: return nil
+            default: return .time(resolution)
+            }
+        case .builtin(.recurrence):
+            guard let resolution = time(words.text, lead: lead), case .recurrence(let rule) = resolution else { return nil }
+            return rule.map { .value(.recurrence($0)) } ?? .cleared
+        case .builtin(.duration):
+            guard let resolution = time(words.text, lead: lead), case .duration(let duration) = resolution else { return nil }
+            return .value(.duration(duration))
+        default:
+            return value(words, type: type).map(Draft.Slot.value)
+        }
+    }
+
+    /// A value of a simple type said in words: text as written, numbers, yes/no, enum cases by
+    /// name, `@display` or `@spoken` words, and unions through their text case.
+    func value(_ words: Utterance, type: TypeExpression) -> Value? {
+        switch type.base {
+        case .builtin(.string):
+            let text = words.text.trimmingCharacters(in: CharacterSet(charactersIn: "\"“”'"))
+            return text.isEmpty ? nil : .string(text)
+        case .builtin(.int):
+            return Int(words.keyText).map(Value.int)
+        case .builtin(.bool):
+            if ["yes", "true", "on", "done"].contains(words.keyText) { return .bool(true) }
+            if ["no", "false", "off", "not done"].contains(words.keyText) { return .bool(false) }
+            return nil
+        case .builtin(.url):
+            guard words.words.count == 1, let url = URL(string: words.words[0].text), url.scheme != nil else { return nil }
+            return .url(url)
+        case .enumeration(let name):
+            return enumCase(words, of: name).map(Value.enumCase)
+        case .union(let name):
+            guard let union = registry.union(name), let textCase = union.cases.first(where: { $0.type.base == .builtin(.string) }) else { return nil }
+            return value(words, type: textCase.type).map { .union(textCase.name, $0) }
+        default:
+            return nil
+        }
+    }
+
+    /// The case whose words are said, exactly or as the longest phrase inside the answer
+    /// ("just this one, please").
+    func enumCase(_ words: Utterance, of name: QualifiedName) -> String? {
+        guard let enumeration = registry.enumeration(name) else { return nil }
+        let said = " " + words.keyText + " "
+        var best: (name: String, length: Int)?
+        for enumCase in enumeration.cases {
+            var spellings = [enumCase.name.lowercased(), ConversationText.words(enumCase.name)]
+            if let display = enumCase.annotations.first(named: "display")?.firstString { spellings.append(display) }
+            if let spoken = enumCase.annotations.first(named: "spoken") {
+                spellings += spoken.positional.compactMap { if case .string(let text) = $0 { return text } else { return nil } }
+            }
+            for spelling in spellings {
+                let key = Utterance(spelling).keyText
+                guard !key.isEmpty, said.contains(" " + key + " ") else { continue }
+                if key == words.keyText { return enumCase.name }
+                if best.map({ key.count > $0.length }) ?? true { best = (enumCase.name, key.count) }
+            }
+        }
+        return best?.name
+    }
+
+    // MARK: Time and mentions
+
+    /// A temporal expression, read as said and then after the words that introduced it.
+    func time(_ text: String, lead: String = "") -> TemporalResolution? {
+        if let resolution = try? parser.parse(text) { return resolution }
+        guard !lead.isEmpty else { return nil }
+        return try? parser.parse(lead + " " + text)
+    }
+
+    func mention(_ words: Utterance, of entity: QualifiedName) -> Mention? {
+        MentionReader.read(words, nouns: nouns(entity)) { [parser] text in try? parser.parse(text) }
+    }
+
+    /// What people call an entity: its `@display` name and its name, in lower case.
+    func nouns(_ entity: QualifiedName) -> Set<String> {
+        let noun = engine.noun(entity, count: 1)
+        return [noun, noun + "s", entity.name.lowercased()]
+    }
+
+    private func isKnown(_ mention: Mention, entity: QualifiedName) -> Bool {
+        switch mention {
+        case .focus: return focusEntity == nil || focusEntity == entity
+        case .ordinal: return listedEntities.isEmpty || listedEntities.contains(entity)
+        case .text(let text):
+            if case .notFound = lookup(entity, text) { return false }
+            return true
+        case .time, .id: return true
+        }
+    }
+
+    func lookup(_ entity: QualifiedName, _ text: String) -> EntityLookup {
+        let key = entity.description + "\u{1F}" + text.lowercased()
+        if let known = lookups[key] { return known }
+        let found = engine.lookup(entity, text: text)
+        lookups[key] = found
+        return found
+    }
+}
+
+enum ConversationText {
+    /// "startDate" → "start date".
+    static func words(_ identifier: String) -> String {
+        var result = ""
+        for character in identifier {
+            if character.isUppercase, !result.isEmpty { result += " " }
+            result += character.lowercased()
+        }
+        return result
+    }
+
+    /// "a, b and c".
+    static func list(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+    }
+}

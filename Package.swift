@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CometConversationTests",
-            dependencies: ["CometConversation", "CometSchema"]
+            dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore"]
         ),
         .testTarget(
             name: "CLITests",

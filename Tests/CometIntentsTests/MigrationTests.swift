@@ -34,17 +34,15 @@ private func edit(_ files: inout [String: String], _ file: String, _ old: String
     files[file] = text.replacingOccurrences(of: old, with: new)
 }
 
-private let noteProperty = """
-    /// Free text: what to bring, agenda, dial-in details.
-    @searchable @ical("DESCRIPTION")
-    note: String?
-
-"""
-
-/// The calendar schema without Event.note (the property and the intents' parameters).
+/// The calendar schema without Event.note: the property (its doc and annotations), the
+/// intents' parameters and the phrase that names it.
 private func withoutNote(_ files: inout [String: String]) throws {
-    try edit(&files, "calendar/event.cal", noteProperty, "")
+    let event = try #require(files["calendar/event.cal"])
+    let start = try #require(event.range(of: "    /// Free text: what to bring"))
+    let end = try #require(event.range(of: "    note: String?\n\n", range: start.upperBound..<event.endIndex))
+    files["calendar/event.cal"] = event.replacingCharacters(in: start.lowerBound..<end.upperBound, with: "")
     try edit(&files, "calendar/event-intents.cal", "    note: String?\n", "")
+    try edit(&files, "calendar/event-intents.cal", "@phrase(\"change the note of {event} to {note}\")\n", "")
 }
 
 @Suite("Schema migrations")

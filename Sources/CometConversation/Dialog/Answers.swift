@@ -34,7 +34,11 @@ enum Answers {
             // The longest expression that starts the answer.
             guard let phrase = list.filter({ words.starts(with: $0) }).max(by: { $0.count < $1.count }) else { continue }
             // "ok so move it to 3": an "ok" that starts a new request is no answer.
-            let rest = words.dropping(first: phrase.count).droppingLeading(around).droppingTrailing(around)
+            var rest = words.dropping(first: phrase.count).droppingLeading(around).droppingTrailing(around)
+            // "yep, that's fine": one answer said twice.
+            while let again = list.filter({ rest.starts(with: $0) }).max(by: { $0.count < $1.count }) {
+                rest = rest.dropping(first: again.count).droppingLeading(around).droppingTrailing(around)
+            }
             if rest.isEmpty || rest.keys.allSatisfy(restatements.contains) { return isYes ? .yes(nil) : .no(nil) }
             // "no, make it 1pm": the rest is a correction, which the caller reads.
             return isYes ? .yes(rest) : .no(rest)

@@ -165,15 +165,16 @@ public struct ConversationScript: Sendable {
         return .field(entity: first, title: title, field: words[2], value: words[3...].joined(separator: " "))
     }
 
-    /// The line without its comment: from a '#' outside double quotes that starts the line or
-    /// follows a space.
+    /// The line without its comment: from a '#' outside double quotes that stands as a word of
+    /// its own (after a space, before a space or the end), so "#1" stays text.
     static func withoutComment(_ line: String) -> String {
         var inQuotes = false
-        var previous: Character = " "
-        for (offset, character) in line.enumerated() {
+        let characters = Array(line)
+        for (offset, character) in characters.enumerated() {
             if character == "\"" || character == "“" || character == "”" { inQuotes.toggle() }
-            if character == "#", !inQuotes, previous.isWhitespace { return String(line.prefix(offset)) }
-            previous = character
+            let before = offset == 0 || characters[offset - 1].isWhitespace
+            let after = offset + 1 == characters.count || characters[offset + 1].isWhitespace
+            if character == "#", !inQuotes, before, after { return String(characters[..<offset]) }
         }
         return line
     }

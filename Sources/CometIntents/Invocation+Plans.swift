@@ -269,6 +269,10 @@ extension Invocation {
         let from: DateTimeValue? = { if case .set(.dateTime(let value)) = bound(.from) { return value } else { return nil } }()
         let to: DateTimeValue? = { if case .set(.dateTime(let value)) = bound(.to) { return value } else { return nil } }()
         let zone = engine.timeZone
+        if let from, let to, instant(of: to, zone: zone) <= instant(of: from, zone: zone) {
+            throw IntentError(.invalidValue, "the range ends (\(to)) before or when it starts (\(from)); give an end after the start",
+                              parameter: intent.parameter(role: .to)?.name)
+        }
         let transaction = self.transaction
         let page = self.page
         return Plan(kind: .search, target: nil, spanText: nil, changed: []) { _ in

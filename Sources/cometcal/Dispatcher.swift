@@ -43,7 +43,7 @@ struct CalendarCommands {
 
     func run(_ path: [String]) throws -> ExitCode {
         if let preset = Commands.presets.first(where: { $0.path == path }) {
-            let intent = try Commands.intentDefinition(preset.intent, in: context.registry)
+            let intent = try engineIntent(preset.intent)
             let runner = IntentRunner(context: context, intent: intent)
             let request = try runner.request(fromFlags: parsed, positional: preset.positional)
             return perform(request, with: runner)
@@ -59,13 +59,9 @@ struct CalendarCommands {
         case ["intent", "list"]: return listIntents()
         case ["intent", "run"]:
             guard let name = parsed.positional("intent") else { throw CommandFailure(code: .usage, message: "error: name the intent to run") }
-            let intent: IntentDefinition
-            do {
-                intent = try context.engine.intent(named: name)
-            } catch let error as IntentError {
-                throw CommandFailure(code: .usage, message: "error: \(error.description)")
-            }
-            let runner = IntentRunner(context: context, intent: intent)
+            let intent = try engineIntent(name)
+            var runner = IntentRunner(context: context, intent: intent)
+            runner.spellsParametersAsFlags = false
             let request = try runner.request(fromPairs: parsed.positionals("parameters"), clears: parsed.values("clear"), confirmed: parsed.flag("yes"),
                                              page: try PageFlags.page(from: parsed))
             return perform(request, with: runner)
@@ -75,9 +71,18 @@ struct CalendarCommands {
         }
     }
 
+    /// The engine finds intents, by the one rule every front end uses.
+    private func engineIntent(_ name: String) throws -> IntentDefinition {
+        do {
+            return try context.engine.intent(named: name)
+        } catch let error as IntentError {
+            throw CommandFailure(code: .usage, message: "error: \(error.description)")
+        }
+    }
+
     private func perform(_ request: IntentRequest, with runner: IntentRunner) -> ExitCode {
         let (outcome, code) = runner.run(request)
-        OutcomePrinter(context: context).print(outcome, runner: runner)
+        OutcomePrinter(context: context).print(outcome, runner: runner, request: request)
         return code
     }
 
@@ -90,7 +95,7 @@ struct CalendarCommands {
     }
 
     private func agenda() throws -> ExitCode {
-        let intent = try Commands.intentDefinition("searchEvents", in: context.registry)
+        let intent = try engineIntent("searchEvents")
         let runner = IntentRunner(context: context, intent: intent)
         let from: DateTimeValue
         do {
@@ -119,7 +124,6 @@ struct CalendarCommands {
             }
             to = from.adding(days: days)
         }
-        if to.sortKey <= from.sortKey { throw CommandFailure(code: .usage, message: "error: --to (\(to)) must be after --from (\(from))") }
         var request = IntentRequest(intent: intent.name.description)
         guard let fromParameter = intent.parameter(role: .from), let toParameter = intent.parameter(role: .to) else {
             throw CommandFailure(code: .internalError, message: "error: searchEvents has no parameters with @role(from) and @role(to), so the agenda cannot ask for a range")

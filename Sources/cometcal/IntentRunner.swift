@@ -9,6 +9,8 @@ import CometText
 struct IntentRunner {
     let context: AppContext
     let intent: IntentDefinition
+    /// Presets take flags; `intent run` takes NAME=VALUE.
+    var spellsParametersAsFlags = true
 
     var terminal: Terminal { context.terminal }
 
@@ -52,16 +54,16 @@ struct IntentRunner {
                 throw usage("'\(pair)' is not NAME=VALUE (for example title='Crew lunch')")
             }
             let name = String(pair[..<equals])
-            guard intent.parameter(name) != nil else {
-                let names = intent.parameters.map(\.name)
-                let hint = EditDistance.closest(to: name, among: names).map { " Did you mean '\($0)'?" } ?? ""
-                throw usage("'\(name)' is not a parameter of \(intent.name.name).\(hint) Parameters: \(names.joined(separator: ", ")).")
-            }
             if grouped[name] == nil { order.append(name) }
             grouped[name, default: []].append(String(pair[pair.index(after: equals)...]))
         }
         for name in order {
-            guard let parameter = intent.parameter(name), let texts = grouped[name] else { continue }
+            guard let texts = grouped[name] else { continue }
+            guard let parameter = intent.parameter(name) else {
+                // Not ours to judge: the engine refuses it, with a suggestion, for every front end.
+                request.parameters[name] = .set(.string(texts[0]))
+                continue
+            }
             try assign(texts, to: parameter, in: &request, spelling: name)
         }
         try applyClears(clears, flags: IntentFlags(intent: intent), to: &request)
@@ -89,17 +91,13 @@ struct IntentRunner {
 
     private func applyClears(_ names: [String], flags: IntentFlags, to request: inout IntentRequest) throws {
         for name in names {
-            guard let parameter = flags.parameter(forClearName: name) else {
-                let hint = EditDistance.closest(to: name, among: flags.clearableNames).map { " Did you mean '\($0)'?" } ?? ""
-                throw usage("--clear \(name): no such field.\(hint) Fields that can be cleared: \(flags.flags.filter { !$0.parameter.isRequired && !$0.parameter.isTarget }.map(\.long).joined(separator: ", ")).")
+            // A flag's name is the CLI's spelling of a parameter; what may be cleared, and what
+            // exists at all, the engine says (with a suggestion).
+            let parameterName = flags.parameter(forClearName: name)?.name ?? name
+            if request.parameters[parameterName] != .unset {
+                throw usage("\(parameterName) is both given a value and cleared; do one")
             }
-            if parameter.isRequired {
-                throw usage("--clear \(name): \(parameter.name) is required and cannot be cleared")
-            }
-            if request.parameters[parameter.name] != .unset {
-                throw usage("\(parameter.name) is both given a value and cleared; do one")
-            }
-            request.parameters[parameter.name] = .cleared
+            request.parameters[parameterName] = .cleared
         }
     }
 
@@ -166,9 +164,11 @@ struct IntentRunner {
         }
     }
 
-    /// The flag spelling of a parameter, for messages on the command line.
+    /// How the command line spells a parameter in messages: its flag (`--start`), or its name
+    /// for `intent run`, where parameters are given as NAME=VALUE.
     func flagSpelling(_ parameter: String) -> String {
-        intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
+        guard spellsParametersAsFlags else { return parameter }
+        return intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
     }
 }
 

@@ -9,7 +9,7 @@ struct OutcomePrinter {
 
     var terminal: Terminal { context.terminal }
 
-    func print(_ outcome: IntentOutcome, runner: IntentRunner?) {
+    func print(_ outcome: IntentOutcome, runner: IntentRunner?, request: IntentRequest? = nil) {
         if context.wantsJSON {
             terminal.out(JSONWriter.pretty(context.engine.json(outcome)))
             return
@@ -31,7 +31,7 @@ struct OutcomePrinter {
                let cases = context.registry.enumeration(name)?.cases.map(\.name) {
                 hint += " " + cases.joined(separator: "|")
             }
-            if parameter == "occurrence" { hint += " with the start of the occurrence, e.g. '2026-06-16 09:30'" }
+            if runner?.intent.parameter(parameter)?.role == .occurrence { hint += " with the start of the occurrence, e.g. '2026-06-16 09:30'" }
             terminal.err("error: \(prompt) (\(hint))")
         case .needsConfirmation(let prompt, let snippet):
             card(snippet, to: .standardError)
@@ -50,13 +50,37 @@ struct OutcomePrinter {
         case .cancelled(let dialog):
             terminal.out(dialog.full)
         case .failed(let error):
-            // Paging is not an intent parameter: name the flag the person typed.
-            let flag = error.parameter.flatMap { PageFlags.names.contains($0) && runner?.intent.parameter($0) == nil ? "--\($0): " : nil } ?? ""
-            terminal.err("error: \(flag)\(error.message)" + (error.suggestion.map { "; did you mean '\($0)'?" } ?? ""))
+            terminal.err(OutcomePrinter.message(error, runner: runner, request: request))
         }
     }
 
     enum Stream { case standardOutput, standardError }
+
+    /// An engine error in the command line's spelling: the flag (or NAME=VALUE name) it is
+    /// about, and the suggestion spelled the same way. The engine owns the check; this only
+    /// words it.
+    static func message(_ error: IntentError, runner: IntentRunner?, request: IntentRequest? = nil) -> String {
+        let spell: (String) -> String = { name in
+            if PageFlags.names.contains(name), runner?.intent.parameter(name) == nil { return "--" + name }
+            return runner?.flagSpelling(name) ?? name
+        }
+        if error.code == .unknownParameter, let name = error.parameter, let runner {
+            // Said in the words the person used: `--clear NAME`, or NAME=VALUE.
+            if request?.parameters[name] == .cleared, runner.spellsParametersAsFlags {
+                let fields = runner.intent.parameters.filter { !$0.isRequired && !$0.isTarget }.map { IntentFlags.flagName($0) }
+                let hint = error.suggestion.flatMap { runner.intent.parameter($0) }.map { " Did you mean '\(IntentFlags.flagName($0))'?" } ?? ""
+                return "error: --clear \(name): no such field.\(hint) Fields that can be cleared: \(fields.joined(separator: ", "))."
+            }
+            let hint = error.suggestion.map { " Did you mean '\(spell($0))'?" } ?? ""
+            let names = runner.intent.parameters.map { spell($0.name) }
+            return "error: '\(name)' is not a parameter of \(runner.intent.name.name).\(hint) Parameters: \(names.joined(separator: ", "))."
+        }
+        var text = "error: "
+        if let parameter = error.parameter { text += spell(parameter) + ": " }
+        text += error.message
+        if let suggestion = error.suggestion { text += "; did you mean '\(suggestion)'?" }
+        return text
+    }
 
     /// A snippet as an aligned card.
     func card(_ snippet: Snippet, to stream: Stream = .standardOutput) {

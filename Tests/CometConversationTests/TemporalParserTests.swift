@@ -177,4 +177,12 @@ struct TemporalRobustnessTests {
             }
         }
     }
+
+    @Test("a range under way is the current one; a range whose days have both passed is next year's")
+    func rangeUnderWay() throws {
+        let current = try TemporalTable.wednesday.parser.parse("between June 1st and June 30th")
+        #expect(current.wholeDays.map { "\($0.first) \($0.last)" } == "2026-06-01 2026-06-30")
+        let passed = try TemporalTable.wednesday.parser.parse("from June 1st to June 9th")
+        #expect(passed.wholeDays.map { "\($0.first) \($0.last)" } == "2027-06-01 2027-06-09")
+    }
 }

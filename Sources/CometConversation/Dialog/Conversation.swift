@@ -109,6 +109,8 @@ public final class Conversation {
         case .value(let parameterName):
             if case .no(nil) = Answers.classify(utterance) { return cancel() }
             guard case .request(let draft) = pending.subject, let parameter = draft.intent.parameter(parameterName) else { return nil }
+            // Free text takes any words: words that read as another request or a question are that.
+            if parameter.type.base == .builtin(.string), let reading = understander.read(utterance), !reads(reading, as: draft.intent) { return nil }
             if let revised = Answers.value(utterance, for: parameter, in: draft, understander: understander) {
                 return perform(revised)
             }
@@ -132,6 +134,11 @@ public final class Conversation {
             return Turn(reply: "Sorry, which one? Say its number or more of its name. " + pending.prompt,
                         outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: false)
         }
+    }
+
+    private func reads(_ reading: Reading, as intent: IntentDefinition) -> Bool {
+        if case .request(let other) = reading { return other.intent.name == intent.name }
+        return false
     }
 
     private func cancel() -> Turn {

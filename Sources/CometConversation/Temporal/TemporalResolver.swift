@@ -242,9 +242,16 @@ struct TemporalResolver {
     /// Monday after that Friday; a time with no day takes the other end's day, or today's.
     private func span(from: PointSyntax, to: PointSyntax, shared: DateSyntax?) throws(TemporalError) -> TemporalResolution {
         let sharedDay = try shared.map { date throws(TemporalError) in try self.day(date) }
-        let startDay: CalendarDate
+        var startDay: CalendarDate
         if let date = from.date {
             startDay = try day(date)
+            // A range under way is the current one: "between June 1st and June 30th" said on
+            // June 8th starts this June 1st, not next year's, because June 30th is still ahead.
+            if case .monthDay(let month, let dayNumber, nil, _) = date, let end = to.date, startDay.year > today.year,
+               case .monthDay(_, _, nil, _) = end, let endDay = try? day(end),
+               let current = CalendarDate(year: today.year, month: month, day: dayNumber), current <= endDay, endDay < startDay {
+                startDay = current
+            }
         } else if let sharedDay {
             startDay = sharedDay
         } else if let date = to.date {

@@ -135,7 +135,11 @@ extension Conversation {
             return .record(record, occurrence: occurrence)
         case .focus:
             guard let focus = state.focus, focus.entity == entity, let record = try? engine.record(entity, id: focus.id) else {
-                return .turn(failure("Which \(noun) do you mean? Say its name, for example “\(example(entity))”."))
+                // Nothing in focus: ask which, and keep the request for the answer.
+                let asked = subjectPrompt(subject, parameter: parameter) ?? "Which \(noun)?"
+                let prompt = asked + " Say its name, for example “\(example(entity))”."
+                state.pending = DialogState.Pending(subject: subject, waiting: .value(parameter: parameter), prompt: prompt)
+                return .turn(Turn(reply: prompt, outcome: .needsValue(parameter: parameter.isEmpty ? noun : parameter), snippet: nil, understood: true))
             }
             return .record(record, occurrence: focus.occurrence)
         case .ordinal(let position):
@@ -191,6 +195,12 @@ extension Conversation {
         state.pending = pending
         state.lastResults = found.map { DialogState.Focus(entity: entity, id: $0.record.id, occurrence: $0.isRecurrenceInstance ? $0.start : nil) }
         return .turn(Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true))
+    }
+
+    /// The schema's `@prompt` for the parameter a mention fills ("Which event?").
+    private func subjectPrompt(_ subject: DialogState.Subject, parameter: String) -> String? {
+        guard case .request(let draft) = subject else { return nil }
+        return draft.intent.parameter(parameter)?.annotations.first(named: "prompt")?.firstString
     }
 
     /// For a repeating record named without a day: the next occurrence from now, the one

@@ -60,6 +60,9 @@ public final class Conversation {
             if let last = state.lastRequest, let revised = Corrections.revise(last, with: utterance, understander: understander) {
                 return perform(revised)
             }
+            if Answers.classify(utterance) != nil {
+                return Turn(reply: "There's nothing waiting for a yes or a no right now. " + capabilities(), outcome: .failed, snippet: nil, understood: false)
+            }
             return notUnderstood(utterance)
         }
         switch reading {
@@ -108,6 +111,12 @@ public final class Conversation {
             }
         case .value(let parameterName):
             if case .no(nil) = Answers.classify(utterance) { return cancel() }
+            // "Which event?" for a question: the answer names it.
+            if case .question(let question) = pending.subject {
+                let words = utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing)
+                if understander.read(utterance) == nil, let mention = understander.mention(words, of: question.entity.name) { return ask(question.about(mention)) }
+                return nil
+            }
             guard case .request(let draft) = pending.subject, let parameter = draft.intent.parameter(parameterName) else { return nil }
             // Free text takes any words: words that read as another request or a question are that.
             if parameter.type.base == .builtin(.string), let reading = understander.read(utterance), !reads(reading, as: draft.intent) { return nil }

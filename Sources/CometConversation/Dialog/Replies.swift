@@ -97,23 +97,21 @@ enum Replies {
         }
         let kinds = byEntity.map { ConversationText.list($0.1) + " " + engine.noun($0.0, count: 2) }
         var text = kinds.isEmpty ? "I can't do anything with these schemas: they declare no phrases." : "I can " + ConversationText.list(kinds)
-        let questions = book.patterns.filter { if case .question = $0.source { return true } else { return false } }
-        if !questions.isEmpty { text += ", and answer questions such as " + questions.prefix(2).map { "“" + spell($0.elements) + "”" }.joined(separator: " or ") }
-        if !kinds.isEmpty { text += "." }
-        if let example = registry.allIntents.first(where: { $0.action == .update && !$0.phrases.isEmpty })?.phrases.first
-            ?? registry.allIntents.first(where: { !$0.phrases.isEmpty })?.phrases.first {
-            text += " Try “\(spell(example))”."
-        }
-        return text
-    }
-
-    private static func spell(_ elements: [PhraseBook.Element]) -> String {
-        elements.map { element -> String in
-            switch element {
-            case .word(let word): return word
-            case .slot(let name): return name.isEmpty ? "…" : "<" + ConversationText.words(name) + ">"
+        // One question per property, about a named entity, in declaration order.
+        var questions: [String] = []
+        for entity in registry.allEntities {
+            for property in entity.properties {
+                guard let question = property.annotations.first(where: { $0.name == "question" && ($0.firstString ?? "").contains("{}") })?.firstString else { continue }
+                questions.append("“" + question.replacingOccurrences(of: "{}", with: "…") + "”")
             }
-        }.joined(separator: " ")
+        }
+        if !questions.isEmpty { text += ", and answer questions such as " + questions.prefix(2).joined(separator: " or ") }
+        if !kinds.isEmpty { text += "." }
+        // The update with the most phrases is the domain's main one.
+        let example = registry.allIntents.filter { $0.action == .update }.max { $0.phrases.count < $1.phrases.count }?.phrases.first
+            ?? registry.allIntents.first(where: { !$0.phrases.isEmpty })?.phrases.first
+        if let example { text += " Try “\(spell(example))”." }
+        return text
     }
 
     private static func spell(_ phrase: Phrase) -> String {

@@ -84,7 +84,7 @@ struct ChatCommand {
                 for (index, turn) in said.enumerated() { terminal.out("\(index + 1)  \(turn)") }
                 continue
             case ":help":
-                terminal.out(conversation.say("help me").reply)
+                terminal.out(conversation.capabilities())
                 continue
             default: break
             }

@@ -199,4 +199,13 @@ struct ConversationTests {
         #expect(task["done"] == .bool(true))
         #expect(fixture.say("what's the weather").reply.contains("tasks"))
     }
+
+    @Test("“help” and “what can you do” say what the schemas allow, and are understood")
+    func help() throws {
+        let fixture = try ConversationFixture(seeds: [])
+        let turn = fixture.say("What can you do?")
+        #expect(turn.understood)
+        #expect(turn.reply.hasPrefix("I can create, change, find and delete calendars and create, change, delete, open and find events"))
+        #expect(turn.reply.contains("Try “move <event> to <start date>”."))
+    }
 }

@@ -53,7 +53,12 @@ public final class Conversation {
 
     // MARK: New requests
 
+    static let helpWords: Set<String> = ["help", "help me", "what can you do", "what can i say", "what can i ask", "what do you do"]
+
     private func request(_ utterance: Utterance) -> Turn {
+        if Conversation.helpWords.contains(utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing).keyText) {
+            return Turn(reply: capabilities(), outcome: .done, snippet: nil, understood: true)
+        }
         let clauses = Corrections.clauses(utterance)
         guard let reading = understander.read(clauses.request) else {
             // A correction on its own revises what was just done ("actually 4pm").
@@ -162,7 +167,7 @@ public final class Conversation {
     }
 
     /// What the loaded schemas let a person say, with an example of each kind.
-    func capabilities() -> String {
+    public func capabilities() -> String {
         Replies.capabilities(registry: registry, engine: engine, book: understander.book)
     }
 }

@@ -193,7 +193,9 @@ struct ConversationTests {
     @Test("the tasks domain converses through its own phrases: a phrase constant sets done: true")
     func tasks() throws {
         let fixture = try ConversationFixture(seeds: [], schemas: "Examples/Schemas/tasks")
-        #expect(fixture.say("remind me to buy cake").outcome == .done)
+        let added = fixture.say("remind me to buy cake")
+        #expect(added.outcome == .done)
+        #expect(added.reply == "Added “buy cake” to your tasks.", "the intent's own @reply")
         #expect(fixture.say("mark buy cake as done").outcome == .done)
         let task = try #require(try fixture.engine.records(QualifiedName(domain: "tasks", name: "Task")).first)
         #expect(task["done"] == .bool(true))

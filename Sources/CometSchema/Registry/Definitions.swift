@@ -141,9 +141,9 @@ public enum ParameterRole: String, Sendable, Hashable, CaseIterable {
     /// The type a parameter with this role must have, as the checker words it.
     public var expectedType: String {
         switch self {
-        case .occurrence, .from, .to: return "DateTime"
+        case .occurrence, .from, .to: return "a DateTime"
         case .span: return "an enum with the cases this, future and all"
-        case .text: return "String"
+        case .text: return "a String"
         }
     }
 }

@@ -270,7 +270,7 @@ extension Checker {
                 continue
             }
             if phrase.parameterNames.contains(parameterName) {
-                diagnostics.append(.annotationArgument("phrase", "both has a slot for '\(parameterName)' and gives it a constant; do one",
+                diagnostics.append(.annotationArgument("phrase", "both has a slot for '\(parameterName)' and \(label == "clear" ? "clears it" : "gives it a constant"); do one",
                                                        at: annotation.location, length: 7))
                 valid = false
                 continue
@@ -336,7 +336,7 @@ extension Checker {
                 }
             }
             if !fits {
-                diagnostics.append(.annotationArgument("role", "'\(name)' needs a parameter of type \(role.expectedType); '\(parameter.name)' is '\(parameter.type)'",
+                diagnostics.append(.annotationArgument("role", "of '\(name)' needs a parameter that is \(role.expectedType); '\(parameter.name)' is '\(parameter.type)'",
                                                        at: annotation.location, length: 5))
             }
         }

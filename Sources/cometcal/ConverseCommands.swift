@@ -96,7 +96,7 @@ struct ChatCommand {
                 terminal.out(JSONWriter.compact(.object(object)))
                 continue
             }
-            terminal.out(turn.reply)
+            terminal.out(Terminal.printable(turn.reply))
             if let snippet = turn.snippet, terminal.isInteractive { OutcomePrinter(context: context).card(snippet) }
         }
         return .success

@@ -84,12 +84,12 @@ struct OutcomePrinter {
 
     /// A snippet as an aligned card.
     func card(_ snippet: Snippet, to stream: Stream = .standardOutput) {
-        var lines = ["  " + terminal.style(snippet.title, .bold)]
-        if let subtitle = snippet.subtitle { lines.append("  " + terminal.style(subtitle, .cyan)) }
+        var lines = ["  " + terminal.style(Terminal.printable(snippet.title), .bold)]
+        if let subtitle = snippet.subtitle { lines.append("  " + terminal.style(Terminal.printable(subtitle), .cyan)) }
         let width = snippet.fields.map(\.label.count).max() ?? 0
         for field in snippet.fields {
             let label = field.label.padding(toLength: width, withPad: " ", startingAt: 0)
-            lines.append("  " + terminal.style(label, .dim) + "  " + field.value)
+            lines.append("  " + terminal.style(label, .dim) + "  " + Terminal.printable(field.value))
         }
         let text = lines.joined(separator: "\n")
         if stream == .standardOutput { terminal.out(text) } else { terminal.err(text) }

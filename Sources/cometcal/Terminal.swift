@@ -36,4 +36,20 @@ struct Terminal {
     func err(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
+
+    /// Text from data (a title, a reply quoting what was said) made safe to print: control
+    /// characters other than line breaks and tabs are shown as `\u{1B}`, so an escape sequence
+    /// in a calendar never reaches the terminal raw.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value == 0x0A || value == 0x09 || !(value < 0x20 || (0x7F...0x9F).contains(value)) {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return result
+    }
 }

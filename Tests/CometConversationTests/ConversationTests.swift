@@ -210,4 +210,21 @@ struct ConversationTests {
         #expect(turn.reply.hasPrefix("I can create, change, find and delete calendars and create, change, delete, open and find events"))
         #expect(turn.reply.contains("Try “move <event> to <start date>”."))
     }
+
+    @Test("hostile words: search syntax, control characters and very long turns get a reply in bounded time and write nothing")
+    func hostileWords() throws {
+        let fixture = try ConversationFixture()
+        let before = try fixture.fingerprint()
+        let started = Date()
+        for text in ["open \"quoted* NEAR(", "delete -", "move OR to noon", "who's coming to \u{1B}[31mred", "open \0nul",
+                     String(repeating: "move it to noon ", count: 20), String(repeating: "x", count: 5_000), "where is ******"] {
+            let turn = fixture.say(text)
+            #expect(turn.outcome != .done || !turn.reply.isEmpty, "\(text.prefix(40))")
+            #expect(turn.outcome != .needsConfirmation || text.hasPrefix("delete"), "\(text.prefix(40)): \(turn.reply)")
+            fixture.say("never mind")
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(fixture.say(String(repeating: "move it to noon ", count: 20)).reply.contains("40 words at most"))
+        #expect(try fixture.fingerprint() == before)
+    }
 }

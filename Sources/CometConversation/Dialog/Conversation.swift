@@ -38,12 +38,25 @@ public final class Conversation {
 
     var parser: TemporalParser { TemporalParser(now: clock(), timeZone: timeZone) }
 
+    /// The longest turn read; longer ones are refused with a reply saying so.
+    public static let maximumWords = 40
+    public static let maximumCharacters = 1_000
+
     /// Plays one turn.
     public func say(_ text: String) -> Turn {
         understander.parser = parser
         understander.focusEntity = state.focus?.entity
         understander.listedEntities = Set(state.lastResults.map(\.entity))
+        // Bounded work on any input: a turn is one request, not an essay.
+        guard text.count <= Conversation.maximumCharacters else {
+            return Turn(reply: "That's more than I can take in at once (\(Conversation.maximumCharacters) characters at most); say one thing at a time.",
+                        outcome: .failed, snippet: nil, understood: false)
+        }
         let utterance = Utterance(text)
+        guard utterance.words.count <= Conversation.maximumWords else {
+            return Turn(reply: "That's more than I can take in at once (\(Conversation.maximumWords) words at most); say one thing at a time.",
+                        outcome: .failed, snippet: nil, understood: false)
+        }
         guard !utterance.isEmpty else {
             return Turn(reply: "I didn't catch that. " + capabilities(), outcome: .failed, snippet: nil, understood: false)
         }

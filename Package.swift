@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cometcal", targets: ["cometcal"]),
+        .executable(name: "cometcald", targets: ["cometcald"]),
         .library(name: "CometSchema", targets: ["CometSchema"]),
     ],
     targets: [
@@ -36,6 +37,8 @@ let package = Package(
         .target(name: "CometIntents", dependencies: ["CometSchema", "CometStore", "CometICal", "CometText"]),
         // The conversation layer: temporal expressions (and, to come, utterances, dialogs, scripts).
         .target(name: "CometConversation", dependencies: ["CometIntents", "CometSchema", "CometStore", "CometText"]),
+        // The daemon: JSON-RPC 2.0 over a Unix socket (transport apart from the method dispatch).
+        .target(name: "CometDaemon", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometStore", "CometText"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 
@@ -43,6 +46,8 @@ let package = Package(
             name: "cometcal",
             dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometArguments", "CometText"]
         ),
+
+        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same run.
         .executableTarget(

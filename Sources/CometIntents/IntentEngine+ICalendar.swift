@@ -59,6 +59,25 @@ public struct ImportReport: Sendable {
     public var warnings: [Problem] = []
     public var calendars: [String] = []
     public var written = false
+    /// Every record the import created or changed, in order (for change notifications).
+    public var changes: [Change] = []
+
+    public struct Change: Sendable, Hashable {
+        public enum Kind: String, Sendable { case created, updated, deleted }
+        public let entity: QualifiedName
+        public let id: UUID
+        public let kind: Kind
+    }
+
+    /// Notes a change; a record created and then changed in the same import stays created,
+    /// and one created and then taken back is no change at all.
+    mutating func note(_ entity: QualifiedName, _ id: UUID, _ kind: Change.Kind) {
+        if let index = changes.firstIndex(where: { $0.id == id }) {
+            if kind == .deleted, changes[index].kind == .created { changes.remove(at: index) }
+            return
+        }
+        changes.append(Change(entity: entity, id: id, kind: kind))
+    }
 }
 
 extension IntentEngine {
@@ -279,6 +298,7 @@ private struct Importer {
         }
         let record = EntityRecord(entity: entity.name, id: UUID(), values: filled)
         try transaction.save(record)
+        report.note(entity.name, record.id, .created)
         note(name)
         return record.id
     }
@@ -320,6 +340,7 @@ private struct Importer {
             let record = EntityRecord(entity: entity.name, id: UUID(), values: values)
             try save(record, incoming: incoming, source: source)
             report.added += 1
+            report.note(entity.name, record.id, .created)
             remember(record, incoming: incoming, entity: entity)
             return
         }
@@ -335,6 +356,7 @@ private struct Importer {
         if isNewer(candidate, than: existing, entity: entity) {
             try save(candidate, incoming: incoming, source: source)
             report.updated += 1
+            report.note(entity.name, candidate.id, .updated)
             remember(candidate, incoming: incoming, entity: entity)
         } else {
             report.olderVersions += 1
@@ -382,6 +404,7 @@ private struct Importer {
                 "UID '\(uid)' is used again (first on line \(first.line)) by a different event, and neither is a newer revision (same SEQUENCE, no later LAST-MODIFIED); give each event its own UID")
         try transaction.delete(entity.name, id: saved.id)
         report.added -= 1
+        report.note(entity.name, saved.id, .deleted)
         seen[key] = (first.line, nil)
     }
 
@@ -453,6 +476,7 @@ private struct Importer {
                 if let sequenceProperty, let sequence { record[sequenceProperty.name] = .int(sequence) }
                 if isNew || record != before {
                     try transaction.save(record)
+                    report.note(record.entity, record.id, isNew ? .created : .updated)
                     changed += 1
                 }
             }
@@ -470,6 +494,7 @@ private struct Importer {
             if replies.changed {
                 try transaction.save(record)
                 report.updated += 1
+                report.note(record.entity, record.id, .updated)
             } else {
                 report.unchanged += 1
             }

@@ -36,7 +36,7 @@ struct ICalCommands {
         let report = context.engine.importCalendars(sources, options: options)
         bar.finish()
         if context.wantsJSON {
-            terminal.out(JSONWriter.pretty(json(report)))
+            terminal.out(JSONWriter.pretty(report.json))
         } else {
             for warning in report.warnings {
                 terminal.err("\(warning.source):\(warning.line): warning: " + warning.message + (warning.uid.map { " [UID \($0)]" } ?? ""))
@@ -69,43 +69,6 @@ struct ICalCommands {
         let ignored = report.ignoredComponents.keys.sorted().map { "\(report.ignoredComponents[$0] ?? 0) \($0)" }
         if !ignored.isEmpty { text += " Ignored: " + ignored.joined(separator: ", ") + " (no entity maps them)." }
         return text
-    }
-
-    private func json(_ report: ImportReport) -> JSONValue {
-        .object(JSONObject([
-            ("written", .bool(report.written)),
-            ("added", .int(report.added)), ("updated", .int(report.updated)), ("unchanged", .int(report.unchanged)),
-            ("skipped", .int(report.olderVersions)),
-            ("invalid", .int(report.written ? report.problems.count : 0)),
-            ("skippedMessages", .int(report.skippedMessages)),
-            // What --skip-invalid left out, by component: its UID and the lines of its problems.
-            ("leftOut", .array(report.written ? ICalCommands.leftOut(report) : [])),
-            ("ignoredComponents", .object(JSONObject(report.ignoredComponents.keys.sorted().map { ($0, JSONValue.int(report.ignoredComponents[$0] ?? 0)) }))),
-            ("calendars", .array(report.calendars.map(JSONValue.string))),
-            ("warnings", .array(report.warnings.map { warning in
-                .object(JSONObject([("file", .string(warning.source)), ("line", .int(warning.line)),
-                                    ("uid", warning.uid.map(JSONValue.string) ?? .null), ("message", .string(warning.message))]))
-            })),
-            ("problems", .array(report.problems.map { problem in
-                .object(JSONObject([("file", .string(problem.source)), ("line", .int(problem.line)),
-                                    ("uid", problem.uid.map(JSONValue.string) ?? .null), ("message", .string(problem.message))]))
-            })),
-        ]))
-    }
-
-    static func leftOut(_ report: ImportReport) -> [JSONValue] {
-        var order: [String] = []
-        var byKey: [String: [ImportReport.Problem]] = [:]
-        for problem in report.problems {
-            let key = problem.source + "|" + (problem.uid ?? "line \(problem.line)")
-            if byKey[key] == nil { order.append(key) }
-            byKey[key, default: []].append(problem)
-        }
-        return order.compactMap { key in
-            guard let problems = byKey[key], let first = problems.first else { return nil }
-            return .object(JSONObject([("file", .string(first.source)), ("uid", first.uid.map(JSONValue.string) ?? .null),
-                                       ("line", .int(first.line)), ("reasons", .array(problems.map { .string("line \($0.line): \($0.message)") }))]))
-        }
     }
 
     func export() throws -> ExitCode {

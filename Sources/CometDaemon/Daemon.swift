@@ -1,0 +1,157 @@
+import Foundation
+import Dispatch
+import CometSchema
+
+/// `cometcald`: the socket server, the service behind it, the lock that makes it the only
+/// daemon of its store, and the signals that stop it cleanly or reload its schemas.
+public final class Daemon: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var socketPath: String
+        public var service: DaemonService.Configuration
+        public var limits = SocketServer.Limits()
+        public var verbose = false
+
+        public init(socketPath: String, service: DaemonService.Configuration) {
+            self.socketPath = socketPath
+            self.service = service
+        }
+    }
+
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    let options: Options
+    let service: DaemonService
+    private var server: SocketServer!
+    private let lockFile: LockFile
+    let logger: Logger
+    private var signals: [DispatchSourceSignal] = []
+    private let stopped = DispatchSemaphore(value: 0)
+
+    public init(options: Options) throws(StartError) {
+        self.options = options
+        logger = Logger(verbose: options.verbose)
+        do {
+            lockFile = try LockFile.acquire(path: options.service.storePath + ".lock", socket: options.socketPath)
+        } catch {
+            throw StartError(description: error.description)
+        }
+        do {
+            service = try DaemonService(configuration: options.service)
+        } catch let error as SchemaError {
+            throw StartError(description: error.description + "the schemas have \(error.errorCount) error(s)")
+        } catch {
+            throw StartError(description: "cannot open the store at \(options.service.storePath): \(error)")
+        }
+        let logger = self.logger
+        service.log = { message, fields in logger.info(message, fields) }
+    }
+
+    /// Listens, then runs until SIGTERM or SIGINT.
+    public func run() throws(StartError) {
+        let service = self.service
+        let logger = self.logger
+        let verbose = options.verbose
+        server = SocketServer(path: options.socketPath, limits: options.limits, handlers: SocketServer.Handlers(
+            message: { connection, body in Daemon.handle(body, on: connection, service: service, logger: verbose ? logger : nil) },
+            problem: { connection, problem in
+                let error: RPCError
+                switch problem {
+                case .malformedHeader(let reason): error = RPCError(RPCError.parseError, "the frame cannot be read: \(reason); frames are 'Content-Length: N' CRLF CRLF, then N bytes of JSON")
+                case .tooLarge(let size): error = RPCError(RPCError.requestTooLarge, "the request is \(size) bytes; the limit is \(connection.bodyLimit) bytes",
+                                                          data: .object(JSONObject([("limit", .int(connection.bodyLimit))])))
+                case .headerTooLong: error = RPCError(RPCError.parseError, "the frame's header is longer than 8 KB; frames are 'Content-Length: N' CRLF CRLF, then N bytes of JSON")
+                }
+                logger.info("bad frame", [("connection", String(connection.id)), ("error", error.message)])
+                connection.sendFrame(Array(JSONWriter.compact(RPCMessage.response(id: .null, error: error)).utf8))
+            },
+            closed: { connection in
+                service.disconnected(connection.id)
+                if verbose { logger.info("disconnected", [("connection", String(connection.id))]) }
+            },
+            log: { message, fields in logger.info(message, fields) }))
+        let server = self.server!
+        service.deliver = { ids, notification in server.broadcast(FrameDecoder.frame(Array(JSONWriter.compact(notification).utf8)), to: ids) }
+        do {
+            try server.start()
+        } catch {
+            lockFile.release()
+            throw StartError(description: error.description)
+        }
+        installSignals()
+        logger.info("listening", [("socket", options.socketPath), ("store", options.service.storePath), ("pid", String(getpid()))])
+        stopped.wait()
+    }
+
+    /// One frame's body: a request, a notification or a batch, answered in order.
+    static func handle(_ body: [UInt8], on connection: Connection, service: DaemonService, logger: Logger?) {
+        connection.began()
+        connection.work.async {
+            defer { connection.finished() }
+            func answer(_ request: RPCRequest) -> JSONValue? {
+                let started = DispatchTime.now()
+                let result = service.handle(request.method, request.params, connection: connection.id)
+                if let logger {
+                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+                    logger.info("request", [("connection", String(connection.id)), ("method", request.method),
+                                            ("ms", String(format: "%.2f", elapsed)), ("ok", String(describing: (try? result.get()) != nil))])
+                }
+                guard let id = request.id else { return nil }  // a notification: no answer
+                switch result {
+                case .success(let value): return RPCMessage.response(id: id, result: value)
+                case .failure(let error): return RPCMessage.response(id: id, error: error)
+                }
+            }
+            let reply: JSONValue?
+            switch RPCMessage.parse(body) {
+            case .single(.success(let request)): reply = answer(request)
+            case .single(.failure(let failure)): reply = RPCMessage.response(id: failure.id, error: failure.error)
+            case .batch(let items):
+                let answers = items.compactMap { item -> JSONValue? in
+                    switch item {
+                    case .success(let request): return answer(request)
+                    case .failure(let failure): return RPCMessage.response(id: failure.id, error: failure.error)
+                    }
+                }
+                reply = answers.isEmpty ? nil : .array(answers)
+            }
+            if let reply { connection.sendFrame(Array(JSONWriter.compact(reply).utf8)) }
+        }
+    }
+
+    private func installSignals() {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                if number == SIGHUP {
+                    if let problem = service.reload() {
+                        logger.error("reload refused; the old schemas stay", [("diagnostics", problem)])
+                    } else {
+                        logger.info("schemas reloaded", [("paths", options.service.schemaPaths.joined(separator: ":"))])
+                    }
+                } else {
+                    stop(reason: number == SIGTERM ? "SIGTERM" : "SIGINT")
+                }
+            }
+            source.resume()
+            signals.append(source)
+        }
+    }
+
+    /// Stops accepting, lets the write in progress finish, closes the store and removes the socket.
+    public func stop(reason: String) {
+        logger.info("stopping", [("reason", reason)])
+        server?.stopAccepting()
+        // In-flight requests finish and their answers go out before connections close.
+        if server?.waitUntilIdle(seconds: 10) == false { logger.error("requests still running after 10 s; stopping anyway", []) }
+        service.drain()
+        server?.stop()
+        lockFile.release()
+        logger.info("stopped", [])
+        stopped.signal()
+    }
+}
+

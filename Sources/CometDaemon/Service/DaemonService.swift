@@ -1,0 +1,411 @@
+import Foundation
+import Dispatch
+import CometSchema
+import CometStore
+import CometIntents
+import CometConversation
+import CometText
+
+/// Serves one store and one registry to every client: the method table of docs/daemon.md. It
+/// knows requests and results, not sockets, so another front end (CalDAV over HTTP) can share it.
+/// Reads run on a pool of engines side by side; writes (and conversations, which may write) run
+/// on one writer, one at a time. Every committed change is announced to the subscribers.
+public final class DaemonService: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var storePath: String
+        public var schemaPaths: [String]
+        public var timeZone: TimeZone
+        public var readers: Int
+
+        public init(storePath: String, schemaPaths: [String], timeZone: TimeZone = .current, readers: Int = 4) {
+            self.storePath = storePath
+            self.schemaPaths = schemaPaths
+            self.timeZone = timeZone
+            self.readers = readers
+        }
+    }
+
+    public enum Topic: String, Sendable, CaseIterable { case changes, alarms }
+
+    public static let version = "0.9.0"
+
+    let configuration: Configuration
+    private let lock = NSLock()
+    private var registryValue: Registry
+    private var book: ConversationBook
+    let writer: EngineSlot
+    let readers: ReaderPool
+    let started = Date()
+    private var conversations: [String: Conversation] = [:]
+    private var subscriptions: [Int: Set<Topic>] = [:]
+    /// The newest journal entry announced; later ones are announced after each write.
+    private var announcedJournal: Int64 = 0
+    /// Sends a notification to connections by id.
+    var deliver: @Sendable (Set<Int>, JSONValue) -> Void = { _, _ in }
+    public var log: @Sendable (String, [(String, String)]) -> Void = { _, _ in }
+
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        let registry = try Registry.load(paths: configuration.schemaPaths)
+        registryValue = registry
+        book = ConversationBook(registry: registry)
+        func engine() throws -> IntentEngine {
+            IntentEngine(store: try SQLiteStore(path: configuration.storePath, registry: registry), timeZone: configuration.timeZone)
+        }
+        writer = EngineSlot(label: "cometcald.writer", engine: try engine())
+        readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine()) })
+        announcedJournal = ((try? writer.run { try $0.history(limit: 1).first?.sequence }) ?? nil) ?? 0
+    }
+
+    public var registry: Registry { lock.withLock { registryValue } }
+
+    // MARK: Requests
+
+    /// Answers one request; `connection` names the client for subscriptions and sessions.
+    public func handle(_ method: String, _ params: JSONObject, connection: Int) -> Result<JSONValue, RPCError> {
+        do {
+            return .success(try call(method, Parameters(params), connection: connection))
+        } catch let error as RPCError {
+            return .failure(error)
+        } catch let error as StoreError {
+            return .failure(RPCError(RPCError.internalError, "the store could not do that: \(error.message)"))
+        } catch {
+            return .failure(RPCError(RPCError.internalError, "\(error)"))
+        }
+    }
+
+    public static let methods = ["health", "schema", "intent.perform", "entity.get", "entity.search", "agenda", "ical.import", "ical.export",
+                                 "undo", "redo", "history", "conversation.open", "conversation.say", "conversation.close", "subscribe", "unsubscribe"]
+
+    private func call(_ method: String, _ params: Parameters, connection: Int) throws -> JSONValue {
+        switch method {
+        case "health": return health()
+        case "schema":
+            try params.only([])
+            return registry.dump()
+        case "intent.perform": return try perform(params)
+        case "entity.get": return try entityGet(params)
+        case "entity.search": return try entitySearch(params)
+        case "agenda": return try agenda(params)
+        case "ical.import": return try icalImport(params)
+        case "ical.export": return try icalExport(params)
+        case "undo", "redo":
+            try params.only([])
+            let undo = method == "undo"
+            let outcome = writer.run { undo ? $0.undo() : $0.redo() }
+            let json = writer.run { $0.json(outcome) }
+            if case .done(let result) = outcome, let sequence = result.journalSequence { announceReplay(sequence, undo: undo) }
+            return json
+        case "history": return try history(params)
+        case "conversation.open": return try conversationOpen(params, connection: connection)
+        case "conversation.say": return try conversationSay(params)
+        case "conversation.close":
+            try params.only(["session"])
+            let session = try params.string("session")
+            guard lock.withLock({ conversations.removeValue(forKey: session) }) != nil else {
+                throw RPCError(RPCError.invalidParams, "no conversation has the session '\(session)'")
+            }
+            return .object(JSONObject([("closed", .bool(true))]))
+        case "subscribe", "unsubscribe":
+            try params.only(["topics"])
+            let topics = try params.topics()
+            let now = lock.withLock { () -> Set<Topic> in
+                var current = subscriptions[connection] ?? []
+                if method == "subscribe" { current.formUnion(topics) } else { current.subtract(topics) }
+                subscriptions[connection] = current.isEmpty ? nil : current
+                return current
+            }
+            return .object(JSONObject([("topics", .array(now.map(\.rawValue).sorted().map(JSONValue.string)))]))
+        default:
+            let suggestion = EditDistance.closest(to: method, among: DaemonService.methods)
+            throw RPCError(RPCError.methodNotFound, "no method is called '\(method)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""),
+                           data: .object(JSONObject([("methods", .array(DaemonService.methods.map(JSONValue.string)))])))
+        }
+    }
+
+    /// A client went away: its subscriptions go, its conversations stay until closed (another
+    /// connection may carry the session on).
+    public func disconnected(_ connection: Int) {
+        lock.withLock { _ = subscriptions.removeValue(forKey: connection) }
+    }
+
+    private func health() -> JSONValue {
+        .object(JSONObject([
+            ("status", .string("ok")), ("version", .string(DaemonService.version)), ("store", .string(configuration.storePath)),
+            ("uptime", .double((Date().timeIntervalSince(started) * 1000).rounded() / 1000)),
+            ("conversations", .int(lock.withLock { conversations.count })),
+        ]))
+    }
+
+    // MARK: Intents
+
+    private func perform(_ params: Parameters) throws -> JSONValue {
+        try params.only(["intent", "parameters", "confirmed", "limit", "offset"])
+        let name = try params.string("intent")
+        let registry = self.registry
+        let intent: IntentDefinition
+        do {
+            intent = try writer.run { try $0.intent(named: name) }
+        } catch let error as IntentError {
+            return writer.run { $0.json(IntentOutcome.failed(error)) }
+        }
+        var request = IntentRequest(intent: intent.name.description, confirmation: try params.bool("confirmed") == true ? .confirmed : .pending)
+        let values = try params.object("parameters") ?? JSONObject()
+        for (key, json) in values {
+            guard let parameter = intent.parameter(key) else {
+                request.parameters[key] = .cleared  // the engine refuses it, with a suggestion
+                continue
+            }
+            if case .null = json {
+                request.parameters[key] = .cleared
+            } else if case .entity(let entity) = parameter.type.base, registry.entity(entity)?.kind == .indexed, !parameter.type.isArray,
+                      case .string(let text) = json {
+                request.references[key] = text
+            } else {
+                do {
+                    request.parameters[key] = .set(try registry.decode(json, as: parameter.type.required))
+                } catch {
+                    throw RPCError(RPCError.invalidParams, "parameters.\(key): \(error.message)", data: .object(JSONObject([("parameter", .string(key))])))
+                }
+            }
+        }
+        request.page = try page(params)
+        let reads = intent.action == .search || intent.action == .open
+        if reads { return readers.run { $0.json($0.perform(request)) } }
+        let json = writer.run { $0.json($0.perform(request)) }
+        announceNewEntries()
+        return json
+    }
+
+    private func page(_ params: Parameters) throws -> ResultPage {
+        let limit = try params.int("limit")
+        let offset = try params.int("offset") ?? 0
+        return limit == nil && offset == 0 ? .all : ResultPage(limit: limit, offset: offset)
+    }
+
+    // MARK: Entities and the agenda
+
+    private func entity(_ params: Parameters) throws -> EntityDefinition {
+        let name = try params.string("entity")
+        let registry = self.registry
+        let found = registry.lookup(name).compactMap { declaration -> EntityDefinition? in
+            if case .entity(let entity) = declaration, entity.kind == .indexed { return entity }
+            return nil
+        }
+        guard found.count == 1 else {
+            let names = registry.allEntities.filter { $0.kind == .indexed }.map(\.name.name)
+            throw RPCError(RPCError.invalidParams, found.isEmpty ? "no entity is called '\(name)' (entities: \(names.joined(separator: ", ")))"
+                                                                 : "'\(name)' names entities in several domains; qualify it")
+        }
+        return found[0]
+    }
+
+    private func entityGet(_ params: Parameters) throws -> JSONValue {
+        try params.only(["entity", "id"])
+        let entity = try entity(params)
+        let text = try params.string("id")
+        guard let id = UUID(uuidString: text) else { throw RPCError(RPCError.invalidParams, "'\(text)' is not an id") }
+        let record = try readers.run { try $0.record(entity.name, id: id) }
+        return .object(JSONObject([("entity", record.map { .object(registry.encode($0)) } ?? .null)]))
+    }
+
+    /// The entity's own search intent, with its roles filled from the request.
+    private func entitySearch(_ params: Parameters) throws -> JSONValue {
+        try params.only(["entity", "text", "from", "to", "limit", "offset"])
+        let entity = try entity(params)
+        guard let search = registry.allIntents.first(where: { $0.action == .search && $0.entity == entity.name }) else {
+            throw RPCError(RPCError.invalidParams, "\(entity.name.name) has no search intent")
+        }
+        var request = IntentRequest(intent: search.name.description, page: try page(params))
+        for role in [ParameterRole.text, .from, .to] {
+            guard let json = params.values[role.rawValue] else { continue }
+            guard let parameter = search.parameter(role: role) else {
+                throw RPCError(RPCError.invalidParams, "\(search.name.name) takes no \(role.rawValue)")
+            }
+            request.parameters[parameter.name] = .set(try decode(json, as: parameter, key: role.rawValue))
+        }
+        return readers.run { $0.json($0.perform(request)) }
+    }
+
+    private func agenda(_ params: Parameters) throws -> JSONValue {
+        try params.only(["from", "to", "calendar", "limit", "offset"])
+        guard let search = registry.allIntents.first(where: { $0.action == .search && $0.parameter(role: .from) != nil && $0.parameter(role: .to) != nil }),
+              let from = search.parameter(role: .from), let to = search.parameter(role: .to) else {
+            throw RPCError(RPCError.invalidParams, "no search intent has a range (@role(from) and @role(to))")
+        }
+        guard let fromJSON = params.values["from"], let toJSON = params.values["to"] else {
+            throw RPCError(RPCError.invalidParams, "agenda needs from and to (ISO 8601 date-times)")
+        }
+        var request = IntentRequest(intent: search.name.description, page: try page(params))
+        request.parameters[from.name] = .set(try decode(fromJSON, as: from, key: "from"))
+        request.parameters[to.name] = .set(try decode(toJSON, as: to, key: "to"))
+        if let calendar = try params.string(optional: "calendar") {
+            guard let parameter = search.parameters.first(where: { if case .entity = $0.type.base { return true } else { return false } }) else {
+                throw RPCError(RPCError.invalidParams, "\(search.name.name) takes no calendar")
+            }
+            request.references[parameter.name] = calendar
+        }
+        return readers.run { $0.json($0.perform(request)) }
+    }
+
+    private func decode(_ json: JSONValue, as parameter: ParameterDefinition, key: String) throws -> Value {
+        do { return try registry.decode(json, as: parameter.type.required) } catch {
+            throw RPCError(RPCError.invalidParams, "\(key): \(error.message)", data: .object(JSONObject([("parameter", .string(key))])))
+        }
+    }
+
+    // MARK: iCalendar
+
+    private func icalImport(_ params: Parameters) throws -> JSONValue {
+        try params.only(["content", "calendar", "skipInvalid"])
+        let content = try params.string("content")
+        let options = ImportOptions(calendar: try params.string(optional: "calendar"), skipInvalid: try params.bool("skipInvalid") ?? false)
+        let registry = self.registry
+        let report = writer.run { $0.importCalendars([ImportSource(name: "request", text: content, registry: registry)], options: options) }
+        if report.written, !report.changes.isEmpty {
+            announce(journal: nil, intent: "ical.import", changes: report.changes.map { ($0.entity, $0.id, $0.kind.rawValue) })
+        }
+        return report.json
+    }
+
+    private func icalExport(_ params: Parameters) throws -> JSONValue {
+        try params.only(["calendar", "from", "to"])
+        let from = try params.instant("from")
+        let to = try params.instant("to")
+        let calendar = try params.string(optional: "calendar")
+        do {
+            let text = try readers.run { try $0.exportCalendar(calendar: calendar, from: from, to: to) }
+            return .object(JSONObject([("content", .string(text))]))
+        } catch let error as IntentError {
+            return readers.run { $0.json(IntentOutcome.failed(error)) }
+        }
+    }
+
+    private func history(_ params: Parameters) throws -> JSONValue {
+        try params.only(["limit"])
+        let limit = try params.int("limit") ?? 20
+        guard limit >= 1 else { throw RPCError(RPCError.invalidParams, "limit must be 1 or more") }
+        let entries = try readers.run { try $0.history(limit: limit) }
+        return .object(JSONObject([("entries", .array(entries.map { entry in
+            .object(JSONObject([
+                ("journal", entry.sequence.map { .int(Int($0)) } ?? .null), ("intent", .string(entry.intent)), ("summary", .string(entry.summary)),
+                ("created", .string(DateTimeValue.utc(entry.created).rfc3339Text)), ("undone", .bool(entry.isUndone)),
+                ("changes", .int(entry.changes.count)),
+            ]))
+        }))]))
+    }
+
+    // MARK: Conversations
+
+    private func conversationOpen(_ params: Parameters, connection: Int) throws -> JSONValue {
+        try params.only(["now", "timeZone"])
+        let now = try params.instant("now")
+        var zone = configuration.timeZone
+        if let identifier = try params.string(optional: "timeZone") {
+            guard let found = TimeZone(identifier: identifier), TimeZones.isKnown(identifier) else {
+                throw RPCError(RPCError.invalidParams, "timeZone: '\(identifier)' is not an IANA time zone")
+            }
+            zone = found
+        }
+        let session = UUID().uuidString.lowercased()
+        let book = lock.withLock { self.book }
+        let conversation = writer.run { Conversation(engine: $0, book: book, now: now, timeZone: zone) }
+        lock.withLock { conversations[session] = conversation }
+        return .object(JSONObject([("session", .string(session))]))
+    }
+
+    private func conversationSay(_ params: Parameters) throws -> JSONValue {
+        try params.only(["session", "text"])
+        let session = try params.string("session")
+        let text = try params.string("text")
+        guard let conversation = lock.withLock({ conversations[session] }) else {
+            throw RPCError(RPCError.invalidParams, "no conversation has the session '\(session)'; open one with conversation.open")
+        }
+        let (turn, snippet) = writer.run { engine -> (Conversation.Turn, JSONValue) in
+            let turn = conversation.say(text)
+            return (turn, turn.snippet.map { engine.json($0) } ?? .null)
+        }
+        announceNewEntries()
+        return .object(JSONObject([
+            ("reply", .string(turn.reply)), ("outcome", .string(turn.outcome.name)), ("understood", .bool(turn.understood)), ("snippet", snippet),
+        ]))
+    }
+
+    // MARK: Change notifications
+
+    /// Announces the journal entries written since the last announcement (intents performed
+    /// directly or by a conversation).
+    private func announceNewEntries() {
+        let entries = (try? writer.run { try $0.history(limit: 50) }) ?? []
+        let fresh = lock.withLock { () -> [JournalEntry] in
+            let newer = entries.filter { ($0.sequence ?? 0) > announcedJournal && !$0.isUndone }.sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
+            if let last = newer.last?.sequence { announcedJournal = last }
+            return newer
+        }
+        for entry in fresh {
+            announce(journal: entry.sequence, intent: entry.intent, changes: entry.changes.map { ($0.entity, $0.id, DaemonService.kind(before: $0.before, after: $0.after)) })
+        }
+    }
+
+    /// An undo turns each change of the entry around; a redo does it again.
+    private func announceReplay(_ sequence: Int64, undo: Bool) {
+        guard let entry = (try? writer.run({ try $0.history(limit: 200) }))?.first(where: { $0.sequence == sequence }) else { return }
+        let changes = entry.changes.map { change in
+            (change.entity, change.id, undo ? DaemonService.kind(before: change.after, after: change.before) : DaemonService.kind(before: change.before, after: change.after))
+        }
+        announce(journal: sequence, intent: undo ? "undo" : "redo", changes: changes)
+    }
+
+    static func kind(before: EntityRecord?, after: EntityRecord?) -> String {
+        before == nil ? "created" : after == nil ? "deleted" : "updated"
+    }
+
+    private func announce(journal: Int64?, intent: String, changes: [(QualifiedName, UUID, String)]) {
+        let targets = lock.withLock { Set(subscriptions.filter { $0.value.contains(.changes) }.keys) }
+        guard !targets.isEmpty else { return }
+        let params = JSONValue.object(JSONObject([
+            ("journal", journal.map { .int(Int($0)) } ?? .null), ("intent", .string(intent)),
+            ("changes", .array(changes.map { entity, id, kind in
+                .object(JSONObject([("entity", .string(entity.name)), ("id", .string(id.uuidString.lowercased())), ("change", .string(kind))]))
+            })),
+        ]))
+        deliver(targets, RPCMessage.notification("changed", params))
+    }
+
+    // MARK: Reloading
+
+    /// Loads the schemas again; with errors the old registry stays and the diagnostics are returned.
+    public func reload() -> String? {
+        let registry: Registry
+        do {
+            registry = try Registry.load(paths: configuration.schemaPaths)
+        } catch let error as SchemaError {
+            return error.description
+        } catch {
+            return "\(error)"
+        }
+        do {
+            let path = configuration.storePath
+            let zone = configuration.timeZone
+            // Every engine is made before any is swapped: a store that refuses the schemas
+            // leaves the daemon as it was.
+            let writing = IntentEngine(store: try SQLiteStore(path: path, registry: registry), timeZone: zone)
+            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry), timeZone: zone) }
+            writer.replace(writing)
+            readers.replaceAll { reading.removeLast() }
+        } catch let error as StoreError {
+            return "the store refuses the new schemas: \(error.message)"
+        } catch {
+            return "\(error)"
+        }
+        lock.withLock {
+            registryValue = registry
+            book = ConversationBook(registry: registry)
+        }
+        return nil
+    }
+
+    /// Waits for the write in progress, if any.
+    public func drain() { writer.queue.sync {} }
+
+}

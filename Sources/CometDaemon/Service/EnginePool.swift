@@ -1,0 +1,57 @@
+import Foundation
+import Dispatch
+import CometSchema
+import CometStore
+import CometIntents
+
+/// An engine and the queue it runs on: an engine owns one store connection and is not
+/// thread-safe, so all of its work goes through its queue.
+final class EngineSlot: @unchecked Sendable {
+    let queue: DispatchQueue
+    private(set) var engine: IntentEngine
+
+    init(label: String, engine: IntentEngine) {
+        queue = DispatchQueue(label: label)
+        self.engine = engine
+    }
+
+    /// Runs on the slot's queue and waits for the answer.
+    func run<T>(_ body: (IntentEngine) throws -> T) rethrows -> T {
+        try queue.sync { try body(engine) }
+    }
+
+    func replace(_ engine: IntentEngine) { queue.sync { self.engine = engine } }
+}
+
+/// Readers: several engines, each its own connection, so reads run side by side (WAL and
+/// deferred read transactions never take the write lock). A read takes a free engine.
+final class ReaderPool: @unchecked Sendable {
+    private let lock = NSCondition()
+    private var free: [EngineSlot]
+    private var all: [EngineSlot]
+
+    init(_ slots: [EngineSlot]) {
+        free = slots
+        all = slots
+    }
+
+    func run<T>(_ body: (IntentEngine) throws -> T) rethrows -> T {
+        lock.lock()
+        while free.isEmpty { lock.wait() }
+        let slot = free.removeLast()
+        lock.unlock()
+        defer {
+            lock.lock()
+            free.append(slot)
+            lock.signal()
+            lock.unlock()
+        }
+        return try slot.run(body)
+    }
+
+    var count: Int { all.count }
+
+    func replaceAll(_ make: () -> IntentEngine) {
+        for slot in all { slot.replace(make()) }
+    }
+}

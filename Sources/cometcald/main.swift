@@ -1,0 +1,56 @@
+import Foundation
+import CometArguments
+import CometSchema
+import CometStore
+import CometDaemon
+
+/// `cometcald`: serves one store over JSON-RPC 2.0 on a Unix socket (docs/daemon.md).
+let root = CommandSpec(
+    name: "cometcald", abstract: "Serve a CometCal store over JSON-RPC 2.0 on a Unix socket.",
+    discussion: "Keeps the registry and the store open and serves the engine and the conversation layer to local clients: Content-Length framing as in the Language Server Protocol, one daemon per store (a lock file beside it). SIGTERM or SIGINT stops it after the requests in flight; SIGHUP reloads the schemas (with errors, the old ones stay). Methods and framing: docs/daemon.md.",
+    options: [
+        .value("socket", valueName: "path", help: "The socket to listen on. Default: $XDG_RUNTIME_DIR/cometcal/cometcald.sock, else beside the default store."),
+        .value("db", valueName: "path", help: "The store. Default: $COMETCAL_DB, else $XDG_DATA_HOME/cometcal/cometcal.sqlite."),
+        .value("schemas", valueName: "dir", repeatable: true, help: "Schema directory to load (repeatable). Default: $COMETCAL_SCHEMAS, else ./Schemas."),
+        .value("max-request", valueName: "bytes", help: "The largest request accepted (default 67108864, 64 MiB)."),
+        .flag("verbose", short: "v", help: "Log every request and connection."),
+    ],
+    examples: ["cometcald", "cometcald --db ~/cal.sqlite --socket /tmp/cometcal.sock --verbose"]
+)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let parsed: ParsedCommand
+do {
+    parsed = try ArgumentParser.parse(arguments, root: root)
+} catch {
+    FileHandle.standardError.write(Data((error.rendered + "\n").utf8))
+    exit(64)
+}
+if parsed.isHelpRequested {
+    print(HelpFormatter.render(command: root, path: []))
+    exit(0)
+}
+signal(SIGPIPE, SIG_IGN)
+let environment = ProcessInfo.processInfo.environment
+var options = Daemon.Options(
+    socketPath: parsed.value("socket") ?? DaemonPaths.defaultSocket(),
+    service: DaemonService.Configuration(
+        storePath: parsed.value("db") ?? SQLiteStore.defaultPath(),
+        schemaPaths: SchemaLocator.directories(flag: parsed.values("schemas")),
+        timeZone: environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? .current))
+options.verbose = parsed.flag("verbose")
+if let text = parsed.value("max-request") {
+    guard let bytes = Int(text), bytes >= 1024 else {
+        FileHandle.standardError.write(Data("error: --max-request takes a number of bytes, 1024 or more, not '\(text)'\n".utf8))
+        exit(64)
+    }
+    options.limits.frame.bodyBytes = bytes
+}
+do {
+    let daemon = try Daemon(options: options)
+    try daemon.run()
+    exit(0)
+} catch {
+    FileHandle.standardError.write(Data("cometcald: \(error.description)\n".utf8))
+    exit(error.description.contains("another cometcald") ? 75 : 74)
+}

@@ -81,6 +81,10 @@ let package = Package(
             dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore"]
         ),
         .testTarget(
+            name: "CometDaemonTests",
+            dependencies: ["CometDaemon", "CometSchema"]
+        ),
+        .testTarget(
             name: "CLITests",
             dependencies: ["CometSchema"]
         ),

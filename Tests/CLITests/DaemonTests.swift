@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+import CometSchema
+
+/// The real daemon, over its socket (docs/daemon.md).
+@Suite("cometcald", .serialized)
+struct DaemonTests {
+    static let picnic = """
+        BEGIN:VCALENDAR
+        VERSION:2.0
+        PRODID:-//test//EN
+        X-WR-CALNAME:Personal
+        BEGIN:VEVENT
+        UID:picnic@test
+        DTSTAMP:20260601T120000Z
+        SUMMARY:Picnic
+        DTSTART;TZID=America/Los_Angeles:20260613T140000
+        DTEND;TZID=America/Los_Angeles:20260613T160000
+        LOCATION:Dolores Park
+        DESCRIPTION:Bring a chocolate cake
+        ATTENDEE;CN=Ada Lovelace;PARTSTAT=ACCEPTED:mailto:ada@example.org
+        END:VEVENT
+        END:VCALENDAR
+
+        """
+
+    private func object(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
+
+    @Test("every method answers; value state in JSON: absent is unset, null clears, a value sets")
+    func everyMethod() throws {
+        let daemon = try DaemonHarness()
+        let client = try daemon.client()
+        let health = try client.call("health")
+        #expect(health["status"] == "ok")
+        #expect(health["store"] == .string(daemon.store))
+        #expect(try client.call("schema")["domains"] != nil)
+
+        let imported = try client.call("ical.import", object([("content", .string(DaemonTests.picnic))]))
+        #expect(imported["added"] == .int(1), "\(imported)")
+        let found = try client.call("entity.search", object([("entity", "Event"), ("text", "picnic")]))
+        guard case .array(let entities)? = found["entities"], case .string(let id)? = entities.first?["id"] else { Issue.record("\(found)"); return }
+        let got = try client.call("entity.get", object([("entity", "Event"), ("id", .string(id))]))
+        #expect(got["entity"]?["title"] == "Picnic")
+
+        // Set the note, clear the location, leave the rest.
+        let updated = try client.call("intent.perform", object([("intent", "updateEvent"), ("confirmed", true),
+            ("parameters", object([("event", "Picnic"), ("note", "Bring two cakes"), ("location", .null)]))]))
+        #expect(updated["outcome"] == "needsConfirmation" || updated["outcome"] == "done", "\(updated)")
+        let after = try client.call("entity.get", object([("entity", "Event"), ("id", .string(id))]))["entity"]
+        #expect(after?["note"] == "Bring two cakes")
+        #expect(after?["location"] == nil)
+        #expect(after?["startDate"] == got["entity"]?["startDate"], "unset stays")
+
+        let shared = try client.call("intent.perform", object([("intent", "updateEvent"), ("parameters", object([("event", "Picnic"), ("startDate", "2026-06-13T11:30:00-07:00")]))]))
+        #expect(shared["outcome"] == "needsConfirmation", "a shared event asks first")
+        let confirmed = try client.call("intent.perform", object([("intent", "updateEvent"), ("confirmed", true), ("parameters", object([("event", "Picnic"), ("startDate", "2026-06-13T11:30:00-07:00")]))]))
+        #expect(confirmed["outcome"] == "done")
+
+        let agenda = try client.call("agenda", object([("from", "2026-06-13T00:00:00-07:00"), ("to", "2026-06-14T00:00:00-07:00")]))
+        guard case .array(let occurrences)? = agenda["occurrences"] else { Issue.record("\(agenda)"); return }
+        #expect(occurrences.count == 1)
+        let exported = try client.call("ical.export", object([("calendar", "Personal")]))
+        #expect(exported["content"]?.stringValue?.contains("SUMMARY:Picnic") == true)
+        let history = try client.call("history", object([("limit", 5)]))
+        guard case .array(let entries)? = history["entries"] else { Issue.record("\(history)"); return }
+        #expect(entries.count == 2)
+        #expect(try client.call("undo")["outcome"] == "done")
+        #expect(try client.call("redo")["outcome"] == "done")
+
+        let unknownParameter = try client.call("intent.perform", object([("intent", "updateEvent"), ("parameters", object([("event", "Picnic"), ("titel", "x")]))]))
+        #expect(unknownParameter["outcome"] == "failed")
+        #expect(unknownParameter["error"]?["code"] == "unknown_parameter")
+        let badParams = try client.call("agenda", object([("from", "yesterday"), ("to", "2026-06-14T00:00:00Z")]))
+        #expect(badParams["code"] == .int(-32602))
+        let badMethod = try client.call("agnda")
+        #expect(badMethod["code"] == .int(-32601))
+        #expect(badMethod["message"]?.stringValue?.contains("did you mean 'agenda'") == true)
+    }
+
+    @Test("a conversation held over conversation.say, with a confirmation and a correction")
+    func conversation() throws {
+        let daemon = try DaemonHarness()
+        let client = try daemon.client()
+        _ = try client.call("ical.import", object([("content", .string(DaemonTests.picnic))]))
+        let session = try client.call("conversation.open", object([("now", "2026-06-08T09:00:00-07:00"), ("timeZone", "America/Los_Angeles")]))["session"]
+        func say(_ text: String) throws -> JSONValue { try client.call("conversation.say", object([("session", session ?? .null), ("text", .string(text))])) }
+        #expect(try say("Who's coming to my picnic?")["reply"]?.stringValue?.contains("Ada Lovelace (accepted)") == true)
+        #expect(try say("Move it to noon")["outcome"] == "needsConfirmation")
+        let corrected = try say("actually 11:30 am")
+        #expect(corrected["outcome"] == "needsConfirmation")
+        #expect(corrected["reply"]?.stringValue?.contains("11:30") == true)
+        let done = try say("sounds good, thanks")
+        #expect(done["outcome"] == "done")
+        #expect(done["snippet"]?["title"] == "Picnic")
+        #expect(try client.call("conversation.close", object([("session", session ?? .null)]))["closed"] == true)
+        #expect(try say("hello")["code"] == .int(-32602), "a closed session is gone")
+    }
+
+    @Test("one client subscribes and sees another's changes, imports, undo and redo")
+    func subscriptions() throws {
+        let daemon = try DaemonHarness()
+        let watcher = try daemon.client()
+        let writer = try daemon.client()
+        #expect(try watcher.call("subscribe", object([("topics", ["changes"])]))["topics"] == ["changes"])
+        _ = try writer.call("ical.import", object([("content", .string(DaemonTests.picnic))]))
+        let importNote = try watcher.notification()
+        #expect(importNote["method"] == "changed")
+        #expect(importNote["params"]?["intent"] == "ical.import")
+        _ = try writer.call("intent.perform", object([("intent", "createEvent"), ("parameters", object([("title", "Stargazing"), ("startDate", "2026-06-12T21:00:00-07:00")]))]))
+        let created = try watcher.notification()
+        #expect(created["params"]?["intent"] == "calendar.createEvent")
+        guard case .array(let changes)? = created["params"]?["changes"] else { Issue.record("\(created)"); return }
+        #expect(changes.first?["change"] == "created")
+        #expect(created["params"]?["journal"] == .int(1))
+        _ = try writer.call("undo")
+        let undone = try watcher.notification()
+        #expect(undone["params"]?["intent"] == "undo")
+        guard case .array(let undoChanges)? = undone["params"]?["changes"] else { Issue.record("\(undone)"); return }
+        #expect(undoChanges.first?["change"] == "deleted", "undoing a create deletes")
+        _ = try watcher.call("unsubscribe")
+        _ = try writer.call("redo")
+        #expect(throws: (any Error).self) { try watcher.notification(timeout: 0.5) }
+    }
+
+    @Test("32 clients writing at once: every write lands once")
+    func concurrentWriters() throws {
+        let daemon = try DaemonHarness()
+        let setup = try daemon.client()
+        _ = try setup.call("ical.import", object([("content", .string(DaemonTests.picnic))]))
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 32) { index in
+            do {
+                let client = try daemon.client()
+                for step in 0..<5 {
+                    let result = try client.call("intent.perform", object([("intent", "createEvent"), ("parameters", object([
+                        ("title", .string("Load \(index)-\(step)")), ("startDate", "2026-07-01T09:00:00-07:00"), ("calendar", "Personal")]))]))
+                    if result["outcome"] != "done" { failures.mutate { $0 += 1 } }
+                }
+            } catch {
+                failures.mutate { $0 += 1 }
+            }
+        }
+        #expect(failures.value == 0)
+        let all = try setup.call("entity.search", object([("entity", "Event"), ("text", "Load")]))
+        guard case .array(let events)? = all["entities"] else { Issue.record("\(all)"); return }
+        #expect(events.count == 160)
+        #expect(Set(events.compactMap { $0["title"]?.stringValue }).count == 160, "no duplicate")
+    }
+
+    @Test("a half frame, garbage and an oversized request: the right errors, and everyone else goes on")
+    func badClients() throws {
+        let daemon = try DaemonHarness(arguments: ["--max-request", "4096"])
+        let silent = try daemon.client()
+        silent.sendRaw(Array("Content-Length: 100\r\n\r\n{\"jsonrpc\"".utf8))  // and stops
+        let other = try daemon.client()
+        #expect(try other.call("health")["status"] == "ok", "a silent client holds up nobody")
+
+        let garbage = try daemon.client()
+        garbage.sendRaw(Array("\u{00}\u{FF}nonsense\r\n\r\n".utf8))
+        let parseError = try garbage.receive()
+        #expect(parseError["error"]?["code"] == .int(-32700))
+        garbage.sendRaw(Array("Content-Length: 5\r\n\r\n{oops".utf8))
+        #expect(try garbage.receive()["error"]?["code"] == .int(-32700))
+        #expect(try garbage.call("health")["status"] == "ok", "the connection goes on")
+
+        let big = String(repeating: "x", count: 10_000)
+        garbage.sendFrame(object([("jsonrpc", "2.0"), ("id", 9), ("method", "ical.import"), ("params", object([("content", .string(big))]))]))
+        let tooLarge = try garbage.receive()
+        #expect(tooLarge["error"]?["code"] == .int(-32001))
+        #expect(tooLarge["error"]?["data"]?["limit"] == .int(4096))
+        #expect(try garbage.call("health")["status"] == "ok")
+    }
+
+    @Test("one daemon per store: a second start says who holds it")
+    func lockFile() throws {
+        let first = try DaemonHarness()
+        let second = Process()
+        second.executableURL = try CLIRunner.binary("cometcald")
+        second.arguments = ["--db", first.store, "--socket", first.directory.appendingPathComponent("other.sock").path]
+        let err = Pipe()
+        second.standardError = err
+        try second.run()
+        second.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus == 75)
+        #expect(message.contains("another cometcald serves this store (pid \(first.process.processIdentifier), socket \(first.socket))"), "\(message)")
+    }
+
+    @Test("SIGHUP with a broken schema keeps the old registry and logs why; SIGTERM removes the socket")
+    func reloadAndStop() throws {
+        let schemas = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: schemas) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: CLIRunner.repositoryRoot.appendingPathComponent("Schemas/calendar").path) {
+            try FileManager.default.copyItem(at: CLIRunner.repositoryRoot.appendingPathComponent("Schemas/calendar/\(name)"), to: schemas.appendingPathComponent(name))
+        }
+        let daemon = try DaemonHarness(schemas: schemas.path)
+        let client = try daemon.client()
+        try "domain calendar\nindexed entity Broken { id: UUID\n title: Strng }\n".write(to: schemas.appendingPathComponent("broken.cal"), atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !daemon.readLog().contains("reload refused"), Date() < deadline { usleep(50_000) }
+        #expect(daemon.logText.contains("reload refused; the old schemas stay"))
+        #expect(daemon.logText.contains("unknown type 'Strng'"))
+        #expect(try client.call("health")["status"] == "ok")
+        #expect(daemon.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+        #expect(daemon.logText.contains("msg=stopped"))
+    }
+}
+
+/// A value shared by concurrent test code.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}

@@ -27,6 +27,7 @@ public final class Daemon: @unchecked Sendable {
     private let lockFile: LockFile
     let logger: Logger
     private var signals: [DispatchSourceSignal] = []
+    private var alarms: AlarmScheduler?
     private let stopped = DispatchSemaphore(value: 0)
 
     public init(options: Options) throws(StartError) {
@@ -79,6 +80,10 @@ public final class Daemon: @unchecked Sendable {
             lockFile.release()
             throw StartError(description: error.description)
         }
+        let alarms = AlarmScheduler(service: service)
+        service.changed = { alarms.invalidate() }
+        alarms.start()
+        self.alarms = alarms
         installSignals()
         logger.info("listening", [("socket", options.socketPath), ("store", options.service.storePath), ("pid", String(getpid()))])
         stopped.wait()
@@ -147,6 +152,7 @@ public final class Daemon: @unchecked Sendable {
         server?.stopAccepting()
         // In-flight requests finish and their answers go out before connections close.
         if server?.waitUntilIdle(seconds: 10) == false { logger.error("requests still running after 10 s; stopping anyway", []) }
+        alarms?.stop()
         service.drain()
         server?.stop()
         lockFile.release()

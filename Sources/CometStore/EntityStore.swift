@@ -81,6 +81,28 @@ public protocol StoreTransaction {
     func journalEntry(toUndo: Bool) throws -> JournalEntry?
     func setJournal(_ sequence: Int64, undone: Bool) throws
     func journal(limit: Int) throws -> [JournalEntry]
+
+    /// Whether this alarm was fired already.
+    func alarmFired(_ key: AlarmKey) throws -> Bool
+    /// Records an alarm as fired; false when it already was (so it is not fired again).
+    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool
+    /// Small facts the store keeps about itself (`alarms.checkedUntil`).
+    func meta(_ key: String) throws -> String?
+    func setMeta(_ key: String, _ value: String) throws
+}
+
+/// One alarm of one occurrence: the record, the occurrence's start and the trigger's moment,
+/// in seconds since 1970.
+public struct AlarmKey: Sendable, Hashable {
+    public let record: UUID
+    public let occurrence: Int64
+    public let trigger: Int64
+
+    public init(record: UUID, occurrence: Int64, trigger: Int64) {
+        self.record = record
+        self.occurrence = occurrence
+        self.trigger = trigger
+    }
 }
 
 /// One performed intent as the undo journal keeps it: every record it touched, before and after.

@@ -127,6 +127,27 @@ struct Session: StoreTransaction {
         try connection.prepare("UPDATE _journal SET state = ? WHERE seq = ?").run([.text(undone ? "undone" : "done"), .integer(sequence)])
     }
 
+    func alarmFired(_ key: AlarmKey) throws -> Bool {
+        try connection.prepare("SELECT 1 FROM _alarms_fired WHERE record = ? AND occurrence = ? AND trigger_at = ?")
+            .scalar([.text(key.record.uuidString.lowercased()), .integer(key.occurrence), .integer(key.trigger)]) != nil
+    }
+
+    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool {
+        try connection.prepare("INSERT OR IGNORE INTO _alarms_fired (record, occurrence, trigger_at, fired_at, late) VALUES (?, ?, ?, ?, ?)")
+            .run([.text(key.record.uuidString.lowercased()), .integer(key.occurrence), .integer(key.trigger),
+                  .integer(Int64(firedAt.timeIntervalSince1970.rounded(.down))), .integer(late ? 1 : 0)])
+        return connection.changes == 1
+    }
+
+    func meta(_ key: String) throws -> String? {
+        if case .text(let value)? = try connection.prepare("SELECT value FROM _meta WHERE key = ?").scalar([.text(key)]) { return value }
+        return nil
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)").run([.text(key), .text(value)])
+    }
+
     func journal(limit: Int) throws -> [JournalEntry] {
         try journalEntries("SELECT seq, state, intent, summary, created, changes FROM _journal ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))])
     }

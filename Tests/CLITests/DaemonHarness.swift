@@ -24,8 +24,9 @@ final class DaemonHarness: @unchecked Sendable {
         process.standardError = log
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        // Ready when it answers: a socket file left by a killed daemon is no sign of life.
         let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socket) {
+        while (try? RPCClient(path: socket)) == nil {
             guard process.isRunning, Date() < deadline else { throw HarnessError.notStarted(readLog()) }
             usleep(20_000)
         }

@@ -360,7 +360,23 @@ public final class DaemonService: @unchecked Sendable {
         before == nil ? "created" : after == nil ? "deleted" : "updated"
     }
 
+    /// Called after every change, whoever made it (the alarm plan depends on the store).
+    var changed: @Sendable () -> Void = {}
+
+    func announceAlarm(_ alarm: DueAlarm, late: Bool) {
+        let targets = lock.withLock { Set(subscriptions.filter { $0.value.contains(.alarms) }.keys) }
+        log("alarm", [("event", alarm.title), ("trigger", DateTimeValue.utc(alarm.trigger).rfc3339Text), ("late", String(late)), ("subscribers", String(targets.count))])
+        guard !targets.isEmpty else { return }
+        let params = JSONValue.object(JSONObject([
+            ("event", .string(alarm.record.uuidString.lowercased())), ("entity", .string(alarm.entity.name)), ("title", .string(alarm.title)),
+            ("occurrence", .string(alarm.occurrence.rfc3339Text)), ("trigger", .string(DateTimeValue.utc(alarm.trigger).rfc3339Text)),
+            ("late", .bool(late)),
+        ]))
+        deliver(targets, RPCMessage.notification("alarm", params))
+    }
+
     private func announce(journal: Int64?, intent: String, changes: [(QualifiedName, UUID, String)]) {
+        changed()
         let targets = lock.withLock { Set(subscriptions.filter { $0.value.contains(.changes) }.keys) }
         guard !targets.isEmpty else { return }
         let params = JSONValue.object(JSONObject([

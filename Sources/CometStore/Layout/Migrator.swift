@@ -59,6 +59,15 @@ struct Migrator {
             );
             -- Undoable intents forget what was undone; without this index that is a scan of the whole journal.
             CREATE INDEX IF NOT EXISTS _journal_undone ON _journal(seq) WHERE state = 'undone';
+            -- Alarms the daemon fired (times in seconds since 1970), so that a restart never fires one twice.
+            CREATE TABLE IF NOT EXISTS _alarms_fired (
+                record TEXT NOT NULL,
+                occurrence INTEGER NOT NULL,
+                trigger_at INTEGER NOT NULL,
+                fired_at INTEGER NOT NULL,
+                late INTEGER NOT NULL,
+                PRIMARY KEY (record, occurrence, trigger_at)
+            ) WITHOUT ROWID;
             """)
     }
 

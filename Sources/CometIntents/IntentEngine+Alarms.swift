@@ -1,0 +1,85 @@
+import Foundation
+import CometSchema
+import CometStore
+
+/// An alarm due at a moment: which record, which occurrence, and when it triggers.
+public struct DueAlarm: Sendable, Hashable {
+    public let entity: QualifiedName
+    public let record: UUID
+    public let title: String
+    /// The occurrence's start, as the occurrence has it.
+    public let occurrence: DateTimeValue
+    public let trigger: Date
+
+    public var key: AlarmKey {
+        AlarmKey(record: record, occurrence: Int64(occurrence.instant?.timeIntervalSince1970.rounded(.down) ?? Double(occurrence.sortKey)),
+                 trigger: Int64(trigger.timeIntervalSince1970.rounded(.down)))
+    }
+}
+
+extension IntentEngine {
+    /// How far from its occurrence an alarm is looked for: triggers set further before (or
+    /// after) their occurrence than this are not found.
+    public static let alarmReach: TimeInterval = 30 * 86_400
+
+    /// Alarms that trigger in [from, to): every occurrence of every entity that maps VALARM (a
+    /// start-relative duration, or an absolute moment, which a series fires once, at its first
+    /// occurrence), not fired already. A read: it never takes the write lock.
+    public func dueAlarms(from: Date, to: Date) throws -> [DueAlarm] {
+        var due: [DueAlarm] = []
+        for entity in registry.allEntities where entity.kind == .indexed {
+            guard entity.temporalFields != nil,
+                  let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "VALARM" && $0.type.isArray }),
+                  case .union(let unionName) = property.type.base, let union = registry.union(unionName) else { continue }
+            let absoluteCases = Set(union.cases.filter { $0.type.base == .builtin(.dateTime) }.map(\.name))
+            try store.readTransaction { transaction in
+                let occurrences = try transaction.occurrences(entity.name, from: from.addingTimeInterval(-Self.alarmReach),
+                                                              to: to.addingTimeInterval(Self.alarmReach), zone: timeZone, matching: [])
+                var firstOccurrence: [UUID: Int64] = [:]
+                for occurrence in occurrences where firstOccurrence[occurrence.record.id] == nil {
+                    firstOccurrence[occurrence.record.id] = occurrence.start.sortKey
+                }
+                for occurrence in occurrences {
+                    guard case .array(let alarms)? = occurrence.record[property.name], !alarms.isEmpty,
+                          let start = instant(of: occurrence.start) else { continue }
+                    for alarm in alarms {
+                        guard case .union(let caseName, let payload) = alarm else { continue }
+                        let trigger: Date
+                        if absoluteCases.contains(caseName) {
+                            guard case .dateTime(let moment) = payload, let at = instant(of: moment),
+                                  firstOccurrence[occurrence.record.id] == occurrence.start.sortKey else { continue }
+                            trigger = at
+                        } else if case .duration(let offset) = payload {
+                            trigger = start.addingTimeInterval(TimeInterval(offset.approximateSeconds))
+                        } else {
+                            continue
+                        }
+                        guard trigger >= from, trigger < to else { continue }
+                        let item = DueAlarm(entity: entity.name, record: occurrence.record.id, title: registry.title(of: occurrence.record),
+                                            occurrence: occurrence.start, trigger: trigger)
+                        if try !transaction.alarmFired(item.key) { due.append(item) }
+                    }
+                }
+            }
+        }
+        return due.sorted { ($0.trigger, $0.record.uuidString) < ($1.trigger, $1.record.uuidString) }
+    }
+
+    /// Records the alarm as fired before anyone hears of it; false when it was already.
+    public func markFired(_ alarm: DueAlarm, at moment: Date, late: Bool) throws -> Bool {
+        try store.transaction { try $0.recordAlarm(alarm.key, firedAt: moment, late: late) }
+    }
+
+    /// A fact the store keeps for a front end (the daemon's `alarms.checkedUntil`).
+    public func storedFact(_ key: String) throws -> String? {
+        try store.readTransaction { try $0.meta(key) }
+    }
+
+    public func storeFact(_ key: String, _ value: String) throws {
+        try store.transaction { try $0.setMeta(key, value) }
+    }
+
+    private func instant(of value: DateTimeValue) -> Date? {
+        value.instant ?? Date(timeIntervalSince1970: TimeInterval(value.localTime.dateTime(in: timeZone).sortKey))
+    }
+}

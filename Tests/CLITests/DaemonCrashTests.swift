@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import CometSchema
+
+/// Stopping and killing the daemon mid-work loses nothing and leaves nothing half done.
+@Suite("cometcald under SIGTERM and kill -9", .serialized)
+struct DaemonCrashTests {
+    private func object(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
+
+    static func calendar(events: Int) -> String {
+        var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nX-WR-CALNAME:Bulk\r\n"
+        for index in 0..<events {
+            let day = 1 + index % 28
+            text += "BEGIN:VEVENT\r\nUID:bulk-\(index)@test\r\nDTSTAMP:20260601T120000Z\r\nSUMMARY:Bulk \(index)\r\n"
+                + String(format: "DTSTART;TZID=America/Los_Angeles:202607%02dT090000\r\n", day) + "DESCRIPTION:Number \(index)\r\nEND:VEVENT\r\n"
+        }
+        return text + "END:VCALENDAR\r\n"
+    }
+
+    private func count(_ client: RPCClient, _ text: String) throws -> Int {
+        let found = try client.call("entity.search", object([("entity", "Event"), ("text", .string(text)), ("limit", 1)]))
+        guard case .int(let total)? = found["total"] else { return -1 }
+        return total
+    }
+
+    @Test("SIGTERM during a long import: it finishes first, so after a restart it is whole")
+    func termDuringImport() throws {
+        let daemon = try DaemonHarness()
+        let client = try daemon.client()
+        client.sendFrame(object([("jsonrpc", "2.0"), ("id", 1), ("method", "ical.import"), ("params", object([("content", .string(DaemonCrashTests.calendar(events: 3_000)))]))]))
+        usleep(300_000)
+        daemon.signal(SIGTERM)
+        let answer = try? client.receive(timeout: 30)
+        #expect(daemon.stop() == 0)
+        let again = try DaemonHarness(directory: daemon.directory)
+        let total = try count(try again.client(), "bulk")
+        if answer?["result"]?["written"] == true {
+            #expect(total == 3_000, "an import answered as written is whole")
+        } else {
+            #expect(total == 0 || total == 3_000, "whole or absent, never part: \(total)")
+        }
+    }
+
+    @Test("kill -9 during a long import and during writes: after a restart the import is whole or absent, and every write answered is there")
+    func killDuringWrites() throws {
+        let daemon = try DaemonHarness()
+        let importer = try daemon.client()
+        importer.sendFrame(object([("jsonrpc", "2.0"), ("id", 1), ("method", "ical.import"), ("params", object([("content", .string(DaemonCrashTests.calendar(events: 3_000)))]))]))
+        let writer = try daemon.client()
+        var answered = 0
+        let started = Date()
+        while Date().timeIntervalSince(started) < 1.0 {
+            let result = try writer.call("intent.perform", object([("intent", "createEvent"), ("parameters", object([
+                ("title", .string("Write \(answered)")), ("startDate", "2026-07-01T09:00:00-07:00[America/Los_Angeles]")]))]))
+            if result["outcome"] == "done" { answered += 1 }
+        }
+        daemon.signal(SIGKILL)
+        daemon.process.waitUntilExit()
+        let again = try DaemonHarness(directory: daemon.directory)
+        let client = try again.client()
+        let bulk = try count(client, "bulk")
+        #expect(bulk == 0 || bulk == 3_000, "whole or absent: \(bulk)")
+        let writes = try count(client, "write")
+        #expect(writes >= answered, "\(writes) of \(answered) answered writes")
+        #expect(writes <= answered + 1, "at most the one in flight besides")
+        let history = try client.call("history", object([("limit", 10_000)]))
+        guard case .array(let entries)? = history["entries"] else { Issue.record("\(history)"); return }
+        #expect(entries.count == writes, "each write and its journal entry landed together")
+        #expect(try client.call("health")["status"] == "ok")
+    }
+}

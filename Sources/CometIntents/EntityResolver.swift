@@ -35,8 +35,10 @@ struct EntityResolver {
         // Every match, not the best few: an exact title may rank after many partial matches,
         // and the question must say how many there are.
         var matches = collapseSeries(try transaction.fetchAll(name, matching: [], text: text, limit: nil, offset: 0), of: name)
-        if matches.isEmpty {
-            // Entities without searchable text still match their title exactly.
+        if matches.isEmpty, registry.entity(name)?.titleProperty?.annotations.contains(named: "searchable") != true {
+            // An entity whose title is not searched still matches it exactly. (When it is, the
+            // search has looked already: reading every record again would cost a scan of the
+            // store for every name misheard.)
             matches = try transaction.fetchAll(name, matching: [], limit: nil).filter(isTitled(text))
         }
         let exact = matches.filter(isTitled(text))

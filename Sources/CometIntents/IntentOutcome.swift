@@ -80,5 +80,5 @@ public struct IntentResult: Sendable {
     /// The undo journal entry, when the intent is undoable.
     public let journalSequence: Int64?
     /// For searches: how the results returned relate to everything that matched.
-    public private(set) var page: PageInfo? = nil
+    public internal(set) var page: PageInfo? = nil
 }

@@ -11,6 +11,14 @@ public struct Occurrence: Sendable, Hashable {
     public let isRecurrenceInstance: Bool
     /// The start the occurrence has in its series (the RECURRENCE-ID an override would carry).
     public let recurrenceKey: DateTimeValue
+
+    public init(record: EntityRecord, start: DateTimeValue, end: DateTimeValue, isRecurrenceInstance: Bool, recurrenceKey: DateTimeValue) {
+        self.record = record
+        self.start = start
+        self.end = end
+        self.isRecurrenceInstance = isRecurrenceInstance
+        self.recurrenceKey = recurrenceKey
+    }
 }
 
 /// Keeps the occurrence table of an entity: one row per single event or override, and one row

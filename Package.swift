@@ -49,10 +49,11 @@ let package = Package(
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments"]),
 
-        // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same run.
+        // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
+        // run, and the conversation's turns against the engine calls they make.
         .executableTarget(
             name: "cometcal-bench",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CSQLite"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CSQLite"]
         ),
 
         .testTarget(

@@ -6,7 +6,7 @@ struct BenchOptions {
     var events = 50_000
     var recurringPercent = 10
     var samples = 1_000
-    /// Scenario names to run, in the order given; empty runs every scenario.
+    /// Scenario names to run, in the order given; empty runs every scenario of the default run.
     var scenarios: [String] = []
     /// A store to seed (or, when it already holds events, to reuse); nil seeds a fresh temp file.
     var databasePath: String?
@@ -27,15 +27,17 @@ struct BenchOptions {
         USAGE: cometcal-bench [options]
 
         Seeds a CometCal store through the intent engine, then measures intents and queries
-        against it and against raw SQLite on the same machine in the same run. Every scenario
-        prints min/p50/p90/p99/max and its p50 as a ratio to its reference.
+        against it and against raw SQLite on the same machine in the same run, and turns of a
+        conversation against the engine calls they make. Every scenario prints
+        min/p50/p90/p99/max and its p50 as a ratio to its reference.
 
         OPTIONS:
           --events <n>              Events to seed (default 50000).
           --recurring-percent <p>   Share of seeded and created events that repeat (default 10).
           --samples <n>             Measured operations per scenario (default 1000).
           --scenario <name>         Run only this scenario (repeatable, or comma-separated).
-                                    Default: all. See --list.
+                                    Default: all but those --list marks as not in the
+                                    default run.
           --db <path>               Store to use. A new file is seeded and kept; a file that
                                     already holds events is reused without seeding (the
                                     measured creates and deletes change it). Default: a fresh

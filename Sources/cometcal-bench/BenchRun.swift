@@ -14,6 +14,8 @@ final class BenchRun {
     /// The store's contents right after seeding (before any scenario changed it).
     private(set) var storeAfterSeed: StoreStats?
     private var referenceDatabase: ReferenceDatabase?
+    /// State a scenario and its reference share (the conversation's dialog and named events).
+    private var sharedState: [String: AnyObject] = [:]
 
     init(options: BenchOptions, registry: Registry, frame: TimeFrame, progress: @escaping (String) -> Void) {
         self.options = options
@@ -44,6 +46,17 @@ final class BenchRun {
         let database = try ReferenceDatabase(path: path, rows: fixture.pool.count, run: self)
         referenceDatabase = database
         return database
+    }
+
+    /// The object a scenario and its reference share under `key`, made by the first to ask.
+    func shared<T: AnyObject>(_ key: String, make: () throws -> T) throws -> T {
+        if let existing = sharedState[key] {
+            guard let typed = existing as? T else { throw BenchError("shared state '\(key)' is a \(type(of: existing)), not a \(T.self)") }
+            return typed
+        }
+        let made = try make()
+        sharedState[key] = made
+        return made
     }
 
     /// Runs the scenarios in the order given. Each scenario's operations alternate one for one

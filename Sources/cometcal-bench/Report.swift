@@ -53,9 +53,13 @@ struct Report {
         }
         lines.append("")
         if !references.isEmpty {
-            lines.append("References: raw SQLite through CSQLite, WAL + synchronous=NORMAL like the store, a plain table with as many event-like rows as the store had events")
-            for reference in references {
-                lines.append("  \(pad(reference.name, 14)) \(reference.summary)")
+            var groups: [String] = []
+            for reference in references where !groups.contains(reference.group) { groups.append(reference.group) }
+            for group in groups {
+                lines.append("References: \(group)")
+                for reference in references where reference.group == group {
+                    lines.append("  \(pad(reference.name, 14)) \(reference.summary)")
+                }
             }
             lines.append("")
         }
@@ -79,11 +83,51 @@ struct Report {
             let share = engine.measurement.summary.p50 - store.measurement.summary.p50
             lines.append("  engine share of agenda-month (p50 engine − p50 store, same months) = \(ms(share)) ms")
         }
+        for result in results {
+            guard let figures = ConversationFigures(result) else { continue }
+            lines.append("")
+            lines.append(contentsOf: conversationLines(result.scenario.name, figures))
+        }
         lines.append("")
         lines.append("Percentiles are nearest-rank over \(options.samples) samples after \(options.warmup) unrecorded warm-up operations. "
                      + "cpu p50 is this thread's CPU time: far below the wall p50 means waiting (disk, or other processes on a shared machine). "
-                     + "agenda-month returns at most 1,000 occurrences (the engine's cap), agenda-month-store all of them.")
+                     + "agenda-month returns at most 1,000 occurrences (the engine's cap), agenda-month-store all of them."
+                     + (results.contains { ConversationScenarios.isConversation($0.scenario) }
+                        ? " For the conversation scenarios and their engine references, rows/op is store transactions per turn." : ""))
         return lines.joined(separator: "\n")
+    }
+
+    /// The conversation's figures by kind of turn: mean CPU per turn of the conversation and of
+    /// the engine calls alone for the same turns, the difference (the conversation's own cost),
+    /// and the store transactions each opens.
+    private func conversationLines(_ name: String, _ figures: ConversationFigures) -> [String] {
+        var lines: [String] = []
+        lines.append("\(name): mean CPU µs per turn, the conversation beside the engine calls alone for the same turns, "
+                     + "and the difference, the conversation's own cost (understanding, dialog state, replies)")
+        lines.append("  \(pad("kind of turn", 18)) \(lpad("turns", 6)) \(lpad("conversation", 12)) \(lpad("engine-only", 12)) \(lpad("own", 8)) "
+                     + "\(lpad("own share", 9))  store transactions per turn")
+        func row(_ row: ConversationFigures.Row) -> String {
+            // A share within noise of nothing (the engine-only calls a shade dearer) reads 0%, not -0%.
+            let share = row.cpu > 0 ? String(format: "%.0f%%", max(0, 100 * row.ownCPU / row.cpu).rounded()) : "–"
+            return "  \(pad(row.kind, 18)) \(lpad(String(row.turns), 6)) \(lpad(micros(row.cpu), 12)) \(lpad(micros(row.engineCPU), 12)) "
+                + "\(lpad(micros(row.ownCPU), 8)) \(lpad(share, 9))  \(rowsText(row.transactions)) vs \(rowsText(row.engineTransactions))"
+        }
+        for kind in figures.kinds { lines.append(row(kind)) }
+        lines.append(row(figures.all))
+        let all = figures.all
+        lines.append(String(format: "  conversation: %.0f turns/s (mean wall %@ µs per turn); by CPU %.0f turns/s on one core (mean CPU %@ µs per turn)",
+                            figures.turnsPerSecond, micros(all.wall), figures.turnsPerCPUSecond, micros(all.cpu)))
+        lines.append("  engine calls alone for the same turns: mean CPU \(micros(all.engineCPU)) µs (wall \(micros(all.engineWall)) µs); "
+                     + "the conversation's own: mean CPU \(micros(all.ownCPU)) µs per turn (wall \(micros(all.wall - all.engineWall)) µs)")
+        let verdict = figures.targetMet ? "met" : "NOT met"
+        lines.append("  target: a turn takes well under 1 ms of CPU on average apart from the store work it needs "
+                     + "(own CPU mean ≤ \(micros(ConversationFigures.targetOwnCPU)) µs): \(micros(all.ownCPU)) µs, \(verdict)")
+        return lines
+    }
+
+    /// Microseconds: 3.4, 41.2, 412, 4120.
+    private func micros(_ value: Double) -> String {
+        abs(value) < 100 ? String(format: "%.1f", value) : String(format: "%.0f", value)
     }
 
     /// When a scenario and its reference return quite different numbers of rows (an agenda
@@ -216,9 +260,28 @@ struct Report {
                 object["targetP50"] = .double(target)
                 object["targetMet"] = .bool(result.measurement.summary.p50 <= target)
             }
+            if let figures = ConversationFigures(result) { object["conversation"] = conversationJSON(figures) }
             return .object(object)
         })
         return JSONWriter.pretty(.object(root))
+    }
+
+    /// Mean CPU and wall µs per turn, of the conversation and of the engine calls alone, and the
+    /// store transactions per turn, for all turns and by kind; turns per second; the target.
+    private func conversationJSON(_ figures: ConversationFigures) -> JSONValue {
+        func row(_ row: ConversationFigures.Row) -> JSONValue {
+            .object(JSONObject([
+                ("kind", .string(row.kind)), ("turns", .int(row.turns)),
+                ("cpuMicroseconds", .double(row.cpu)), ("engineCPUMicroseconds", .double(row.engineCPU)), ("ownCPUMicroseconds", .double(row.ownCPU)),
+                ("wallMicroseconds", .double(row.wall)), ("engineWallMicroseconds", .double(row.engineWall)),
+                ("storeTransactions", .double(row.transactions)), ("engineStoreTransactions", .double(row.engineTransactions)),
+            ]))
+        }
+        return .object(JSONObject([
+            ("turnsPerSecond", .double(figures.turnsPerSecond)), ("turnsPerCPUSecond", .double(figures.turnsPerCPUSecond)),
+            ("all", row(figures.all)), ("byKind", .array(figures.kinds.map(row))),
+            ("targetOwnCPUMicroseconds", .double(ConversationFigures.targetOwnCPU)), ("targetMet", .bool(figures.targetMet)),
+        ]))
     }
 
     /// `{"ms": {...wall...}, "cpuMs": {...}, "rowsPerOp": n, "byTag": {...}}`.

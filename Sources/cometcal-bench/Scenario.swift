@@ -19,10 +19,12 @@ struct Scenario: Sendable {
     /// Whether rows per operation mean the same as the reference's, so a per-row cost is worth
     /// printing (not when the scenario's results are capped, as the engine's agenda is).
     var comparesRows = true
+    /// False for a scenario run only when named (--scenario): too slow for every run.
+    var inDefaultRun = true
     /// Makes the operation (and whatever state it keeps between calls).
     let prepare: @Sendable (BenchRun) throws -> Operation
 
-    static var catalogue: [Scenario] { CalendarScenarios.all }
+    static var catalogue: [Scenario] { CalendarScenarios.all + ConversationScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
@@ -34,9 +36,14 @@ struct Reference: Sendable {
     /// "raw SQLite insert+commit": reads after "= 3.2× ".
     let label: String
     let summary: String
+    /// What kind of reference it is, said once above the references of that kind in the report.
+    var group = Reference.rawSQLite
     let prepare: @Sendable (BenchRun) throws -> Operation
 
-    static var catalogue: [Reference] { SQLiteReferences.all }
+    static let rawSQLite = "raw SQLite through CSQLite, WAL + synchronous=NORMAL like the store, "
+        + "a plain table with as many event-like rows as the store had events"
+
+    static var catalogue: [Reference] { SQLiteReferences.all + ConversationScenarios.references }
 }
 
 /// The result of one scenario, with its interleaved reference's when it has one.

@@ -39,13 +39,14 @@ func main() -> Int32 {
     if options.listScenarios {
         for scenario in Scenario.catalogue {
             let reference = scenario.referenceName.map { " (vs \($0))" } ?? ""
-            print("\(scenario.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(scenario.summary)\(reference)")
+            let optIn = scenario.inDefaultRun ? "" : " [not in the default run]"
+            print("\(scenario.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(scenario.summary)\(reference)\(optIn)")
         }
         return 0
     }
     var scenarios: [Scenario] = []
     if options.scenarios.isEmpty {
-        scenarios = Scenario.catalogue
+        scenarios = Scenario.catalogue.filter(\.inDefaultRun)
     } else {
         for name in options.scenarios {
             guard let scenario = Scenario.catalogue.first(where: { $0.name == name }) else {

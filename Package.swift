@@ -44,7 +44,7 @@ let package = Package(
 
         .executableTarget(
             name: "cometcal",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometArguments", "CometText"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments", "CometText"]
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments"]),

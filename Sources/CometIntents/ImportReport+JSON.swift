@@ -1,4 +1,6 @@
+import Foundation
 import CometSchema
+import CometStore
 
 extension ImportReport {
     /// The report as `import --json` and the daemon's `ical.import` give it (docs/json.md).
@@ -41,4 +43,41 @@ extension ImportReport {
         }
     }
 
+}
+
+extension ImportReport {
+    /// The report read back from its JSON (a client of the daemon prints the same summary).
+    public init(json: JSONValue) {
+        self.init()
+        func int(_ key: String) -> Int { if case .int(let value)? = json[key] { return value } else { return 0 } }
+        written = json["written"] == .bool(true)
+        added = int("added")
+        updated = int("updated")
+        unchanged = int("unchanged")
+        olderVersions = int("skipped")
+        skippedMessages = int("skippedMessages")
+        if case .object(let ignored)? = json["ignoredComponents"] {
+            for (name, count) in ignored { if case .int(let value) = count { ignoredComponents[name] = value } }
+        }
+        if case .array(let names)? = json["calendars"] { calendars = names.compactMap(\.stringValue) }
+        func problems(_ key: String) -> [Problem] {
+            guard case .array(let items)? = json[key] else { return [] }
+            return items.map { item in
+                Problem(source: item["file"]?.stringValue ?? "", line: { if case .int(let value)? = item["line"] { return value } else { return 0 } }(),
+                        uid: item["uid"]?.stringValue, message: item["message"]?.stringValue ?? "")
+            }
+        }
+        warnings = problems("warnings")
+        self.problems = problems("problems")
+    }
+}
+
+extension JournalEntry {
+    /// An entry as `history --json` and the daemon's `history` list it.
+    public var listing: JSONValue {
+        .object(JSONObject([
+            ("sequence", .int(Int(sequence ?? 0))), ("intent", .string(intent)), ("summary", .string(summary)),
+            ("created", .string(ISO8601DateFormatter().string(from: created))), ("undone", .bool(isUndone)), ("changes", .int(changes.count)),
+        ]))
+    }
 }

@@ -10,8 +10,16 @@ extension IntentEngine {
             ?? Candidate(id: record.id, title: registry.title(of: record), subtitle: nil)
     }
 
+    /// How a record is named in lists, without a store at hand (a client of the daemon): its
+    /// title and its time, references shown by id.
+    public static func describe(_ record: EntityRecord, registry: Registry, timeZone: TimeZone, now: Date) -> Candidate {
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).candidate(record)
+    }
+
     /// "event" or "events": what an entity is called (its `@display` name), for a count.
-    public func noun(_ entity: QualifiedName, count: Int) -> String {
+    public func noun(_ entity: QualifiedName, count: Int) -> String { IntentEngine.noun(entity, count: count, in: registry) }
+
+    public static func noun(_ entity: QualifiedName, count: Int, in registry: Registry) -> String {
         let noun = Presenter.noun(entity, in: registry)
         return count == 1 ? noun : noun + "s"
     }
@@ -69,8 +77,8 @@ extension IntentEngine {
 
     /// "Sat Jun 13 11:30–13:30": when an occurrence happens, as lists and cards say it.
     public func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false) -> String {
-        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).when(start, end: end, allDay: allDay) })
-            ?? start.description
+        // Times need no store: no transaction for each line of a list.
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: clock()).when(start, end: end, allDay: allDay)
     }
 
     /// The card of a record, as intents return it.

@@ -35,7 +35,10 @@ public final class IntentEngine {
     }
 
     /// Finds an intent by plain or qualified name, with a suggestion when it does not exist.
-    public func intent(named name: String) throws -> IntentDefinition {
+    public func intent(named name: String) throws -> IntentDefinition { try IntentEngine.intent(named: name, in: registry) }
+
+    /// The same rule without an engine (a client of the daemon has the registry only).
+    public static func intent(named name: String, in registry: Registry) throws -> IntentDefinition {
         let matches = registry.lookup(name).compactMap { declaration -> IntentDefinition? in
             if case .intent(let intent) = declaration { return intent }
             return nil

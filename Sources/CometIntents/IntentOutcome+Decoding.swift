@@ -91,7 +91,7 @@ extension IntentOutcome {
         Dialog(full: json?["full"]?.stringValue ?? "", supporting: json?["supporting"]?.stringValue ?? "")
     }
 
-    private static func snippet(_ json: JSONValue?) -> Snippet? {
+    static func snippet(_ json: JSONValue?) -> Snippet? {
         guard let json, case .string(let title)? = json["title"] else { return nil }
         var fields: [Snippet.Field] = []
         if case .array(let items)? = json["fields"] {
@@ -107,5 +107,13 @@ extension IntentOutcome {
         let code = json?["code"]?.stringValue.flatMap(IntentError.Code.init(rawValue:)) ?? .storage
         return IntentError(code, json?["message"]?.stringValue ?? "the daemon gave no message", parameter: json?["parameter"]?.stringValue,
                            suggestion: json?["suggestion"]?.stringValue)
+    }
+}
+
+extension Snippet {
+    /// A card read back from its JSON (`{title, subtitle, fields: [{label, value}]}`).
+    public init?(json: JSONValue?) {
+        guard let decoded = IntentOutcome.snippet(json) else { return nil }
+        self = decoded
     }
 }

@@ -3,19 +3,19 @@ import CometSchema
 import CometStore
 
 /// The JSON shape of outcomes (docs/json.md), shared by `--json`, the conversation runner and
-/// the daemon.
-extension IntentEngine {
+/// the daemon. It needs the registry only, so a client of the daemon writes the same JSON.
+extension Registry {
     public func json(_ outcome: IntentOutcome) -> JSONValue {
         var object = JSONObject()
         object["outcome"] = .string(outcome.name)
         switch outcome {
         case .done(let result):
             object["intent"] = .string(result.intent.name)
-            if let record = result.record { object["entity"] = .object(registry.encode(record)) }
+            if let record = result.record { object["entity"] = .object(encode(record)) }
             if result.action == .search || !result.records.isEmpty && result.action == nil {
                 // Occurrences refer to their records by id: each record is listed once.
                 let listed = result.occurrences.isEmpty ? result.records : Self.distinctRecords(result.occurrences)
-                object["entities"] = .array(listed.map { .object(registry.encode($0)) })
+                object["entities"] = .array(listed.map { .object(encode($0)) })
             }
             if result.action == .search, !result.occurrences.isEmpty || result.records.isEmpty {
                 object["occurrences"] = .array(result.occurrences.map(json))
@@ -61,7 +61,7 @@ extension IntentEngine {
     public func json(_ occurrence: Occurrence) -> JSONValue {
         var object = JSONObject()
         object["id"] = .string(occurrence.record.id.uuidString.lowercased())
-        object["title"] = .string(registry.title(of: occurrence.record))
+        object["title"] = .string(title(of: occurrence.record))
         object["start"] = .string(occurrence.start.description)
         object["end"] = .string(occurrence.end.description)
         object["recurring"] = .bool(occurrence.isRecurrenceInstance)
@@ -101,4 +101,11 @@ extension IntentEngine {
         object["fields"] = .array(snippet.fields.map { .object(JSONObject([("label", .string($0.label)), ("value", .string($0.value))])) })
         return .object(object)
     }
+}
+
+extension IntentEngine {
+    public func json(_ outcome: IntentOutcome) -> JSONValue { registry.json(outcome) }
+    public func json(_ error: IntentError) -> JSONValue { registry.json(error) }
+    public func json(_ occurrence: Occurrence) -> JSONValue { registry.json(occurrence) }
+    public func json(_ snippet: Snippet) -> JSONValue { registry.json(snippet) }
 }

@@ -7,7 +7,8 @@ import CometText
 /// registry (titles, `@display` names) so every domain gets sentences without Swift code.
 struct Presenter {
     let registry: Registry
-    let transaction: any StoreTransaction
+    /// Where references are looked up to be shown by title; without one they show as ids.
+    let transaction: (any StoreTransaction)?
     let timeZone: TimeZone
     let now: Date
 
@@ -102,7 +103,7 @@ struct Presenter {
     func display(_ value: Value, type: TypeExpression) -> String {
         switch value {
         case .reference(let id):
-            if case .entity(let name) = type.base, let record = try? transaction.fetch(name, id: id) { return title(record) }
+            if case .entity(let name) = type.base, let record = try? transaction?.fetch(name, id: id) { return title(record) }
             return id.uuidString.lowercased()
         case .dateTime(let dateTime): return when(dateTime, end: nil)
         case .recurrence(let rule): return RecurrenceText.describe(rule)
@@ -169,7 +170,9 @@ struct Presenter {
             }
             if case .whenTargetHas(let property) = intent.confirmation, let target = plan.target,
                case .array(let items)? = target[property], !items.isEmpty {
-                sentence += " It has \(items.count) \(Presenter.words(property)), who may need to hear about it."
+                let noun = Presenter.words(property)
+                let counted = items.count == 1 && noun.hasSuffix("s") ? String(noun.dropLast()) : noun
+                sentence += " It has \(items.count) \(counted), who may need to hear about it."
             }
             return sentence
         default:

@@ -61,7 +61,7 @@ struct AgendaPrinter {
         for property in entity.properties where property.type.isOptional || property.name == "calendar" {
             guard property.name == "calendar" || property.name == "location", let value = record[property.name] else { continue }
             if case .reference(let id) = value, case .entity(let target) = property.type.base,
-               let referenced = try? context.engine.record(target, id: id) {
+               let referenced = try? context.backend.record(target, id: id) {
                 details.append(registry.title(of: referenced))
             } else {
                 details.append(registry.displayText(value))

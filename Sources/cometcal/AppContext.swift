@@ -3,12 +3,16 @@ import CometArguments
 import CometSchema
 import CometStore
 import CometIntents
+import CometDaemon
 
 /// What a command that touches the calendar needs: the registry, the store, the engine, and
 /// how to read and print values for this person (their zone, their clock, their terminal).
 final class AppContext {
     let registry: Registry
-    let engine: IntentEngine
+    /// What the commands run on: the local engine, or the daemon with `--connect`.
+    let backend: CalendarBackend
+    /// The local engine; nil with `--connect`.
+    let localEngine: IntentEngine?
     let terminal: Terminal
     let parsed: ParsedCommand
     let valueText: ValueText
@@ -33,17 +37,24 @@ final class AppContext {
         } else {
             now = Date()
         }
-        let path = parsed.value("db") ?? SQLiteStore.defaultPath()
-        let store: SQLiteStore
-        do {
-            store = try SQLiteStore(path: path, registry: registry, now: now)
-        } catch let error as StoreError {
-            let code: ExitCode = error.code == .destructiveMigration ? .dataError : (error.code == .cannotOpen || error.code == .permissions ? .ioError : .dataError)
-            throw CommandFailure(code: code, message: "cannot use the store at \(path): \(error.message)")
+        if parsed.flag("connect") {
+            backend = try RemoteBackend(socket: parsed.value("socket") ?? DaemonPaths.defaultSocket(), registry: registry, zone: zone, now: now)
+            localEngine = nil
+        } else {
+            let path = parsed.value("db") ?? SQLiteStore.defaultPath()
+            let store: SQLiteStore
+            do {
+                store = try SQLiteStore(path: path, registry: registry, now: now)
+            } catch let error as StoreError {
+                let code: ExitCode = error.code == .destructiveMigration ? .dataError : (error.code == .cannotOpen || error.code == .permissions ? .ioError : .dataError)
+                throw CommandFailure(code: code, message: "cannot use the store at \(path): \(error.message)")
+            }
+            let clock = now
+            let fixedClock = environment["COMETCAL_NOW"] != nil
+            let engine = IntentEngine(store: store, timeZone: zone, clock: { fixedClock ? clock : Date() })
+            backend = engine
+            localEngine = engine
         }
-        let clock = now
-        let fixedClock = environment["COMETCAL_NOW"] != nil
-        engine = IntentEngine(store: store, timeZone: zone, clock: { fixedClock ? clock : Date() })
         valueText = ValueText(registry: registry, zone: zone, now: now)
     }
 

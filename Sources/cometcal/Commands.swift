@@ -11,6 +11,8 @@ enum Commands {
         .flag("json", help: "Print results as JSON (see docs/json.md)."),
         .flag("yes", short: "y", help: "Answer yes to confirmations (needed without a terminal)."),
         .flag("no-color", help: "Never colour the output (also: NO_COLOR=1)."),
+        .flag("connect", help: "Run the command through cometcald instead of opening the store: --connect, or --connect SOCKET (docs/daemon.md)."),
+        .value("socket", valueName: "path", help: "The daemon's socket for --connect. Default: $XDG_RUNTIME_DIR/cometcal/cometcald.sock, else beside the default store."),
     ]
 
     /// How a preset command maps onto an intent.

@@ -3,6 +3,7 @@ import CometArguments
 import CometSchema
 import CometIntents
 import CometConversation
+import CometDaemon
 
 /// `cometcal converse FILE…`: plays conversation scripts, each against a fresh store, and
 /// reports each script and the total. Exits 1 when any script failed.
@@ -61,14 +62,38 @@ struct ConverseCommand {
     }
 }
 
-/// `cometcal chat`: a conversation on the person's own store, one turn per line, with the
-/// card of what each turn shows. `:history` lists the turns so far, `:quit` (or end of input) ends it.
+/// `cometcal chat`: a conversation on the person's own store (or through the daemon with
+/// `--connect`), one turn per line, with the card of what each turn shows. `:history` lists the
+/// turns so far, `:quit` (or end of input) ends it.
 struct ChatCommand {
     let context: AppContext
 
-    func run() -> ExitCode {
+    /// One turn as chat prints it, from a local conversation or the daemon's.
+    struct Reply {
+        let text: String
+        let outcome: String
+        let understood: Bool
+        let snippet: Snippet?
+    }
+
+    func run() throws -> ExitCode {
         let terminal = context.terminal
-        let conversation = Conversation(engine: context.engine, timeZone: context.zone)
+        let say: (String) throws -> Reply
+        let capabilities: () throws -> String
+        if let engine = context.localEngine {
+            let conversation = Conversation(engine: engine, timeZone: context.zone)
+            say = { text in
+                let turn = conversation.say(text)
+                return Reply(text: turn.reply, outcome: turn.outcome.name, understood: turn.understood, snippet: turn.snippet)
+            }
+            capabilities = { conversation.capabilities() }
+        } else if let remote = context.backend as? RemoteBackend {
+            let session = try remote.openConversation()
+            say = { text in try remote.say(text, in: session) }
+            capabilities = { try remote.say("what can you do", in: session).text }
+        } else {
+            throw CommandFailure(code: .internalError, message: "error: no conversation is possible here")
+        }
         var said: [String] = []
         if terminal.isInteractive {
             terminal.out(terminal.style("CometCal — say what you want to do; :help for help, :quit to leave.", .dim))
@@ -84,21 +109,49 @@ struct ChatCommand {
                 for (index, turn) in said.enumerated() { terminal.out("\(index + 1)  \(turn)") }
                 continue
             case ":help":
-                terminal.out(conversation.capabilities())
+                terminal.out(Terminal.printable(try capabilities()))
                 continue
             default: break
             }
             said.append(text)
-            let turn = conversation.say(text)
+            let turn = try say(text)
             if context.wantsJSON {
-                var object = JSONObject([("reply", .string(turn.reply)), ("outcome", .string(turn.outcome.name)), ("understood", .bool(turn.understood))])
-                if let snippet = turn.snippet { object["snippet"] = context.engine.json(snippet) }
+                var object = JSONObject([("reply", .string(turn.text)), ("outcome", .string(turn.outcome)), ("understood", .bool(turn.understood))])
+                if let snippet = turn.snippet { object["snippet"] = context.backend.json(snippet) }
                 terminal.out(JSONWriter.compact(.object(object)))
                 continue
             }
-            terminal.out(Terminal.printable(turn.reply))
+            terminal.out(Terminal.printable(turn.text))
             if let snippet = turn.snippet, terminal.isInteractive { OutcomePrinter(context: context).card(snippet) }
         }
         return .success
+    }
+}
+
+extension RemoteBackend {
+    /// A conversation held by the daemon, on this person's clock and zone.
+    func openConversation() throws -> String {
+        var params = JSONObject([("timeZone", .string(zone.identifier))])
+        if ProcessInfo.processInfo.environment["COMETCAL_NOW"] != nil { params["now"] = .string(ISO8601DateFormatter().string(from: now)) }
+        let answer: Result<JSONValue, RPCError>
+        do { answer = try client.call("conversation.open", params) } catch { throw CommandFailure(code: .ioError, message: "error: \(error.description)") }
+        guard case .success(let json) = answer, let session = json["session"]?.stringValue else {
+            throw CommandFailure(code: .ioError, message: "error: the daemon did not open a conversation")
+        }
+        return session
+    }
+
+    func say(_ text: String, in session: String) throws -> ChatCommand.Reply {
+        let answer: Result<JSONValue, RPCError>
+        do { answer = try client.call("conversation.say", JSONObject([("session", .string(session)), ("text", .string(text))])) } catch {
+            throw CommandFailure(code: .ioError, message: "error: \(error.description)")
+        }
+        switch answer {
+        case .success(let json):
+            return ChatCommand.Reply(text: json["reply"]?.stringValue ?? "", outcome: json["outcome"]?.stringValue ?? "failed",
+                                     understood: json["understood"] == .bool(true), snippet: Snippet(json: json["snippet"]))
+        case .failure(let error):
+            throw CommandFailure(code: .dataError, message: "error: \(error.message)")
+        }
     }
 }

@@ -52,9 +52,9 @@ struct CalendarCommands {
         case ["agenda"]: return try agenda()
         case ["import"]: return try ICalCommands(context: context).importFiles()
         case ["export"]: return try ICalCommands(context: context).export()
-        case ["chat"]: return ChatCommand(context: context).run()
-        case ["undo"]: return replay(context.engine.undo())
-        case ["redo"]: return replay(context.engine.redo())
+        case ["chat"]: return try ChatCommand(context: context).run()
+        case ["undo"]: return replay(context.backend.undo())
+        case ["redo"]: return replay(context.backend.redo())
         case ["history"]: return try history()
         case ["intent", "list"]: return listIntents()
         case ["intent", "run"]:
@@ -74,7 +74,7 @@ struct CalendarCommands {
     /// The engine finds intents, by the one rule every front end uses.
     private func engineIntent(_ name: String) throws -> IntentDefinition {
         do {
-            return try context.engine.intent(named: name)
+            return try context.backend.intent(named: name)
         } catch let error as IntentError {
             throw CommandFailure(code: .usage, message: "error: \(error.description)")
         }
@@ -152,15 +152,9 @@ struct CalendarCommands {
             guard let number = Int(text), number > 0 else { throw CommandFailure(code: .usage, message: "error: --limit takes a positive number, not '\(text)'") }
             limit = number
         }
-        let entries = try context.engine.history(limit: limit)
+        let entries = try context.backend.history(limit: limit)
         if context.wantsJSON {
-            terminal.out(JSONWriter.pretty(.array(entries.map { entry in
-                .object(JSONObject([
-                    ("sequence", .int(Int(entry.sequence ?? 0))), ("intent", .string(entry.intent)), ("summary", .string(entry.summary)),
-                    ("created", .string(ISO8601DateFormatter().string(from: entry.created))), ("undone", .bool(entry.isUndone)),
-                    ("changes", .int(entry.changes.count)),
-                ]))
-            })))
+            terminal.out(JSONWriter.pretty(.array(entries.map { $0.listing })))
             return .success
         }
         if entries.isEmpty { terminal.out("No changes yet.") }

@@ -10,13 +10,13 @@ struct ICalCommands {
 
     func importFiles() throws -> ExitCode {
         let paths = context.parsed.positionals("files")
-        var sources: [ImportSource] = []
+        var sources: [(name: String, handle: FileHandle)] = []
         var sizes: [String: Int] = [:]
         var handles: [FileHandle] = []
         defer { handles.forEach { try? $0.close() } }
         for path in paths {
             if path == "-" {
-                sources.append(ImportSource(name: "-", handle: .standardInput, registry: context.registry))
+                sources.append((name: "-", handle: .standardInput))
                 continue
             }
             var isDirectory: ObjCBool = false
@@ -28,12 +28,12 @@ struct ICalCommands {
             }
             handles.append(handle)
             sizes[path] = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-            sources.append(ImportSource(name: path, handle: handle, registry: context.registry))
+            sources.append((name: path, handle: handle))
         }
         let bar = ProgressBar(enabled: terminal.isInteractive && isatty(STDERR_FILENO) == 1 && !context.wantsJSON)
         var options = ImportOptions(calendar: context.parsed.value("calendar"), skipInvalid: context.parsed.flag("skip-invalid"))
         options.progress = { name, bytes in bar.update(name, bytes: bytes, of: sizes[name]) }
-        let report = context.engine.importCalendars(sources, options: options)
+        let report = try context.backend.importFiles(sources, options: options)
         bar.finish()
         if context.wantsJSON {
             terminal.out(JSONWriter.pretty(report.json))
@@ -82,7 +82,7 @@ struct ICalCommands {
         }
         let text: String
         do {
-            text = try context.engine.exportCalendar(calendar: context.parsed.value("calendar"), from: try time("from"), to: try time("to"),
+            text = try context.backend.exportCalendar(calendar: context.parsed.value("calendar"), from: try time("from"), to: try time("to"),
                                                      event: context.parsed.value("event"))
         } catch let error as IntentError {
             throw CommandFailure(code: error.code == .notFound ? .noInput : .dataError, message: "error: \(error.message)")

@@ -112,7 +112,7 @@ struct IntentRunner {
         var request = initial
         let interactive = terminal.isInteractive && !context.wantsJSON
         for _ in 0..<8 {
-            let outcome = context.engine.perform(request)
+            let outcome = context.backend.perform(request)
             switch outcome {
             case .needsConfirmation(let prompt, let snippet) where interactive:
                 OutcomePrinter(context: context).card(snippet)

@@ -11,7 +11,7 @@ struct OutcomePrinter {
 
     func print(_ outcome: IntentOutcome, runner: IntentRunner?, request: IntentRequest? = nil) {
         if context.wantsJSON {
-            terminal.out(JSONWriter.pretty(context.engine.json(outcome)))
+            terminal.out(JSONWriter.pretty(context.backend.json(outcome)))
             return
         }
         switch outcome {
@@ -101,7 +101,7 @@ struct OutcomePrinter {
     /// The note under results a limit or offset cut: how many there are and how to get the rest.
     func pageNote(_ result: IntentResult) {
         guard let page = result.page, let entity = context.registry.intent(result.intent)?.entity else { return }
-        if let note = PageFlags.note(page, noun: { context.engine.noun(entity, count: $0) }) {
+        if let note = PageFlags.note(page, noun: { context.backend.noun(entity, count: $0) }) {
             terminal.out(terminal.style(note, .dim))
         }
     }
@@ -117,7 +117,7 @@ struct OutcomePrinter {
             if (result.page?.total ?? 0) == 0 { terminal.out(result.dialog.full) }
             return
         }
-        let described = result.records.map(context.engine.describe)
+        let described = result.records.map(context.backend.describe)
         let width = min(40, described.map(\.title.count).max() ?? 0)
         for (record, candidate) in zip(result.records, described) {
             let title = candidate.title.count < width ? candidate.title + String(repeating: " ", count: width - candidate.title.count) : candidate.title

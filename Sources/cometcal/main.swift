@@ -4,7 +4,28 @@ import CometSchema
 
 /// `cometcal`: loads the schemas (their intents shape the command tree), parses the command
 /// line, runs the command, and exits with a sysexits code.
-let arguments = Array(CommandLine.arguments.dropFirst())
+/// `--connect SOCKET` and `--connect=SOCKET` are `--connect --socket SOCKET`: the socket is
+/// optional, and a path (it has a '/') after `--connect` is taken as it.
+func connectSpelled(_ arguments: [String]) -> [String] {
+    var result: [String] = []
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        if argument == "--" { return result + arguments[index...] }
+        if argument.hasPrefix("--connect=") {
+            result += ["--connect", "--socket", String(argument.dropFirst("--connect=".count))]
+        } else if argument == "--connect", index + 1 < arguments.count, arguments[index + 1].contains("/") {
+            result += ["--connect", "--socket", arguments[index + 1]]
+            index += 1
+        } else {
+            result.append(argument)
+        }
+        index += 1
+    }
+    return result
+}
+
+let arguments = connectSpelled(Array(CommandLine.arguments.dropFirst()))
 let schemaPaths = SchemaLocator.directories(flag: SchemaLocator.schemaFlags(in: arguments))
 let registry = try? Registry.load(paths: schemaPaths)
 let root = Commands.root(registry: registry)

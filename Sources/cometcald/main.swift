@@ -39,6 +39,11 @@ var options = Daemon.Options(
         schemaPaths: SchemaLocator.directories(flag: parsed.values("schemas")),
         timeZone: environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? .current))
 options.verbose = parsed.flag("verbose")
+// COMETCAL_NOW fixes the engines' clock (an ISO 8601 instant), as for the CLI: for reproducible
+// demos and tests. Alarms always run on the real clock.
+if let fixed = environment["COMETCAL_NOW"], let instant = (try? DateTimeValue(parsing: fixed))?.instant {
+    options.service.clock = { instant }
+}
 if let text = parsed.value("max-request") {
     guard let bytes = Int(text), bytes >= 1024 else {
         FileHandle.standardError.write(Data("error: --max-request takes a number of bytes, 1024 or more, not '\(text)'\n".utf8))

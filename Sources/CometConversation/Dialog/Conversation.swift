@@ -46,7 +46,7 @@ public final class Conversation {
     public func say(_ text: String) -> Turn {
         understander.parser = parser
         understander.focusEntity = state.focus?.entity
-        understander.listedEntities = Set(state.lastResults.map(\.entity))
+        understander.listedEntities = state.listedEntities
         // Bounded work on any input: a turn is one request, not an essay.
         guard text.count <= Conversation.maximumCharacters else {
             return Turn(reply: "That's more than I can take in at once (\(Conversation.maximumCharacters) characters at most); say one thing at a time.",

@@ -36,7 +36,11 @@ struct DialogState {
 
     var focus: Focus?
     /// The last list shown, in its order.
-    var lastResults: [Focus] = []
+    var lastResults: [Focus] = [] {
+        didSet { listedEntities = Set(lastResults.map(\.entity)) }
+    }
+    /// The kinds of entity in the last list, kept with it (a list may hold thousands).
+    private(set) var listedEntities: Set<QualifiedName> = []
     var pending: Pending?
     /// The last request performed, which a lone correction ("actually 4pm") revises.
     var lastRequest: Draft?

@@ -16,6 +16,8 @@ public final class DaemonService: @unchecked Sendable {
         public var schemaPaths: [String]
         public var timeZone: TimeZone
         public var readers: Int
+        /// The engines' clock (what "now" is to intents and conversations).
+        public var clock: @Sendable () -> Date = { Date() }
 
         public init(storePath: String, schemaPaths: [String], timeZone: TimeZone = .current, readers: Int = 4) {
             self.storePath = storePath
@@ -50,7 +52,8 @@ public final class DaemonService: @unchecked Sendable {
         registryValue = registry
         book = ConversationBook(registry: registry)
         func engine() throws -> IntentEngine {
-            IntentEngine(store: try SQLiteStore(path: configuration.storePath, registry: registry), timeZone: configuration.timeZone)
+            IntentEngine(store: try SQLiteStore(path: configuration.storePath, registry: registry, now: configuration.clock()), timeZone: configuration.timeZone,
+                         clock: configuration.clock)
         }
         writer = EngineSlot(label: "cometcald.writer", engine: try engine())
         readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine()) })
@@ -149,7 +152,9 @@ public final class DaemonService: @unchecked Sendable {
         } catch let error as IntentError {
             return writer.run { $0.json(IntentOutcome.failed(error)) }
         }
-        var request = IntentRequest(intent: intent.name.description, confirmation: try params.bool("confirmed") == true ? .confirmed : .pending)
+        // confirmed: true answers yes to a confirmation, false answers no; absent, the engine asks.
+        let confirmation: IntentRequest.Confirmation = try params.bool("confirmed").map { $0 ? .confirmed : .declined } ?? .pending
+        var request = IntentRequest(intent: intent.name.description, confirmation: confirmation)
         let values = try params.object("parameters") ?? JSONObject()
         for (key, json) in values {
             guard let parameter = intent.parameter(key) else {
@@ -257,11 +262,21 @@ public final class DaemonService: @unchecked Sendable {
     // MARK: iCalendar
 
     private func icalImport(_ params: Parameters) throws -> JSONValue {
-        try params.only(["content", "calendar", "skipInvalid"])
-        let content = try params.string("content")
+        try params.only(["content", "name", "files", "calendar", "skipInvalid"])
+        // One document (`content`, reported under `name`), or several imported all or nothing
+        // (`files: [{name, content}]`), as `cometcal import a.ics b.ics` does.
+        var files: [(name: String, content: String)] = []
+        if case .array(let items)? = params.values["files"] {
+            for item in items {
+                guard case .string(let content)? = item["content"] else { throw RPCError(RPCError.invalidParams, "each of 'files' needs a content string") }
+                files.append((item["name"]?.stringValue ?? "request", content))
+            }
+        } else {
+            files.append((try params.string(optional: "name") ?? "request", try params.string("content")))
+        }
         let options = ImportOptions(calendar: try params.string(optional: "calendar"), skipInvalid: try params.bool("skipInvalid") ?? false)
         let registry = self.registry
-        let report = writer.run { $0.importCalendars([ImportSource(name: "request", text: content, registry: registry)], options: options) }
+        let report = writer.run { $0.importCalendars(files.map { ImportSource(name: $0.name, text: $0.content, registry: registry) }, options: options) }
         if report.written, !report.changes.isEmpty {
             announce(journal: nil, intent: "ical.import", changes: report.changes.map { ($0.entity, $0.id, $0.kind.rawValue) })
         }
@@ -269,12 +284,13 @@ public final class DaemonService: @unchecked Sendable {
     }
 
     private func icalExport(_ params: Parameters) throws -> JSONValue {
-        try params.only(["calendar", "from", "to"])
+        try params.only(["calendar", "from", "to", "event"])
         let from = try params.instant("from")
         let to = try params.instant("to")
         let calendar = try params.string(optional: "calendar")
+        let event = try params.string(optional: "event")
         do {
-            let text = try readers.run { try $0.exportCalendar(calendar: calendar, from: from, to: to) }
+            let text = try readers.run { try $0.exportCalendar(calendar: calendar, from: from, to: to, event: event) }
             return .object(JSONObject([("content", .string(text))]))
         } catch let error as IntentError {
             return readers.run { $0.json(IntentOutcome.failed(error)) }
@@ -286,13 +302,7 @@ public final class DaemonService: @unchecked Sendable {
         let limit = try params.int("limit") ?? 20
         guard limit >= 1 else { throw RPCError(RPCError.invalidParams, "limit must be 1 or more") }
         let entries = try readers.run { try $0.history(limit: limit) }
-        return .object(JSONObject([("entries", .array(entries.map { entry in
-            .object(JSONObject([
-                ("journal", entry.sequence.map { .int(Int($0)) } ?? .null), ("intent", .string(entry.intent)), ("summary", .string(entry.summary)),
-                ("created", .string(DateTimeValue.utc(entry.created).rfc3339Text)), ("undone", .bool(entry.isUndone)),
-                ("changes", .int(entry.changes.count)),
-            ]))
-        }))]))
+        return .object(JSONObject([("entries", JSONValue.array(entries.map { $0.listing }))]))
     }
 
     // MARK: Conversations
@@ -405,8 +415,9 @@ public final class DaemonService: @unchecked Sendable {
             let zone = configuration.timeZone
             // Every engine is made before any is swapped: a store that refuses the schemas
             // leaves the daemon as it was.
-            let writing = IntentEngine(store: try SQLiteStore(path: path, registry: registry), timeZone: zone)
-            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry), timeZone: zone) }
+            let clock = configuration.clock
+            let writing = IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, clock: clock)
+            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, clock: clock) }
             writer.replace(writing)
             readers.replaceAll { reading.removeLast() }
         } catch let error as StoreError {

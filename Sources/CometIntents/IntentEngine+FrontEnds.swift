@@ -75,6 +75,11 @@ extension IntentEngine {
             ?? registry.displayText(value)
     }
 
+    /// A value as a card shows it, without a store at hand (references show as ids).
+    public static func display(_ value: Value, type: TypeExpression, registry: Registry, timeZone: TimeZone, now: Date) -> String {
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).display(value, type: type)
+    }
+
     /// "Sat Jun 13 11:30–13:30": when an occurrence happens, as lists and cards say it.
     public func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false) -> String {
         // Times need no store: no transaction for each line of a list.

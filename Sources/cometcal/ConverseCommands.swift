@@ -23,7 +23,26 @@ struct ConverseCommand {
             terminal.err("\(error)")
             return .noInput
         }
-        let runner = ScriptRunner(registry: registry)
+        let runner: ScriptRunner
+        if parsed.flag("connect") {
+            // Through the daemon: every script on its store, which the daemon serves with its own registry.
+            let socket = parsed.value("socket") ?? DaemonPaths.defaultSocket()
+            let environment = ProcessInfo.processInfo.environment
+            let zone = environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current
+            let remote: RemoteBackend
+            do {
+                remote = try RemoteBackend(socket: socket, registry: registry, zone: zone, now: Date())
+            } catch let failure as CommandFailure {
+                terminal.err(failure.message)
+                return failure.code
+            } catch {
+                terminal.err("error: \(error)")
+                return .ioError
+            }
+            runner = ScriptRunner(registry: registry) { _, _, _ in RemoteScriptWorld(backend: remote) }
+        } else {
+            runner = ScriptRunner(registry: registry)
+        }
         var results: [ScriptRunner.Result] = []
         for path in parsed.positionals("files") {
             let result = runner.run(path: path)
@@ -153,5 +172,67 @@ extension RemoteBackend {
         case .failure(let error):
             throw CommandFailure(code: .dataError, message: "error: \(error.message)")
         }
+    }
+}
+
+/// A script's world through the daemon: seeds imported into its store, the conversation held
+/// there, the store read back through `entity.search` and `entity.get`.
+final class RemoteScriptWorld: ScriptWorld {
+    let backend: RemoteBackend
+    var registry: Registry { backend.registry }
+
+    init(backend: RemoteBackend) { self.backend = backend }
+
+    func importSeed(name: String, text: String) -> ImportReport {
+        let params = JSONObject([("name", .string(name)), ("content", .string(text))])
+        guard case .success(let json)? = try? backend.client.call("ical.import", params) else {
+            var report = ImportReport(json: .null)
+            report.written = false
+            return report
+        }
+        return ImportReport(json: json)
+    }
+
+    func openConversation(now: Date, timeZone: TimeZone) throws -> any ScriptConversation {
+        let params = JSONObject([("now", .string(ISO8601DateFormatter().string(from: now))), ("timeZone", .string(timeZone.identifier))])
+        guard case .success(let json) = try backend.client.call("conversation.open", params), let session = json["session"]?.stringValue else {
+            throw CommandFailure(code: .ioError, message: "error: the daemon did not open a conversation")
+        }
+        return RemoteScriptConversation(client: backend.client, session: session)
+    }
+
+    func records(_ entity: QualifiedName) throws -> [EntityRecord] {
+        guard case .success(let json) = try backend.client.call("entity.search", JSONObject([("entity", .string(entity.description))])),
+              case .done(let result) = try IntentOutcome.decode(json, registry: registry) else { return [] }
+        return result.records
+    }
+
+    func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? { try backend.record(entity, id: id) }
+}
+
+final class RemoteScriptConversation: ScriptConversation {
+    let client: DaemonClient
+    let session: String
+
+    init(client: DaemonClient, session: String) {
+        self.client = client
+        self.session = session
+    }
+
+    func say(_ text: String) -> Conversation.Turn {
+        guard case .success(let json)? = try? client.call("conversation.say", JSONObject([("session", .string(session)), ("text", .string(text))])) else {
+            return Conversation.Turn(reply: "(the daemon did not answer)", outcome: .failed, snippet: nil, understood: false)
+        }
+        let outcome: TurnOutcome
+        switch json["outcome"]?.stringValue {
+        case "done": outcome = .done
+        case "needsValue": outcome = .needsValue(parameter: json["parameter"]?.stringValue ?? "")
+        case "needsConfirmation": outcome = .needsConfirmation
+        case "needsDisambiguation": outcome = .needsDisambiguation(count: { if case .int(let count)? = json["candidates"] { return count } else { return 0 } }())
+        case "cancelled": outcome = .cancelled
+        default: outcome = .failed
+        }
+        return Conversation.Turn(reply: json["reply"]?.stringValue ?? "", outcome: outcome, snippet: Snippet(json: json["snippet"]),
+                                 understood: json["understood"] == .bool(true))
     }
 }

@@ -87,4 +87,17 @@ struct ConnectTests {
         #expect(lines.contains { $0.hasPrefix("Move “Picnic” to Sat Jun 13 11:30–13:30?") })
         #expect(lines.last == "Moved “Picnic” to Sat Jun 13 11:30–13:30.")
     }
+
+    @Test("converse --connect plays scripts through the daemon's conversation and store")
+    func converse() throws {
+        let daemon = try DaemonHarness()
+        let script = CLIRunner.repositoryRoot.appendingPathComponent("Examples/conversations/02-picnic-move-correction.convo").path
+        let played = try CLIRunner.run(["--connect", daemon.socket, "converse", script])
+        #expect(played.status == 0, "\(played.stdout)\(played.stderr)")
+        #expect(played.stdout.hasSuffix("1 passed, 0 failed\n"))
+        let tasks = CLIRunner.repositoryRoot.appendingPathComponent("Examples/conversations/tasks-01-remind-and-list.convo").path
+        let refused = try CLIRunner.run(["--connect", daemon.socket, "converse", tasks])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("a daemon serves one registry"))
+    }
 }

@@ -15,6 +15,13 @@ public final class Conversation {
         public let snippet: Snippet?
         /// False when nothing in the schemas matched the words.
         public let understood: Bool
+
+        public init(reply: String, outcome: TurnOutcome, snippet: Snippet?, understood: Bool) {
+            self.reply = reply
+            self.outcome = outcome
+            self.snippet = snippet
+            self.understood = understood
+        }
     }
 
     public let engine: IntentEngine

@@ -23,8 +23,24 @@ public struct ScriptRunner {
 
     /// The registry scripts run on unless they name their own with `@schemas`.
     let registry: Registry
+    /// Makes the world a script plays in, on its registry, clock and zone: a fresh store by default.
+    let world: (Registry, Date, TimeZone) throws -> any ScriptWorld
+    /// Whether a script may bring its own schemas (`@schemas`): not through a daemon, which
+    /// serves one registry.
+    let allowsOwnSchemas: Bool
 
-    public init(registry: Registry) { self.registry = registry }
+    public init(registry: Registry) {
+        self.registry = registry
+        world = { registry, now, zone in try LocalScriptWorld(registry: registry, now: now, timeZone: zone) }
+        allowsOwnSchemas = true
+    }
+
+    /// Scripts played in a world of the caller's (a daemon's store).
+    public init(registry: Registry, world: @escaping (Registry, Date, TimeZone) throws -> any ScriptWorld) {
+        self.registry = registry
+        self.world = world
+        allowsOwnSchemas = false
+    }
 
     public func run(path: String) -> Result {
         let script: ConversationScript
@@ -47,6 +63,10 @@ public struct ScriptRunner {
         for line in script.lines {
             switch line.directive {
             case .schemas(let relative):
+                guard allowsOwnSchemas else {
+                    fail(line.number, "schemas of its own (@schemas \(relative))", "a daemon serves one registry; play this script without --connect, or against a daemon started with --schemas \(relative)")
+                    return Result(path: script.path, turns: 0, failures: failures)
+                }
                 let path = folder.appendingPathComponent(relative).path
                 do {
                     let compiled = try SchemaCompiler.compile(paths: [path])
@@ -69,19 +89,16 @@ public struct ScriptRunner {
             return Result(path: script.path, turns: 0, failures: failures)
         }
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-converse-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let engine: IntentEngine
+        let world: any ScriptWorld
+        let conversation: any ScriptConversation
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, registry: registry, now: now)
-            engine = IntentEngine(store: store, timeZone: zone, clock: { now })
+            world = try self.world(registry, now, zone)
+            conversation = try world.openConversation(now: now, timeZone: zone)
         } catch {
-            fail(0, "a fresh store", "\(error)")
+            fail(0, "a store to play in", "\(error)")
             return Result(path: script.path, turns: 0, failures: failures)
         }
-        let conversation = Conversation(engine: engine, now: now, timeZone: zone)
-        let checker = StoreChecker(engine: engine, zone: zone, now: now)
+        let checker = StoreChecker(world: world, zone: zone, now: now)
 
         var last: Conversation.Turn?
         var turns = 0
@@ -94,7 +111,7 @@ public struct ScriptRunner {
                     fail(line.number, "a seed file at \(relative)", "no readable file")
                     continue
                 }
-                let report = engine.importCalendars([ImportSource(name: relative, text: text, registry: registry)])
+                let report = world.importSeed(name: relative, text: text)
                 if !report.written || !report.problems.isEmpty {
                     let problem = report.problems.first.map { "\($0.source):\($0.line): \($0.message)" } ?? "nothing was imported"
                     fail(line.number, "\(relative) to import", problem)

@@ -6,18 +6,18 @@ import CometIntents
 /// how many records an entity has. Values are written as a person reads them (`2026-06-13
 /// 11:30`, `weekly`, a title, `true`, `none`) and compared by their type.
 struct StoreChecker {
-    let engine: IntentEngine
+    let world: any ScriptWorld
     let zone: TimeZone
     let now: Date
 
     struct Problem: Error { let message: String }
 
-    var registry: Registry { engine.registry }
+    var registry: Registry { world.registry }
 
     /// "event", "Event", "events": an entity by its name or `@display` noun, any case.
     func entity(_ name: String) -> Result<EntityDefinition, Problem> {
         let wanted = name.lowercased()
-        if let found = registry.allEntities.first(where: { $0.name.name.lowercased() == wanted || engine.noun($0.name, count: 1) == wanted }) {
+        if let found = registry.allEntities.first(where: { $0.name.name.lowercased() == wanted || IntentEngine.noun($0.name, count: 1, in: registry) == wanted }) {
             return .success(found)
         }
         let names = registry.allEntities.filter { $0.kind == .indexed }.map { $0.name.name.lowercased() }
@@ -26,13 +26,13 @@ struct StoreChecker {
 
     func count(_ name: String) -> Result<Int, Problem> {
         entity(name).flatMap { definition in
-            do { return .success(try engine.records(definition.name).count) } catch { return .failure(Problem(message: "\(error)")) }
+            do { return .success(try world.records(definition.name).count) } catch { return .failure(Problem(message: "\(error)")) }
         }
     }
 
     /// The records titled `title`; a series stands for its overrides, which share its title.
     private func titled(_ definition: EntityDefinition, _ title: String) throws -> [EntityRecord] {
-        let all = try engine.records(definition.name).filter {
+        let all = try world.records(definition.name).filter {
             registry.title(of: $0).compare(title, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame
         }
         guard all.count > 1, let override = definition.temporalFields?.recurrenceID else { return all }
@@ -54,7 +54,7 @@ struct StoreChecker {
     }
 
     private func known(_ definition: EntityDefinition) -> String {
-        let titles = ((try? engine.records(definition.name)) ?? []).prefix(8).map { "“\(registry.title(of: $0))”" }
+        let titles = ((try? world.records(definition.name)) ?? []).prefix(8).map { "“\(registry.title(of: $0))”" }
         return titles.isEmpty ? " (there are none)" : " (there are \(titles.joined(separator: ", ")))"
     }
 
@@ -78,7 +78,7 @@ struct StoreChecker {
     /// Nil when the value is what the text says; else what the value is.
     private func compare(_ value: Value?, type: TypeExpression, expected: String) -> String? {
         let text = expected.trimmingCharacters(in: .whitespaces)
-        let shown = value.map { engine.display($0, type: type) } ?? "none"
+        let shown = value.map { IntentEngine.display($0, type: type, registry: registry, timeZone: zone, now: now) } ?? "none"
         if text.lowercased() == "none" {
             if value == nil { return nil }
             if case .array(let items)? = value, items.isEmpty { return nil }
@@ -97,7 +97,7 @@ struct StoreChecker {
             guard case .duration(let wanted)? = try? TemporalParser(now: now, timeZone: zone).parse(text) else { return "\(actual) (and '\(text)' is not a duration)" }
             return wanted.approximateSeconds == actual.approximateSeconds ? nil : shown
         case (.reference(let id), .entity(let target)):
-            let referenced = (try? engine.record(target, id: id)).flatMap { $0 }.map { registry.title(of: $0) } ?? id.uuidString
+            let referenced = (try? world.record(target, id: id)).flatMap { $0 }.map { registry.title(of: $0) } ?? id.uuidString
             return referenced.compare(text, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame ? nil : "“\(referenced)”"
         case (.bool(let flag), _):
             return String(flag) == text.lowercased() ? nil : String(flag)

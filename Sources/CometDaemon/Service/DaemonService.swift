@@ -336,9 +336,15 @@ public final class DaemonService: @unchecked Sendable {
             return (turn, turn.snippet.map { engine.json($0) } ?? .null)
         }
         announceNewEntries()
-        return .object(JSONObject([
+        var result = JSONObject([
             ("reply", .string(turn.reply)), ("outcome", .string(turn.outcome.name)), ("understood", .bool(turn.understood)), ("snippet", snippet),
-        ]))
+        ])
+        switch turn.outcome {
+        case .needsValue(let parameter): result["parameter"] = .string(parameter)
+        case .needsDisambiguation(let count): result["candidates"] = .int(count)
+        default: break
+        }
+        return .object(result)
     }
 
     // MARK: Change notifications

@@ -16,6 +16,9 @@ extension IntentEngine {
         Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).candidate(record)
     }
 
+    /// "startDate" → "start date": an identifier in the words dialogs use.
+    public static func words(_ identifier: String) -> String { Presenter.words(identifier) }
+
     /// "event" or "events": what an entity is called (its `@display` name), for a count.
     public func noun(_ entity: QualifiedName, count: Int) -> String { IntentEngine.noun(entity, count: count, in: registry) }
 

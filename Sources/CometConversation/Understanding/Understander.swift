@@ -269,15 +269,8 @@ final class Understander {
 }
 
 enum ConversationText {
-    /// "startDate" → "start date".
-    static func words(_ identifier: String) -> String {
-        var result = ""
-        for character in identifier {
-            if character.isUppercase, !result.isEmpty { result += " " }
-            result += character.lowercased()
-        }
-        return result
-    }
+    /// "startDate" → "start date", as the engine's dialogs say it.
+    static func words(_ identifier: String) -> String { IntentEngine.words(identifier) }
 
     /// "a, b and c".
     static func list(_ items: [String]) -> String {

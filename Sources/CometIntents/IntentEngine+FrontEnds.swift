@@ -110,3 +110,11 @@ extension IntentEngine {
         try store.readTransaction { try $0.fetchAll(entity, matching: [], limit: nil) }
     }
 }
+
+extension IntentEngine {
+    /// Runs `body` with a time limit on the store's work: what runs past it is stopped and
+    /// rolled back, and fails as `storage` ("it took longer than its time limit").
+    public func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
+        try store.withTimeLimit(seconds: seconds, body)
+    }
+}

@@ -11,6 +11,12 @@ public protocol EntityStore: AnyObject {
     /// Runs `body` as a read: one consistent view, concurrent with other readers and with a
     /// writer, never taking the write lock; a write inside it fails.
     func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// Runs `body` with a time limit on the store's work (stores that cannot stop work ignore it).
+    func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T
+}
+
+extension EntityStore {
+    public func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T { try body() }
 }
 
 /// A filter on stored records: property equals value (references compare by id).

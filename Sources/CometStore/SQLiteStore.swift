@@ -126,3 +126,13 @@ public final class SQLiteStore: EntityStore {
         }
     }
 }
+
+extension SQLiteStore {
+    /// Runs `body` with a time limit: SQLite stops what runs past it, the transaction rolls
+    /// back, and the error is `timedOut`.
+    public func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
+        connection.deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+        defer { connection.deadline = nil }
+        return try body()
+    }
+}

@@ -13,6 +13,7 @@ let root = CommandSpec(
         .value("db", valueName: "path", help: "The store. Default: $COMETCAL_DB, else $XDG_DATA_HOME/cometcal/cometcal.sqlite."),
         .value("schemas", valueName: "dir", repeatable: true, help: "Schema directory to load (repeatable). Default: $COMETCAL_SCHEMAS, else ./Schemas."),
         .value("max-request", valueName: "bytes", help: "The largest request accepted (default 67108864, 64 MiB)."),
+        .value("request-seconds", valueName: "seconds", help: "How long one request may work on the store before it is stopped and rolled back (default 30)."),
         .flag("verbose", short: "v", help: "Log every request and connection."),
     ],
     examples: ["cometcald", "cometcald --db ~/cal.sqlite --socket /tmp/cometcal.sock --verbose"]
@@ -50,6 +51,13 @@ if let text = parsed.value("max-request") {
         exit(64)
     }
     options.limits.frame.bodyBytes = bytes
+}
+if let text = parsed.value("request-seconds") {
+    guard let seconds = Double(text), seconds > 0 else {
+        FileHandle.standardError.write(Data("error: --request-seconds takes a number of seconds above 0, not '\(text)'\n".utf8))
+        exit(64)
+    }
+    options.service.requestSeconds = seconds
 }
 do {
     let daemon = try Daemon(options: options)

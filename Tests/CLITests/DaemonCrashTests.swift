@@ -68,4 +68,22 @@ struct DaemonCrashTests {
         #expect(entries.count == writes, "each write and its journal entry landed together")
         #expect(try client.call("health")["status"] == "ok")
     }
+
+    @Test("a request that works on the store past --request-seconds is stopped, rolled back and said so")
+    func timeLimit() throws {
+        let first = try DaemonHarness()
+        _ = try first.client().call("ical.import", object([("content", .string(DaemonCrashTests.calendar(events: 2_000)))]))
+        #expect(first.stop() == 0)
+        let strict = try DaemonHarness(arguments: ["--request-seconds", "0.0001"], directory: first.directory)
+        let client = try strict.client()
+        let answer = try client.call("agenda", object([("from", "2026-01-01T00:00:00Z"), ("to", "2027-01-01T00:00:00Z")]))
+        let said = answer["error"]?["message"]?.stringValue ?? answer["message"]?.stringValue ?? ""
+        #expect(said.contains("time limit") || said.contains("longer than"), "\(answer)")
+        let imported = try client.call("ical.import", object([("content", .string(DaemonCrashTests.calendar(events: 2_500)))]))
+        #expect(imported["written"] == false, "\(imported)")
+        #expect(JSONWriter.compact(imported).contains("time limit"), "\(imported)")
+        #expect(strict.stop() == 0)
+        let again = try DaemonHarness(directory: first.directory)
+        #expect(try count(try again.client(), "bulk") == 2_000, "the stopped import wrote nothing")
+    }
 }

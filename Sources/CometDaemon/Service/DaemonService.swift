@@ -18,6 +18,8 @@ public final class DaemonService: @unchecked Sendable {
         public var readers: Int
         /// The engines' clock (what "now" is to intents and conversations).
         public var clock: @Sendable () -> Date = { Date() }
+        /// How long one request may work on the store before it is stopped and rolled back.
+        public var requestSeconds: Double = 30
 
         public init(storePath: String, schemaPaths: [String], timeZone: TimeZone = .current, readers: Int = 4) {
             self.storePath = storePath
@@ -55,8 +57,9 @@ public final class DaemonService: @unchecked Sendable {
             IntentEngine(store: try SQLiteStore(path: configuration.storePath, registry: registry, now: configuration.clock()), timeZone: configuration.timeZone,
                          clock: configuration.clock)
         }
-        writer = EngineSlot(label: "cometcald.writer", engine: try engine())
-        readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine()) })
+        let limit = configuration.requestSeconds
+        writer = EngineSlot(label: "cometcald.writer", engine: try engine(), timeLimit: limit)
+        readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine(), timeLimit: limit) })
         announcedJournal = ((try? writer.run { try $0.history(limit: 1).first?.sequence }) ?? nil) ?? 0
     }
 
@@ -70,6 +73,8 @@ public final class DaemonService: @unchecked Sendable {
             return .success(try call(method, Parameters(params), connection: connection))
         } catch let error as RPCError {
             return .failure(error)
+        } catch let error as StoreError where error.code == .timedOut {
+            return .failure(RPCError(RPCError.requestTimedOut, "the request took longer than \(configuration.requestSeconds) s and was stopped; nothing was changed"))
         } catch let error as StoreError {
             return .failure(RPCError(RPCError.internalError, "the store could not do that: \(error.message)"))
         } catch {

@@ -9,15 +9,18 @@ import CometIntents
 final class EngineSlot: @unchecked Sendable {
     let queue: DispatchQueue
     private(set) var engine: IntentEngine
+    /// Each piece of work on the store stops after this long (and is rolled back).
+    let timeLimit: Double
 
-    init(label: String, engine: IntentEngine) {
+    init(label: String, engine: IntentEngine, timeLimit: Double) {
         queue = DispatchQueue(label: label)
         self.engine = engine
+        self.timeLimit = timeLimit
     }
 
-    /// Runs on the slot's queue and waits for the answer.
+    /// Runs on the slot's queue, within the time limit, and waits for the answer.
     func run<T>(_ body: (IntentEngine) throws -> T) rethrows -> T {
-        try queue.sync { try body(engine) }
+        try queue.sync { try engine.withTimeLimit(seconds: timeLimit) { try body(engine) } }
     }
 
     func replace(_ engine: IntentEngine) { queue.sync { self.engine = engine } }

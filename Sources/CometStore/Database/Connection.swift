@@ -6,6 +6,8 @@ import CSQLite
 final class Connection {
     private(set) var handle: OpaquePointer?
     let path: String
+    /// When set (uptime nanoseconds), SQLite stops the statement running past it.
+    var deadline: UInt64?
     private var statementCache: [String: Statement] = [:]
 
     init(path: String, readOnly: Bool = false) throws {
@@ -20,6 +22,13 @@ final class Connection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // Every few thousand steps SQLite asks whether to go on: past the deadline it stops.
+        sqlite3_progress_handler(db, 20_000, { context in
+            guard let context else { return 0 }
+            let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
+            guard let deadline = connection.deadline else { return 0 }
+            return DispatchTime.now().uptimeNanoseconds > deadline ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
         try execute("PRAGMA busy_timeout = 5000")
         try execute("PRAGMA foreign_keys = ON")
         if !readOnly, path != ":memory:" {
@@ -94,6 +103,8 @@ final class Connection {
         case SQLITE_CORRUPT, SQLITE_NOTADB: code = .corrupt
         case SQLITE_CANTOPEN: code = .cannotOpen
         case SQLITE_READONLY, SQLITE_PERM: code = .permissions
+        case SQLITE_INTERRUPT where deadline != nil:
+            return StoreError(.timedOut, "it took longer than its time limit and was stopped; nothing was changed", resultCode: rc, sql: sql)
         default: code = .sqlite
         }
         return StoreError(code, message ?? lastErrorMessage, resultCode: rc, sql: sql)

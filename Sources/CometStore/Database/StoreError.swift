@@ -12,6 +12,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidData = "store_invalid_data"
         case notFound = "store_not_found"
         case permissions = "store_permissions"
+        /// The work took longer than its time limit and was stopped (and rolled back).
+        case timedOut = "store_timed_out"
     }
 
     public let code: Code

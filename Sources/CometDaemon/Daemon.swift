@@ -91,7 +91,6 @@ public final class Daemon: @unchecked Sendable {
 
     /// One frame's body: a request, a notification or a batch, answered in order.
     static func handle(_ body: [UInt8], on connection: Connection, service: DaemonService, logger: Logger?) {
-        connection.began()
         connection.work.async {
             defer { connection.finished() }
             func answer(_ request: RPCRequest) -> JSONValue? {

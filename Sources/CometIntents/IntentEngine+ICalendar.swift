@@ -61,6 +61,8 @@ public struct ImportReport: Sendable {
     public var written = false
     /// Every record the import created or changed, in order (for change notifications).
     public var changes: [Change] = []
+    /// Where each record's change is in `changes`, so noting one costs no scan.
+    private var changeIndex: [UUID: Int] = [:]
 
     public struct Change: Sendable, Hashable {
         public enum Kind: String, Sendable { case created, updated, deleted }
@@ -72,10 +74,15 @@ public struct ImportReport: Sendable {
     /// Notes a change; a record created and then changed in the same import stays created,
     /// and one created and then taken back is no change at all.
     mutating func note(_ entity: QualifiedName, _ id: UUID, _ kind: Change.Kind) {
-        if let index = changes.firstIndex(where: { $0.id == id }) {
-            if kind == .deleted, changes[index].kind == .created { changes.remove(at: index) }
+        if let index = changeIndex[id] {
+            if kind == .deleted, changes[index].kind == .created {
+                // Rare (a duplicate UID taken back): rebuild the index after the removal.
+                changes.remove(at: index)
+                changeIndex = Dictionary(uniqueKeysWithValues: changes.enumerated().map { ($1.id, $0) })
+            }
             return
         }
+        changeIndex[id] = changes.count
         changes.append(Change(entity: entity, id: id, kind: kind))
     }
 }

@@ -143,7 +143,7 @@ struct Invocation {
         var dialog = done
         if !outcome.notes.isEmpty {
             let notes = outcome.notes.joined(separator: " ")
-            dialog = Dialog(full: done.full + " " + notes, supporting: done.supporting + " " + notes)
+            dialog = Dialog(full: done.full + " " + notes, supporting: done.supporting + ". " + notes)
         }
         var sequence: Int64?
         if intent.isUndoable, !changes.isEmpty {

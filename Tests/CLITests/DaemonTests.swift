@@ -122,6 +122,37 @@ struct DaemonTests {
         #expect(throws: (any Error).self) { try watcher.notification(timeout: 0.5) }
     }
 
+    @Test("a client that sends its requests and ends its input still gets every answer; a frame cut off by the end is answered with an error")
+    func halfClose() throws {
+        let daemon = try DaemonHarness()
+        for _ in 0..<20 {
+            let client = try daemon.client()
+            client.sendFrame(object([("jsonrpc", "2.0"), ("id", 1), ("method", "health")]))
+            shutdown(client.fd, Int32(SHUT_WR))
+            #expect(try client.receive(timeout: 10)["result"]?["status"] == "ok")
+        }
+        let cut = try daemon.client()
+        cut.sendRaw(Array("Content-Length: 50\r\n\r\n{\"jsonrpc\"".utf8))
+        shutdown(cut.fd, Int32(SHUT_WR))
+        #expect(try cut.receive(timeout: 10)["error"]?["code"] == .int(-32700))
+    }
+
+    @Test("“undo that” in a conversation is announced like the undo method")
+    func conversationUndoAnnounced() throws {
+        let daemon = try DaemonHarness()
+        let watcher = try daemon.client()
+        let talker = try daemon.client()
+        _ = try watcher.call("subscribe", object([("topics", ["changes"])]))
+        let session = try talker.call("conversation.open", object([("now", "2026-06-08T09:00:00-07:00"), ("timeZone", "America/Los_Angeles")]))["session"] ?? .null
+        #expect(try talker.call("conversation.say", object([("session", session), ("text", "schedule Stargazing for Friday at 9pm")]))["outcome"] == "done")
+        #expect(try watcher.notification()["params"]?["intent"] == "calendar.createEvent")
+        #expect(try talker.call("conversation.say", object([("session", session), ("text", "undo that")]))["outcome"] == "done")
+        let undone = try watcher.notification()
+        #expect(undone["params"]?["intent"] == "undo")
+        guard case .array(let changes)? = undone["params"]?["changes"] else { Issue.record("\(undone)"); return }
+        #expect(changes.contains { $0["change"] == "deleted" })
+    }
+
     @Test("32 clients writing at once: every write lands once")
     func concurrentWriters() throws {
         let daemon = try DaemonHarness()

@@ -44,6 +44,8 @@ public final class DaemonService: @unchecked Sendable {
     private var subscriptions: [Int: Set<Topic>] = [:]
     /// The newest journal entry announced; later ones are announced after each write.
     private var announcedJournal: Int64 = 0
+    /// Whether each recent entry was undone when last looked at, to see undos and redos.
+    private var journalStates: [Int64: Bool] = [:]
     /// Sends a notification to connections by id.
     var deliver: @Sendable (Set<Int>, JSONValue) -> Void = { _, _ in }
     public var log: @Sendable (String, [(String, String)]) -> Void = { _, _ in }
@@ -60,7 +62,9 @@ public final class DaemonService: @unchecked Sendable {
         let limit = configuration.requestSeconds
         writer = EngineSlot(label: "cometcald.writer", engine: try engine(), timeLimit: limit)
         readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine(), timeLimit: limit) })
-        announcedJournal = ((try? writer.run { try $0.history(limit: 1).first?.sequence }) ?? nil) ?? 0
+        let recent = (try? writer.run { try $0.history(limit: 50) }) ?? []
+        announcedJournal = recent.compactMap(\.sequence).max() ?? 0
+        for entry in recent { if let sequence = entry.sequence { journalStates[sequence] = entry.isUndone } }
     }
 
     public var registry: Registry { lock.withLock { registryValue } }
@@ -102,7 +106,7 @@ public final class DaemonService: @unchecked Sendable {
             let undo = method == "undo"
             let outcome = writer.run { undo ? $0.undo() : $0.redo() }
             let json = writer.run { $0.json(outcome) }
-            if case .done(let result) = outcome, let sequence = result.journalSequence { announceReplay(sequence, undo: undo) }
+            if case .done = outcome { announceJournal() }
             return json
         case "history": return try history(params)
         case "conversation.open": return try conversationOpen(params, connection: connection)
@@ -183,7 +187,7 @@ public final class DaemonService: @unchecked Sendable {
         let reads = intent.action == .search || intent.action == .open
         if reads { return readers.run { $0.json($0.perform(request)) } }
         let json = writer.run { $0.json($0.perform(request)) }
-        announceNewEntries()
+        announceJournal()
         return json
     }
 
@@ -340,7 +344,7 @@ public final class DaemonService: @unchecked Sendable {
             let turn = conversation.say(text)
             return (turn, turn.snippet.map { engine.json($0) } ?? .null)
         }
-        announceNewEntries()
+        announceJournal()
         var result = JSONObject([
             ("reply", .string(turn.reply)), ("outcome", .string(turn.outcome.name)), ("understood", .bool(turn.understood)), ("snippet", snippet),
         ])
@@ -354,27 +358,37 @@ public final class DaemonService: @unchecked Sendable {
 
     // MARK: Change notifications
 
-    /// Announces the journal entries written since the last announcement (intents performed
-    /// directly or by a conversation).
-    private func announceNewEntries() {
-        let entries = (try? writer.run { try $0.history(limit: 50) }) ?? []
-        let fresh = lock.withLock { () -> [JournalEntry] in
-            let newer = entries.filter { ($0.sequence ?? 0) > announcedJournal && !$0.isUndone }.sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
-            if let last = newer.last?.sequence { announcedJournal = last }
-            return newer
+    /// Announces what the journal says changed since the last look: new entries (intents, by a
+    /// client or a conversation) and entries undone or redone (by the methods or by "undo that"
+    /// in a conversation), each change turned around for an undo.
+    private func announceJournal() {
+        let entries = ((try? writer.run { try $0.history(limit: 50) }) ?? []).sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
+        let news = lock.withLock { () -> [(JournalEntry, String?)] in
+            var found: [(JournalEntry, String?)] = []
+            for entry in entries {
+                guard let sequence = entry.sequence else { continue }
+                let known = journalStates[sequence]
+                journalStates[sequence] = entry.isUndone
+                if sequence > announcedJournal {
+                    announcedJournal = sequence
+                    // Made and undone between two looks: nothing to tell.
+                    if !entry.isUndone { found.append((entry, nil)) }
+                } else if let known, known != entry.isUndone {
+                    found.append((entry, entry.isUndone ? "undo" : "redo"))
+                }
+            }
+            // Remember only what the next look can see.
+            let oldest = entries.first?.sequence ?? 0
+            journalStates = journalStates.filter { $0.key >= oldest }
+            return found
         }
-        for entry in fresh {
-            announce(journal: entry.sequence, intent: entry.intent, changes: entry.changes.map { ($0.entity, $0.id, DaemonService.kind(before: $0.before, after: $0.after)) })
+        for (entry, replay) in news {
+            let changes = entry.changes.map { change in
+                (change.entity, change.id, replay == "undo" ? DaemonService.kind(before: change.after, after: change.before)
+                                                            : DaemonService.kind(before: change.before, after: change.after))
+            }
+            announce(journal: entry.sequence, intent: replay ?? entry.intent, changes: changes)
         }
-    }
-
-    /// An undo turns each change of the entry around; a redo does it again.
-    private func announceReplay(_ sequence: Int64, undo: Bool) {
-        guard let entry = (try? writer.run({ try $0.history(limit: 200) }))?.first(where: { $0.sequence == sequence }) else { return }
-        let changes = entry.changes.map { change in
-            (change.entity, change.id, undo ? DaemonService.kind(before: change.after, after: change.before) : DaemonService.kind(before: change.before, after: change.after))
-        }
-        announce(journal: sequence, intent: undo ? "undo" : "redo", changes: changes)
     }
 
     static func kind(before: EntityRecord?, after: EntityRecord?) -> String {

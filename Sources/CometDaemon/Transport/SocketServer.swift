@@ -141,6 +141,8 @@ public final class SocketServer: @unchecked Sendable {
         unlink(path)
         let open = lock.withLock { Array(connections.values) }
         for connection in open { connection.close() }
+        // Each close writes what its connection was sent first: wait for them before exiting.
+        for connection in open { connection.queue.sync {} }
     }
 
     public var connectionCount: Int { lock.withLock { connections.count } }
@@ -240,11 +242,9 @@ public final class Connection: @unchecked Sendable {
     /// The largest request body this connection accepts.
     public var bodyLimit: Int { limits.frame.bodyBytes }
 
-    /// The caller answers a message it was handed with `send` and then `finished`.
-    public func began() {
-        server?.requestBegan()
-        queue.async { self.inFlight += 1 }
-    }
+    /// The handler answers each message it is handed with `send`, then calls `finished` (the
+    /// connection counts the message as in flight before handing it over, so a client that
+    /// ends its input right after a request still gets the answer).
 
     public func finished() {
         queue.async {
@@ -303,6 +303,11 @@ public final class Connection: @unchecked Sendable {
             }
             if count == 0 {
                 // The client is done sending; answer what it asked, then close.
+                if decoder.isInsideFrame {
+                    let error = RPCMessage.response(id: .null, error: RPCError(RPCError.parseError,
+                        "the connection ended inside a frame (\(decoder.pendingBytes) bytes of it came); nothing was done with it"))
+                    send(FrameDecoder.frame(Array(JSONWriter.compact(error).utf8)))
+                }
                 readClosed = true
                 readSource?.cancel()
                 closeIfDone()
@@ -317,7 +322,10 @@ public final class Connection: @unchecked Sendable {
     private func drainDecoder() {
         while let event = decoder.next() {
             switch event {
-            case .message(let body): server?.handlers.message(self, body)
+            case .message(let body):
+                inFlight += 1
+                server?.requestBegan()
+                server?.handlers.message(self, body)
             case .problem(let problem): server?.handlers.problem(self, problem)
             }
         }

@@ -48,12 +48,12 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// ISO 8601: `2026-06-15`.
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        Digits.padded(year, 4) + "-" + Digits.padded(month, 2) + "-" + Digits.padded(day, 2)
     }
 
     /// RFC 5545 DATE: `20260615`.
     public var icalText: String {
-        String(format: "%04d%02d%02d", year, month, day)
+        Digits.padded(year, 4) + Digits.padded(month, 2) + Digits.padded(day, 2)
     }
 
     public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
@@ -98,12 +98,12 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// ISO 8601 without zone: `2026-06-15T08:00:00`.
     public var description: String {
-        date.description + String(format: "T%02d:%02d:%02d", hour, minute, second)
+        date.description + "T" + Digits.padded(hour, 2) + ":" + Digits.padded(minute, 2) + ":" + Digits.padded(second, 2)
     }
 
     /// RFC 5545 local form: `20260615T080000`.
     public var icalText: String {
-        date.icalText + String(format: "T%02d%02d%02d", hour, minute, second)
+        date.icalText + "T" + Digits.padded(hour, 2) + Digits.padded(minute, 2) + Digits.padded(second, 2)
     }
 
     var dateComponents: DateComponents {

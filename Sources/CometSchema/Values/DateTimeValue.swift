@@ -152,11 +152,17 @@ public enum TimeZones {
     /// The zone for an IANA identifier (or a tzdata alias such as `US/Eastern`). Fixed-offset
     /// spellings such as `GMT+2` are refused: they are not time zones with rules.
     public static func zone(_ identifier: String) throws(ValueError) -> TimeZone {
+        if let cached = zoneCache.withLock({ $0[identifier] }) { return cached }
         guard isKnown(identifier), let zone = TimeZone(identifier: identifier) else {
             throw ValueError(.unknownTimeZone, "unknown time zone '\(identifier)'; use an IANA name such as 'Europe/Berlin' or 'America/New_York' (is the 'tzdata' package installed?)")
         }
+        zoneCache.withLock { $0[identifier] = zone }
         return zone
     }
+
+    /// Zones looked up once: each lookup reads tzdata (and may `stat` a file), and an import
+    /// asks for the same few zones for every event.
+    private static let zoneCache = LockedCache<[String: TimeZone]>([:])
 
     public static func isKnown(_ identifier: String) -> Bool {
         if identifier == "UTC" || identifier == "GMT" { return true }
@@ -196,7 +202,7 @@ public enum TimeZones {
     static func offsetText(_ seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
         let magnitude = abs(seconds)
-        return String(format: "%@%02d:%02d", sign, magnitude / 3600, (magnitude % 3600) / 60)
+        return sign + Digits.padded(magnitude / 3600, 2) + ":" + Digits.padded((magnitude % 3600) / 60, 2)
     }
 
     /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm: exact, no Calendar).
@@ -226,5 +232,19 @@ public enum TimeZones {
         let date = CalendarDate(year: year, month: month, day: day) ?? CalendarDate(year: 1970, month: 1, day: 1)!
         let r = Int(rest)
         return LocalDateTime(date: date, hour: r / 3600, minute: (r % 3600) / 60, second: r % 60)!
+    }
+}
+
+/// A value behind a lock, for caches shared by every thread.
+final class LockedCache<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

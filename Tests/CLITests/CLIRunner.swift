@@ -73,11 +73,12 @@ protocol CLISuite {
 }
 
 extension CLISuite {
-    /// A temporary folder for the store and the environment that points the CLI at it.
-    static func freshStore() throws -> (directory: URL, environment: [String: String]) {
-        let directory = try CLIRunner.temporaryDirectory()
-        return (directory, ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
-                            "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"])
+    /// A temporary folder for the store (removed with the suite's instance, after its test) and
+    /// the environment that points the CLI at it.
+    static func freshStore() throws -> (directory: ScratchDirectory, environment: [String: String]) {
+        let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        return (scratch, ["COMETCAL_DB": scratch.url.appendingPathComponent("store/cal.sqlite").path,
+                          "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"])
     }
 
     @discardableResult
@@ -102,4 +103,11 @@ enum CLIRunnerError: Error, CustomStringConvertible {
             return "cometcal binary not found (build with 'swift build --build-tests'); looked in: " + paths.joined(separator: ", ")
         }
     }
+}
+
+/// A temporary folder that is removed when the last reference to it goes.
+final class ScratchDirectory: Sendable {
+    let url: URL
+    init(_ url: URL) { self.url = url }
+    deinit { try? FileManager.default.removeItem(at: url) }
 }

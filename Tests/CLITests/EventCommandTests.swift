@@ -6,11 +6,13 @@ import CometSchema
 /// clock and zone, no terminal (so confirmations need --yes).
 @Suite("cometcal events")
 struct EventCommandTests: CLISuite {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        (directory, environment) = try Self.freshStore()
+        (scratch, environment) = try Self.freshStore()
     }
 
     func seed() throws {

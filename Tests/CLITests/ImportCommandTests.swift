@@ -6,11 +6,13 @@ import CometSchema
 /// range, and --skip-invalid's exit status and silence about what it left out.
 @Suite("cometcal import and out-of-range values")
 struct ImportCommandTests: CLISuite {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        (directory, environment) = try Self.freshStore()
+        (scratch, environment) = try Self.freshStore()
     }
 
     func fixture(_ name: String) -> String {
@@ -93,11 +95,13 @@ struct ImportCommandTests: CLISuite {
 /// says so, and undo takes both back.
 @Suite("First run")
 struct FirstRunTests: CLISuite {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        (directory, environment) = try Self.freshStore()
+        (scratch, environment) = try Self.freshStore()
     }
 
     @Test("event add on an empty store creates the default calendar and says so; undo removes both")
@@ -126,11 +130,13 @@ struct FirstRunTests: CLISuite {
 /// by the engine, so every front end refuses a duplicate the same way.
 @Suite("Unique calendar titles")
 struct UniqueTitleTests: CLISuite {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        (directory, environment) = try Self.freshStore()
+        (scratch, environment) = try Self.freshStore()
     }
 
     @Test("a second calendar with the same title, in any case or with other accents, is refused; the list shows ids and the default")

@@ -6,11 +6,13 @@ import CometSchema
 /// page, and a cut result says so in text and in JSON.
 @Suite("cometcal paging")
 struct PagingCommandTests: CLISuite {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        (directory, environment) = try Self.freshStore()
+        (scratch, environment) = try Self.freshStore()
     }
 
     /// One event every day for three years: 1,096 occurrences.

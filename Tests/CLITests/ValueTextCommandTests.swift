@@ -6,11 +6,13 @@ import CometSchema
 /// only structured values (places, attendees, unions) are read as JSON.
 @Suite("cometcal values by type")
 struct ValueTextCommandTests: CLISuite {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        (directory, environment) = try Self.freshStore()
+        (scratch, environment) = try Self.freshStore()
     }
 
     /// Adds an event with extra flags and returns the stored entity as JSON.

@@ -100,11 +100,13 @@ struct WhenCommandTests {
 /// The date flags read temporal expressions with the same parser, after the short forms.
 @Suite("cometcal date flags read temporal expressions")
 struct TemporalFlagTests {
-    let directory: URL
+    /// Removed when the test is done.
+    let scratch: ScratchDirectory
     let environment: [String: String]
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = try CLIRunner.temporaryDirectory()
+        scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
         // Wednesday, June 10th, 2026, 12:00 in Berlin.
         environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
                        "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]

@@ -108,7 +108,7 @@ struct TemporalFlagTests {
     init() throws {
         scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
         // Wednesday, June 10th, 2026, 12:00 in Berlin.
-        environment = ["COMETCAL_DB": directory.appendingPathComponent("store/cal.sqlite").path,
+        environment = ["COMETCAL_DB": scratch.url.appendingPathComponent("store/cal.sqlite").path,
                        "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
     }
 

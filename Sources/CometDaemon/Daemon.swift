@@ -28,6 +28,7 @@ public final class Daemon: @unchecked Sendable {
     let logger: Logger
     private var signals: [DispatchSourceSignal] = []
     private var alarms: AlarmScheduler?
+    private var journalTimer: DispatchSourceTimer?
     private let stopped = DispatchSemaphore(value: 0)
 
     public init(options: Options) throws(StartError) {
@@ -84,6 +85,12 @@ public final class Daemon: @unchecked Sendable {
         service.changed = { alarms.invalidate() }
         alarms.start()
         self.alarms = alarms
+        // Changes made beside the daemon (a cometcal on the same store) are announced too.
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "cometcald.journal"))
+        timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(200))
+        timer.setEventHandler { service.pollJournal() }
+        timer.resume()
+        journalTimer = timer
         installSignals()
         logger.info("listening", [("socket", options.socketPath), ("store", options.service.storePath), ("pid", String(getpid()))])
         stopped.wait()
@@ -152,6 +159,7 @@ public final class Daemon: @unchecked Sendable {
         // In-flight requests finish and their answers go out before connections close.
         if server?.waitUntilIdle(seconds: 10) == false { logger.error("requests still running after 10 s; stopping anyway", []) }
         alarms?.stop()
+        journalTimer?.cancel()
         service.drain()
         server?.stop()
         lockFile.release()

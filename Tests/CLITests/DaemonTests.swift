@@ -153,6 +153,17 @@ struct DaemonTests {
         #expect(changes.contains { $0["change"] == "deleted" })
     }
 
+    @Test("a change made beside the daemon, by a cometcal on the same store, is announced too")
+    func changesBesideTheDaemon() throws {
+        let daemon = try DaemonHarness()
+        let watcher = try daemon.client()
+        _ = try watcher.call("subscribe", object([("topics", ["changes"])]))
+        let added = try CLIRunner.run(["event", "add", "Stargazing", "--start", "2026-06-12 21:00"], environment: ["COMETCAL_DB": daemon.store])
+        #expect(added.status == 0, "\(added.stderr)")
+        let note = try watcher.notification(timeout: 10)
+        #expect(note["params"]?["intent"] == "calendar.createEvent")
+    }
+
     @Test("32 clients writing at once: every write lands once")
     func concurrentWriters() throws {
         let daemon = try DaemonHarness()

@@ -362,7 +362,7 @@ public final class DaemonService: @unchecked Sendable {
     /// client or a conversation) and entries undone or redone (by the methods or by "undo that"
     /// in a conversation), each change turned around for an undo.
     private func announceJournal() {
-        let entries = ((try? writer.run { try $0.history(limit: 50) }) ?? []).sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
+        let entries = ((try? readers.run { try $0.history(limit: 50) }) ?? []).sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
         let news = lock.withLock { () -> [(JournalEntry, String?)] in
             var found: [(JournalEntry, String?)] = []
             for entry in entries {
@@ -394,6 +394,10 @@ public final class DaemonService: @unchecked Sendable {
     static func kind(before: EntityRecord?, after: EntityRecord?) -> String {
         before == nil ? "created" : after == nil ? "deleted" : "updated"
     }
+
+    /// Looks at the journal for changes made beside the daemon (a `cometcal` writing to the
+    /// same store) and announces them; the daemon calls it every second.
+    public func pollJournal() { announceJournal() }
 
     /// Called after every change, whoever made it (the alarm plan depends on the store).
     var changed: @Sendable () -> Void = {}

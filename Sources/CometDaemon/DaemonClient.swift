@@ -54,7 +54,9 @@ public final class DaemonClient {
                 notifications.append(message)
                 continue
             }
-            guard message["id"] == .int(id) else { continue }
+            // An error the daemon could not tie to a request (its frame or JSON did not read)
+            // comes with id null: with one call waiting, it is that call's answer.
+            guard message["id"] == .int(id) || (message["id"] == .null && message["error"] != nil) else { continue }
             if let result = message["result"] { return .success(result) }
             let error = message["error"]
             let code: Int = { if case .int(let value)? = error?["code"] { return value } else { return RPCError.internalError } }()

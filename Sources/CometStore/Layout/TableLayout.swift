@@ -129,5 +129,8 @@ struct TableLayout {
 
 /// Quotes an SQL identifier.
 func quote(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // SQL is built for every statement: the names schemas give have no quote to double, and
+    // Foundation's replacing showed in import profiles.
+    guard identifier.utf8.contains(0x22) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

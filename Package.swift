@@ -50,10 +50,11 @@ let package = Package(
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
-        // run, and the conversation's turns against the engine calls they make.
+        // run, the conversation's turns against the engine calls they make, and the daemon's requests
+        // (in-process, over its socket) against the same requests on the engine.
         .executableTarget(
             name: "cometcal-bench",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CSQLite"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CSQLite"]
         ),
 
         .testTarget(

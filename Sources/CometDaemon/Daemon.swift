@@ -52,6 +52,20 @@ public final class Daemon: @unchecked Sendable {
 
     /// Listens, then runs until SIGTERM or SIGINT.
     public func run() throws(StartError) {
+        try serve(handlingSignals: true)
+        stopped.wait()
+    }
+
+    /// Listens and serves, as `run()` does, but returns at once and installs no signal handlers:
+    /// for a process that hosts the daemon beside its own work (the benchmark drives it from
+    /// client threads of the same process). End it with `stop(reason:)`.
+    public func startServing() throws(StartError) {
+        try serve(handlingSignals: false)
+    }
+
+    /// The signal handlers, when wanted, are in place before "listening" is logged: whoever waits
+    /// for that line may send SIGTERM at once.
+    private func serve(handlingSignals: Bool) throws(StartError) {
         let service = self.service
         let logger = self.logger
         let verbose = options.verbose
@@ -91,9 +105,8 @@ public final class Daemon: @unchecked Sendable {
         timer.setEventHandler { service.pollJournal() }
         timer.resume()
         journalTimer = timer
-        installSignals()
+        if handlingSignals { installSignals() }
         logger.info("listening", [("socket", options.socketPath), ("store", options.service.storePath), ("pid", String(getpid()))])
-        stopped.wait()
     }
 
     /// One frame's body: a request, a notification or a batch, answered in order.

@@ -27,14 +27,17 @@ struct BenchOptions {
         USAGE: cometcal-bench [options]
 
         Seeds a CometCal store through the intent engine, then measures intents and queries
-        against it and against raw SQLite on the same machine in the same run, and turns of a
-        conversation against the engine calls they make. Every scenario prints
-        min/p50/p90/p99/max and its p50 as a ratio to its reference.
+        against it and against raw SQLite on the same machine in the same run, turns of a
+        conversation against the engine calls they make, and requests to the daemon (run in
+        this process, over its socket, from 1, 8 and 32 client threads) against the same
+        requests on the engine alone. Every scenario prints min/p50/p90/p99/max and its p50 as
+        a ratio to its reference; the daemon also requests per second and CPU per request.
 
         OPTIONS:
           --events <n>              Events to seed (default 50000).
           --recurring-percent <p>   Share of seeded and created events that repeat (default 10).
-          --samples <n>             Measured operations per scenario (default 1000).
+          --samples <n>             Measured operations per scenario (default 1000). Each
+                                    phase of the daemon scenario measures n × 2 ms.
           --scenario <name>         Run only this scenario (repeatable, or comma-separated).
                                     Default: all but those --list marks as not in the
                                     default run.

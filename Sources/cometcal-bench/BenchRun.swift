@@ -60,11 +60,17 @@ final class BenchRun {
     }
 
     /// Runs the scenarios in the order given. Each scenario's operations alternate one for one
-    /// with its reference's (warm-up included), so both are measured under the same load.
+    /// with its reference's (warm-up included), so both are measured under the same load; a
+    /// self-timed scenario runs its own phases and its reference's.
     func run(_ scenarios: [Scenario]) throws -> [ScenarioResult] {
         var results: [ScenarioResult] = []
         for scenario in scenarios {
             let reference = scenario.referenceName.flatMap { name in Reference.catalogue.first { $0.name == name } }
+            if let selfTimed = scenario.selfTimed {
+                progress("running \(scenario.name), timed phase by phase with \(reference?.name ?? "no reference")")
+                results.append(try selfTimed(self, reference))
+                continue
+            }
             let operation = try scenario.prepare(self)
             let referenceOperation = try reference.map { try $0.prepare(self) }
             let pairing = reference.map { " interleaved with \($0.name)" } ?? ""

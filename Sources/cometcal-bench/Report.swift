@@ -38,7 +38,8 @@ struct Report {
         if let store = storeAtEnd { lines.append("Store at the end:    " + storeText(store)) }
         lines.append("")
 
-        lines.append("Scenarios (ms; wall clock unless marked cpu). Under each, its reference, measured interleaved one for one with it.")
+        lines.append("Scenarios (ms; wall clock unless marked cpu). Under each, its reference, measured interleaved one for one with it"
+                     + (results.contains { $0.daemon != nil } ? " (the daemon's: the engine alone, run just before each mix's phases; its cpu p50 is the client thread's)." : "."))
         lines.append("\(pad("scenario", 24)) \(lpad("ops", 5)) \(lpad("min", 8)) \(lpad("p50", 8)) \(lpad("p90", 8)) \(lpad("p99", 8)) "
                      + "\(lpad("max", 8)) \(lpad("cpu p50", 8)) \(lpad("rows/op", 8))  p50 ratio")
         for result in results {
@@ -76,6 +77,12 @@ struct Report {
             if let target = result.scenario.targetP50 {
                 line += summary.p50 <= target ? "  (target p50 ≤ \(ms(target)) ms: met)" : "  (target p50 ≤ \(ms(target)) ms: NOT met)"
             }
+            if let daemon = result.daemon, let target = daemon.target {
+                line += String(format: " (1 client); at %d clients %.0f requests/s, p99 %@ ms", DaemonScenarios.targetClients,
+                               target.requestsPerSecond, ms(target.measurement.summary.p99))
+                line += "  (target ≥ \(thousands(DaemonScenarios.targetRate)) requests/s and p99 < \(ms(DaemonScenarios.targetP99)) ms: "
+                    + (daemon.targetMet ? "met)" : "NOT met)")
+            }
             lines.append(line)
         }
         if let store = results.first(where: { $0.scenario.name == "agenda-month-store" }),
@@ -88,12 +95,20 @@ struct Report {
             lines.append("")
             lines.append(contentsOf: conversationLines(result.scenario.name, figures))
         }
+        for result in results {
+            guard let figures = result.daemon else { continue }
+            lines.append("")
+            lines.append(contentsOf: daemonLines(result.scenario.name, figures))
+        }
         lines.append("")
         lines.append("Percentiles are nearest-rank over \(options.samples) samples after \(options.warmup) unrecorded warm-up operations. "
                      + "cpu p50 is this thread's CPU time: far below the wall p50 means waiting (disk, or other processes on a shared machine). "
                      + "agenda-month returns at most 1,000 occurrences (the engine's cap), agenda-month-store all of them."
                      + (results.contains { ConversationScenarios.isConversation($0.scenario) }
-                        ? " For the conversation scenarios and their engine references, rows/op is store transactions per turn." : ""))
+                        ? " For the conversation scenarios and their engine references, rows/op is store transactions per turn." : "")
+                     + (results.contains { $0.daemon != nil }
+                        ? " The daemon's phases count the requests that finished inside their window, after an unrecorded warm-up; "
+                          + "their percentiles are over those requests, not over --samples." : ""))
         return lines.joined(separator: "\n")
     }
 
@@ -123,6 +138,79 @@ struct Report {
         lines.append("  target: a turn takes well under 1 ms of CPU on average apart from the store work it needs "
                      + "(own CPU mean ≤ \(micros(ConversationFigures.targetOwnCPU)) µs): \(micros(all.ownCPU)) µs, \(verdict)")
         return lines
+    }
+
+    /// The daemon's phases: for each mix the engine alone, then 1, 8 and 32 clients; rates and
+    /// latencies, CPU per request of the whole process and of the calling thread, and each
+    /// daemon phase's rate and p50 against the engine's for the same mix; the requests by kind
+    /// at the target's client count; the target.
+    private func daemonLines(_ name: String, _ figures: DaemonFigures) -> [String] {
+        var lines: [String] = []
+        lines.append("\(name): JSON-RPC over a Unix socket to the daemon in this process (DaemonService, 4 reader engines and 1 writer, behind a "
+                     + "SocketServer, wired as cometcald wires them), each client a thread with its own DaemonClient connection calling without pause; "
+                     + "beside it the engine alone: client 0's requests on one IntentEngine, single-threaded, no socket or JSON, run just before the "
+                     + "daemon phases of the same mix (each phase: \(seconds(figures.warmup)) unrecorded, then a window of \(seconds(figures.window)) or more)")
+        lines.append("  \(pad("mix", 11)) \(pad("caller", 10)) \(lpad("requests", 8)) \(lpad("req/s", 8)) \(lpad("p50", 7)) \(lpad("p90", 7)) "
+                     + "\(lpad("p99", 7)) \(lpad("max", 7)) \(lpad("cpu µs/req", 10)) \(lpad("caller's", 8))  vs the engine alone")
+        for phase in figures.phases {
+            let summary = phase.measurement.summary
+            var line = "  \(pad(phase.mix.rawValue, 11)) \(pad(phase.label, 10)) \(lpad(String(phase.requests), 8)) "
+                + "\(lpad(String(format: "%.0f", phase.requestsPerSecond), 8)) \(lpad(ms(summary.p50), 7)) \(lpad(ms(summary.p90), 7)) "
+                + "\(lpad(ms(summary.p99), 7)) \(lpad(ms(summary.max), 7)) \(lpad(micros(phase.cpuPerRequest), 10)) \(lpad(micros(phase.callerCPUPerRequest), 8))"
+            if phase.clients != nil, let engine = figures.phase(phase.mix, clients: nil), engine.requestsPerSecond > 0, engine.measurement.summary.p50 > 0 {
+                line += String(format: "  %.2f× the rate, p50 %.1f×, cpu %.1f×", phase.requestsPerSecond / engine.requestsPerSecond,
+                               summary.p50 / engine.measurement.summary.p50, engine.cpuPerRequest > 0 ? phase.cpuPerRequest / engine.cpuPerRequest : 0)
+            }
+            lines.append(line)
+        }
+        lines.append("  (ms, wall clock, per request. cpu µs/req: the whole process's CPU in the window over its requests, clients and daemon; "
+                     + "caller's: the calling thread's own, a client's JSON and socket calls, or for the engine alone its work)")
+        if let target = figures.target {
+            let cpu = target.cpuPerRequest
+            if cpu > 0 {
+                lines.append(String(format: "  at %d clients the mix costs %@ µs of CPU per request (%@ µs in the client threads, %@ µs in the daemon's): "
+                                    + "%d cores can serve at most %.0f requests/s of it; the engine alone needs %@ µs per request of the same mix",
+                                    DaemonScenarios.targetClients, micros(cpu), micros(target.callerCPUPerRequest), micros(cpu - target.callerCPUPerRequest),
+                                    figures.cores, Double(figures.cores) * 1e6 / cpu, micros(figures.phase(.mixed, clients: nil)?.cpuPerRequest ?? 0)))
+            }
+            if let engine = figures.phase(.mixed, clients: nil) {
+                lines.append("  mixed, \(target.label), by kind of request (ms; the engine alone's for the same kind):")
+                lines.append("    \(pad("kind", 14)) \(lpad("requests", 8)) \(lpad("p50", 7)) \(lpad("p99", 7)) \(lpad("rows/op", 8))   "
+                             + "\(lpad("engine p50", 10)) \(lpad("p99", 7)) \(lpad("rows/op", 8))")
+                let engineTags = Dictionary(engine.measurement.byTag.map { ($0.tag, $0.measurement) }, uniquingKeysWith: { first, _ in first })
+                for (tag, part) in target.measurement.byTag {
+                    let summary = part.summary
+                    var line = "    \(pad(tag, 14)) \(lpad(String(summary.count), 8)) \(lpad(ms(summary.p50), 7)) \(lpad(ms(summary.p99), 7)) "
+                        + "\(lpad(rowsText(part.meanRows), 8))"
+                    if let reference = engineTags[tag] {
+                        line += "   \(lpad(ms(reference.summary.p50), 10)) \(lpad(ms(reference.summary.p99), 7)) \(lpad(rowsText(reference.meanRows), 8))"
+                    }
+                    lines.append(line)
+                }
+            }
+            let verdict = figures.targetMet ? "met" : "NOT met"
+            lines.append(String(format: "  target: at %d clients, at least %@ requests per second and a p99 under %@ ms: %.0f requests/s, p99 %@ ms, %@",
+                                DaemonScenarios.targetClients, thousands(DaemonScenarios.targetRate), ms(DaemonScenarios.targetP99),
+                                target.requestsPerSecond, ms(target.measurement.summary.p99), verdict))
+        }
+        return lines
+    }
+
+    private func seconds(_ value: Double) -> String {
+        value < 1 ? String(format: "%.0f ms", value * 1_000) : String(format: "%.2f s", value)
+    }
+
+    /// 5000 as "5,000".
+    private func thousands(_ value: Double) -> String {
+        let whole = Int(value.rounded())
+        let text = String(whole)
+        guard whole >= 1_000 else { return text }
+        var result = ""
+        for (index, character) in text.enumerated() {
+            if index > 0, (text.count - index) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return result
     }
 
     /// Microseconds: 3.4, 41.2, 412, 4120.
@@ -261,6 +349,7 @@ struct Report {
                 object["targetMet"] = .bool(result.measurement.summary.p50 <= target)
             }
             if let figures = ConversationFigures(result) { object["conversation"] = conversationJSON(figures) }
+            if let figures = result.daemon { object["daemon"] = daemonJSON(figures) }
             return .object(object)
         })
         return JSONWriter.pretty(.object(root))
@@ -282,6 +371,40 @@ struct Report {
             ("all", row(figures.all)), ("byKind", .array(figures.kinds.map(row))),
             ("targetOwnCPUMicroseconds", .double(ConversationFigures.targetOwnCPU)), ("targetMet", .bool(figures.targetMet)),
         ]))
+    }
+
+    /// Each phase (mix, clients or null for the engine alone, requests, seconds, requests per
+    /// second, CPU µs per request of the process and of the caller, the measurement by kind of
+    /// request), the cores, and the target at 8 clients.
+    private func daemonJSON(_ figures: DaemonFigures) -> JSONValue {
+        let phases: [JSONValue] = figures.phases.map { phase in
+            var object = JSONObject()
+            object["mix"] = .string(phase.mix.rawValue)
+            object["clients"] = phase.clients.map { .int($0) } ?? .null
+            object["transport"] = .string(phase.clients == nil ? "engine" : "socket")
+            object["requests"] = .int(phase.requests)
+            object["seconds"] = .double(phase.seconds)
+            object["requestsPerSecond"] = .double(phase.requestsPerSecond)
+            object["cpuMicrosecondsPerRequest"] = .double(phase.cpuPerRequest)
+            object["callerCPUMicrosecondsPerRequest"] = .double(phase.callerCPUPerRequest)
+            if phase.clients != nil, let engine = figures.phase(phase.mix, clients: nil) {
+                object["rateRatioToEngine"] = .double(engine.requestsPerSecond > 0 ? phase.requestsPerSecond / engine.requestsPerSecond : 0)
+                object["p50RatioToEngine"] = .double(engine.measurement.summary.p50 > 0 ? phase.measurement.summary.p50 / engine.measurement.summary.p50 : 0)
+            }
+            object["result"] = measurementJSON(phase.measurement)
+            return .object(object)
+        }
+        var target = JSONObject()
+        target["clients"] = .int(DaemonScenarios.targetClients)
+        target["requestsPerSecond"] = .double(DaemonScenarios.targetRate)
+        target["p99Ms"] = .double(DaemonScenarios.targetP99)
+        if let phase = figures.target {
+            target["measuredRequestsPerSecond"] = .double(phase.requestsPerSecond)
+            target["measuredP99Ms"] = .double(phase.measurement.summary.p99)
+        }
+        target["met"] = .bool(figures.targetMet)
+        return .object(JSONObject([("cores", .int(figures.cores)), ("windowSeconds", .double(figures.window)), ("warmupSeconds", .double(figures.warmup)),
+                                   ("phases", .array(phases)), ("target", .object(target))]))
     }
 
     /// `{"ms": {...wall...}, "cpuMs": {...}, "rowsPerOp": n, "byTag": {...}}`.

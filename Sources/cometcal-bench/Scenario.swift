@@ -23,8 +23,12 @@ struct Scenario: Sendable {
     var inDefaultRun = true
     /// Makes the operation (and whatever state it keeps between calls).
     let prepare: @Sendable (BenchRun) throws -> Operation
+    /// Set for a scenario that is not one operation at a time (the daemon's concurrent clients):
+    /// the harness calls it once instead of `prepare` and the interleaved loop, and it measures
+    /// its reference itself, in the same run, beside each of its phases.
+    var selfTimed: (@Sendable (BenchRun, Reference?) throws -> ScenarioResult)? = nil
 
-    static var catalogue: [Scenario] { CalendarScenarios.all + ConversationScenarios.all }
+    static var catalogue: [Scenario] { CalendarScenarios.all + ConversationScenarios.all + DaemonScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
@@ -43,7 +47,7 @@ struct Reference: Sendable {
     static let rawSQLite = "raw SQLite through CSQLite, WAL + synchronous=NORMAL like the store, "
         + "a plain table with as many event-like rows as the store had events"
 
-    static var catalogue: [Reference] { SQLiteReferences.all + ConversationScenarios.references }
+    static var catalogue: [Reference] { SQLiteReferences.all + ConversationScenarios.references + DaemonScenarios.references }
 }
 
 /// The result of one scenario, with its interleaved reference's when it has one.
@@ -52,6 +56,8 @@ struct ScenarioResult {
     let measurement: Measurement
     let reference: Reference?
     let referenceMeasurement: Measurement?
+    /// The daemon scenario's phases (clients, mixes, rates), beside the engine's.
+    var daemon: DaemonFigures? = nil
 
     /// p50 of the scenario over p50 of its reference.
     var ratio: Double? {

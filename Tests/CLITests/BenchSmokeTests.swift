@@ -17,6 +17,63 @@ struct BenchSmokeTests {
         #expect(result.stdout.contains("target: a turn takes well under 1 ms of CPU on average"))
         // The opt-in scenario is not.
         #expect(!result.stdout.contains("conversation-lookups"))
+        // The daemon is: in this process, over its socket, from 1, 8 and 32 clients, beside the
+        // same requests on the engine alone, with the issue's target.
+        #expect(result.stdout.contains("daemon: JSON-RPC over a Unix socket to the daemon in this process"))
+        for phase in ["mixed       engine", "mixed       1 client", "mixed       8 clients", "mixed       32 clients",
+                      "read-only   8 clients", "write-only  8 clients"] {
+            #expect(result.stdout.contains(phase), "\(phase)")
+        }
+        #expect(result.stdout.contains("the same requests on the engine alone"))
+        #expect(result.stdout.contains("target: at 8 clients, at least 5,000 requests per second and a p99 under 10.0 ms: "))
+    }
+
+    /// The bench checks every answer itself (no JSON-RPC error, intents done, entity.get found,
+    /// a created event's id): a run that exits 0 made every request as written.
+    @Test("the daemon scenario reports rates and latencies for 1, 8 and 32 clients and the engine alone, per mix, as JSON")
+    func daemonJSON() throws {
+        let result = try CLIRunner.run(["--events", "300", "--samples", "20", "--scenario", "daemon", "--json"], program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try JSONParser.parse(result.stdout)
+        guard case .array(let scenarios)? = root["scenarios"], let scenario = scenarios.first else {
+            Issue.record("no scenarios in \(result.stdout)")
+            return
+        }
+        #expect(scenarios.count == 1)
+        #expect(scenario["name"] == "daemon")
+        #expect(scenario["reference"] == "engine-requests")
+        let figures = try #require(scenario["daemon"])
+        guard case .array(let phases)? = figures["phases"] else {
+            Issue.record("no phases in \(figures)")
+            return
+        }
+        func number(_ value: JSONValue?) -> Double? {
+            switch value {
+            case .int(let number)?: return Double(number)
+            case .double(let number)?: return number
+            default: return nil
+            }
+        }
+        let seen = phases.map { phase -> String in
+            "\(phase["mix"]?.stringValue ?? "?") \(number(phase["clients"]).map { String(Int($0)) } ?? "engine")"
+        }
+        #expect(seen == ["mixed engine", "mixed 1", "mixed 8", "mixed 32", "read-only engine", "read-only 1", "read-only 8", "read-only 32",
+                         "write-only engine", "write-only 1", "write-only 8", "write-only 32"])
+        for phase in phases {
+            #expect((number(phase["requests"]) ?? 0) >= 20, "\(phase)")
+            #expect((number(phase["requestsPerSecond"]) ?? 0) > 0, "\(phase)")
+            #expect((number(phase["cpuMicrosecondsPerRequest"]) ?? 0) > 0, "\(phase)")
+            #expect(number(phase["result"]?["ms"]?["p99"]) != nil, "\(phase)")
+            if phase["clients"] != .null { #expect(number(phase["rateRatioToEngine"]) != nil, "\(phase)") }
+        }
+        // Every kind of request turns up in the mixed phases (a phase of 20 requests may miss one).
+        var kinds = Set<String>()
+        for phase in phases where phase["mix"] == "mixed" {
+            if case .object(let tags)? = phase["result"]?["byTag"] { kinds.formUnion(tags.keys) }
+        }
+        #expect(kinds.isSuperset(of: ["entity.search", "agenda day", "agenda week", "entity.get", "health", "create", "update", "delete"]), "\(kinds)")
+        #expect(figures["target"]?["clients"] == .int(8))
+        if case .bool? = figures["target"]?["met"] {} else { Issue.record("the target's verdict is not a yes or no: \(String(describing: figures["target"]))") }
     }
 
     /// Every turn of the dialog is checked by the bench itself (its outcome, its reply against

@@ -132,6 +132,7 @@ final class RPCClient {
             guard poll(&descriptor, 1, remaining) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = recv(fd, &chunk, chunk.count, 0)
+            if count < 0, errno == EINTR { continue }  // a signal (SIGCHLD of another test's daemon)
             if count <= 0 { throw DaemonHarness.HarnessError.closed }
             buffer += chunk[0..<count]
         }

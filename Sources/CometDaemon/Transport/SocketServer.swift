@@ -2,9 +2,12 @@ import Foundation
 import Dispatch
 import CometSchema
 
-/// A Unix domain socket server: accepts on its own queue, reads and writes each connection on
-/// that connection's queue without blocking, so a slow or silent client never holds up another
-/// or the accept loop. It knows frames, not what is in them.
+/// A Unix domain socket server. Each connection has a thread that reads it (blocking in
+/// `poll`, so a silent client holds up nobody), a queue that writes to it, and a queue its
+/// requests are worked on; the accept loop has a thread of its own. No dispatch sources watch
+/// the sockets: libdispatch on Linux can keep an epoll registration for a descriptor closed
+/// and reused by the next connection, whose read events are then lost (found by the benchmark
+/// under connection churn; swift-corelibs-libdispatch #833). It knows frames, not what is in them.
 public final class SocketServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var frame = FrameDecoder.Limits()
@@ -12,13 +15,15 @@ public final class SocketServer: @unchecked Sendable {
         public var receiveSeconds: Double = 30
         /// Replies a client has not read yet, at most; past it the client is disconnected.
         public var pendingOutputBytes = 256 * 1024 * 1024
+        /// A client that takes none of its replies for this long is disconnected.
+        public var sendSeconds: Double = 30
         public var maximumConnections = 1024
 
         public init() {}
     }
 
     public struct Handlers: Sendable {
-        /// A complete frame's body.
+        /// A complete frame's body. The handler answers with `send` and then calls `finished`.
         public var message: @Sendable (Connection, [UInt8]) -> Void
         /// A frame that could not be read; the connection goes on unless it is closed.
         public var problem: @Sendable (Connection, FrameDecoder.Problem) -> Void
@@ -37,12 +42,13 @@ public final class SocketServer: @unchecked Sendable {
     public let path: String
     let limits: Limits
     let handlers: Handlers
-    private let acceptQueue = DispatchQueue(label: "cometcald.accept")
     private var listener: Int32 = -1
-    private var acceptSource: DispatchSourceRead?
     private let lock = NSLock()
     private var connections: [Int: Connection] = [:]
     private var nextID = 1
+    private var accepting = false
+    private var acceptThread: Thread?
+    private let acceptStopped = DispatchSemaphore(value: 0)
 
     public init(path: String, limits: Limits = Limits(), handlers: Handlers) {
         self.path = path
@@ -77,6 +83,7 @@ public final class SocketServer: @unchecked Sendable {
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StartError(description: "socket(): \(String(cString: strerror(errno)))") }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         // A socket file left by a daemon that died is removed; the lock file says none runs.
         unlink(path)
         let previous = umask(0o177)
@@ -94,21 +101,23 @@ public final class SocketServer: @unchecked Sendable {
             close(fd)
             throw StartError(description: "listen(): \(String(cString: strerror(errno)))")
         }
-        SocketServer.setNonBlocking(fd)
         listener = fd
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
-        source.setEventHandler { [weak self] in self?.acceptAll() }
-        acceptSource = source
-        source.resume()
+        accepting = true
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "cometcald.accept"
+        acceptThread = thread
+        thread.start()
     }
 
     /// Stops taking new connections; those open go on.
     public func stopAccepting() {
-        acceptQueue.sync {
-            acceptSource?.cancel()
-            acceptSource = nil
-            if listener >= 0 { close(listener); listener = -1 }
+        let wasAccepting = lock.withLock { () -> Bool in
+            defer { accepting = false }
+            return accepting
         }
+        guard wasAccepting else { return }
+        acceptStopped.wait()
+        if listener >= 0 { close(listener); listener = -1 }
     }
 
     private let idle = NSCondition()
@@ -134,15 +143,15 @@ public final class SocketServer: @unchecked Sendable {
         return true
     }
 
-    /// Stops accepting, closes every connection (after writing what each was sent) and removes
-    /// the socket file.
+    /// Stops accepting, closes every connection (after writing what each was sent), waits for
+    /// them to be gone, and removes the socket file.
     public func stop() {
         stopAccepting()
         unlink(path)
         let open = lock.withLock { Array(connections.values) }
         for connection in open { connection.close() }
-        // Each close writes what its connection was sent first: wait for them before exiting.
-        for connection in open { connection.queue.sync {} }
+        let deadline = Date().addingTimeInterval(5)
+        while connectionCount > 0, Date() < deadline { usleep(2_000) }
     }
 
     public var connectionCount: Int { lock.withLock { connections.count } }
@@ -152,31 +161,35 @@ public final class SocketServer: @unchecked Sendable {
         for connection in targets { connection.send(bytes) }
     }
 
-    private func acceptAll() {
-        while true {
+    private func acceptLoop() {
+        defer { acceptStopped.signal() }
+        while lock.withLock({ accepting }) {
+            var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 200)
+            guard ready > 0 else { continue }
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { handlers.log("accept failed", [("error", String(cString: strerror(errno)))]) }
-                return
+                if errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK {
+                    handlers.log("accept failed", [("error", String(cString: strerror(errno)))])
+                    usleep(10_000)  // out of descriptors, say: do not spin
+                }
+                continue
             }
-            SocketServer.setNonBlocking(fd)
-            var on: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, socklen_t(MemoryLayout<Int32>.size))
-            let (connection, full) = lock.withLock { () -> (Connection?, Bool) in
-                guard connections.count < limits.maximumConnections else { return (nil, true) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let connection = lock.withLock { () -> Connection? in
+                guard connections.count < limits.maximumConnections else { return nil }
                 let id = nextID
                 nextID += 1
                 let connection = Connection(id: id, fd: fd, limits: limits, server: self)
                 connections[id] = connection
-                return (connection, false)
+                return connection
             }
-            if full {
+            guard let connection else {
                 handlers.log("connection refused", [("reason", "over \(limits.maximumConnections) connections")])
                 close(fd)
                 continue
             }
-            connection?.start()
+            connection.start()
         }
     }
 
@@ -184,208 +197,188 @@ public final class SocketServer: @unchecked Sendable {
         lock.withLock { _ = connections.removeValue(forKey: connection.id) }
         handlers.closed(connection)
     }
-
-    static func setNonBlocking(_ fd: Int32) {
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
 }
 
-/// One client. Everything about it runs on its own serial queue.
+/// One client: a thread reads it, `output` writes to it in order, `work` runs its requests.
 public final class Connection: @unchecked Sendable {
     public let id: Int
     private let fd: Int32
     private let limits: SocketServer.Limits
     private weak var server: SocketServer?
-    let queue: DispatchQueue
     /// Where this client's requests are worked on, one after another, apart from its I/O, so
     /// the connection keeps reading, writing and timing while a request runs.
     public let work: DispatchQueue
-    private var decoder: FrameDecoder
-    private var output: [UInt8] = []
-    private var outputStart = 0
-    private var readSource: DispatchSourceRead?
-    private var writeSource: DispatchSourceWrite?
-    private var writeSourceActive = false
-    private var timer: DispatchSourceTimer?
-    private var frameStarted: DispatchTime?
+    private let output: DispatchQueue
+    private let lock = NSLock()
+    private var pendingOutput = 0
     private var readClosed = false
-    private var closed = false
+    private var closing = false
+    /// Set when what is waiting to be written is dropped (a client that does not read).
+    private var aborting = false
+    private var descriptorOpen = true
     /// Requests handed out and not yet answered: the connection stays until they are.
     private var inFlight = 0
+    /// The reader thread and the output queue each hold the descriptor until they are done.
+    private var holders = 2
 
     init(id: Int, fd: Int32, limits: SocketServer.Limits, server: SocketServer) {
         self.id = id
         self.fd = fd
         self.limits = limits
         self.server = server
-        queue = DispatchQueue(label: "cometcald.connection.\(id)")
         work = DispatchQueue(label: "cometcald.work.\(id)")
-        decoder = FrameDecoder(limits: limits.frame)
-    }
-
-    func start() {
-        queue.async { [self] in
-            let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            read.setEventHandler { [weak self] in self?.readAvailable() }
-            readSource = read
-            read.resume()
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + 1, repeating: 1)
-            timer.setEventHandler { [weak self] in self?.checkTimeout() }
-            self.timer = timer
-            timer.resume()
-        }
+        output = DispatchQueue(label: "cometcald.output.\(id)")
     }
 
     /// The largest request body this connection accepts.
     public var bodyLimit: Int { limits.frame.bodyBytes }
 
+    func start() {
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "cometcald.read.\(id)"
+        thread.start()
+    }
+
     /// The handler answers each message it is handed with `send`, then calls `finished` (the
     /// connection counts the message as in flight before handing it over, so a client that
     /// ends its input right after a request still gets the answer).
-
     public func finished() {
-        queue.async {
-            self.inFlight -= 1
-            self.closeIfDone()
-            self.server?.requestFinished()
+        let done = lock.withLock { () -> Bool in
+            inFlight -= 1
+            return readClosed && inFlight == 0
         }
+        server?.requestFinished()
+        if done { close() }
     }
 
-    /// Queues bytes for the client; never blocks.
+    /// Queues bytes for the client; never blocks the caller.
     public func send(_ bytes: [UInt8]) {
-        queue.async { [self] in
-            guard !closed else { return }
-            if outputStart > 0, outputStart >= output.count / 2 {
-                output.removeFirst(outputStart)
-                outputStart = 0
-            }
-            output.append(contentsOf: bytes)
-            if output.count - outputStart > limits.pendingOutputBytes {
-                server?.handlers.log("client disconnected", [("connection", String(id)), ("reason", "it does not read its replies")])
+        let accepted = lock.withLock { () -> Bool? in
+            guard !closing else { return nil }
+            pendingOutput += bytes.count
+            if pendingOutput > limits.pendingOutputBytes { aborting = true }
+            return !aborting
+        }
+        guard let accepted else { return }  // closing: nothing more goes out
+        guard accepted else {
+            server?.handlers.log("client disconnected", [("connection", String(id)), ("reason", "it does not read its replies")])
+            close()
+            return
+        }
+        output.async { [self] in
+            defer { lock.withLock { pendingOutput -= bytes.count } }
+            // The descriptor is used only while it is this connection's: release closes it on
+            // this same queue, and the number may belong to another connection after.
+            guard lock.withLock({ descriptorOpen && !aborting }) else { return }
+            if !write(bytes) {
+                lock.withLock { aborting = true }
                 close()
-                return
             }
-            flush()
         }
     }
 
     public func sendFrame(_ body: [UInt8]) { send(FrameDecoder.frame(body)) }
 
+    /// Ends the connection after what it was sent is written (all of it unless it was aborted).
     public func close() {
-        queue.async { [self] in
-            guard !closed else { return }
-            // What was sent is written first, as far as the client takes it now.
-            if outputStart < output.count { flushBlocking() }
-            closed = true
-            readSource?.cancel()
-            timer?.cancel()
-            if let writeSource {
-                if !writeSourceActive { writeSource.resume() }
-                writeSource.cancel()
-            }
-            Glibc.close(fd)
-            server?.removed(self)
+        let first = lock.withLock { () -> Bool in
+            defer { closing = true }
+            return !closing
+        }
+        guard first else { return }
+        output.async { [self] in
+            shutdown(fd, Int32(SHUT_RDWR))  // wakes the reader
+            release()
         }
     }
 
-    private func readAvailable() {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while !closed {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    private func release() {
+        let last = lock.withLock { () -> Bool in
+            holders -= 1
+            if holders == 0 { descriptorOpen = false }
+            return holders == 0
+        }
+        guard last else { return }
+        Glibc.close(fd)
+        server?.removed(self)
+    }
+
+    /// Writes all of `bytes`, waiting for a slow reader up to `sendSeconds` at a time.
+    private func write(_ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        var waitedSince: Date?
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if count > 0 {
-                if !decoder.isInsideFrame { frameStarted = .now() }
-                decoder.append(chunk[0..<count])
-                drainDecoder()
+                sent += count
+                waitedSince = nil
                 continue
             }
-            if count == 0 {
-                // The client is done sending; answer what it asked, then close.
-                if decoder.isInsideFrame {
+            if count < 0, errno == EINTR { continue }
+            guard count < 0, errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+            let since = waitedSince ?? Date()
+            waitedSince = since
+            if Date().timeIntervalSince(since) > limits.sendSeconds {
+                server?.handlers.log("client disconnected", [("connection", String(id)), ("reason", "it took none of its replies for \(Int(limits.sendSeconds)) s")])
+                return false
+            }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&descriptor, 1, 1_000)
+        }
+        return true
+    }
+
+    private func readLoop() {
+        defer { release() }
+        var decoder = FrameDecoder(limits: limits.frame)
+        var frameStarted: Date?
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 1_000)
+            if ready < 0, errno != EINTR { return }
+            if ready <= 0 {
+                // Nothing came: a frame begun must not wait for ever.
+                if let started = frameStarted, Date().timeIntervalSince(started) > limits.receiveSeconds {
+                    server?.handlers.log("client disconnected", [("connection", String(id)), ("reason", "a frame was not complete after \(Int(limits.receiveSeconds)) s")])
+                    let error = RPCMessage.response(id: .null, error: RPCError(RPCError.requestTimedOut,
+                        "the request did not arrive within \(Int(limits.receiveSeconds)) s (\(decoder.pendingBytes) bytes of it came); the connection is closed"))
+                    send(FrameDecoder.frame(Array(JSONWriter.compact(error).utf8)))
+                    close()
+                    return
+                }
+                if lock.withLock({ closing }) { return }
+                continue
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 {
+                // The client is done sending (or gone): answer what it asked, then close.
+                if count == 0, decoder.isInsideFrame {
                     let error = RPCMessage.response(id: .null, error: RPCError(RPCError.parseError,
                         "the connection ended inside a frame (\(decoder.pendingBytes) bytes of it came); nothing was done with it"))
                     send(FrameDecoder.frame(Array(JSONWriter.compact(error).utf8)))
                 }
-                readClosed = true
-                readSource?.cancel()
-                closeIfDone()
+                let done = lock.withLock { () -> Bool in
+                    readClosed = true
+                    return inFlight == 0
+                }
+                if done || count < 0 { close() }
                 return
             }
-            if errno == EINTR { continue }
-            if errno != EAGAIN && errno != EWOULDBLOCK { close() }
-            return
-        }
-    }
-
-    private func drainDecoder() {
-        while let event = decoder.next() {
-            switch event {
-            case .message(let body):
-                inFlight += 1
-                server?.requestBegan()
-                server?.handlers.message(self, body)
-            case .problem(let problem): server?.handlers.problem(self, problem)
+            if !decoder.isInsideFrame { frameStarted = Date() }
+            decoder.append(chunk[0..<count])
+            while let event = decoder.next() {
+                switch event {
+                case .message(let body):
+                    lock.withLock { inFlight += 1 }
+                    server?.requestBegan()
+                    server?.handlers.message(self, body)
+                case .problem(let problem):
+                    server?.handlers.problem(self, problem)
+                }
             }
+            frameStarted = decoder.isInsideFrame ? (frameStarted ?? Date()) : nil
         }
-        frameStarted = decoder.isInsideFrame ? (frameStarted ?? .now()) : nil
-    }
-
-    private func checkTimeout() {
-        guard let started = frameStarted, !closed else { return }
-        let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        guard waited > limits.receiveSeconds else { return }
-        server?.handlers.log("client disconnected", [("connection", String(id)), ("reason", "a frame was not complete after \(Int(limits.receiveSeconds)) s")])
-        let error = RPCMessage.response(id: .null, error: RPCError(RPCError.requestTimedOut,
-            "the request did not arrive within \(Int(limits.receiveSeconds)) s (\(decoder.pendingBytes) bytes of it came); the connection is closed"))
-        frameStarted = nil
-        send(FrameDecoder.frame(Array(JSONWriter.compact(error).utf8)))
-        queue.async { self.close() }
-    }
-
-    private func flush() {
-        while outputStart < output.count {
-            let written = output[outputStart...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written > 0 {
-                outputStart += written
-                continue
-            }
-            if written < 0, errno == EINTR { continue }
-            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                waitForWritable()
-                return
-            }
-            close()
-            return
-        }
-        output.removeAll(keepingCapacity: output.count < 1 << 20)
-        outputStart = 0
-        if writeSourceActive { writeSource?.suspend(); writeSourceActive = false }
-        closeIfDone()
-    }
-
-    /// On close: the rest of the output, waiting up to a second for a slow reader.
-    private func flushBlocking() {
-        let deadline = Date().addingTimeInterval(1)
-        while outputStart < output.count, Date() < deadline {
-            let written = output[outputStart...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written > 0 { outputStart += written; continue }
-            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { usleep(1000); continue }
-            return
-        }
-    }
-
-    private func waitForWritable() {
-        if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [weak self] in self?.flush() }
-            writeSource = source
-        }
-        if !writeSourceActive { writeSource?.resume(); writeSourceActive = true }
-    }
-
-    private func closeIfDone() {
-        if readClosed, inFlight == 0, outputStart >= output.count { close() }
     }
 }

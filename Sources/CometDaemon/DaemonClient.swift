@@ -28,7 +28,8 @@ public final class DaemonClient {
         }
         guard status == 0 else {
             let reason = String(cString: strerror(errno))
-            close(fd)
+            // deinit closes the descriptor (a class whose init throws is deinitialized); closing
+            // it here too would close whatever the number was given to next.
             throw Failure(description: "cannot reach cometcald at \(path): \(reason); start it with 'cometcald' (or give --connect the socket it listens on)")
         }
     }

@@ -10,6 +10,15 @@ extension IntentEngine {
     /// Applies again what the last undo took back.
     public func redo() -> IntentOutcome { replay(undo: false) }
 
+    /// The newest entries' sequence numbers and whether each is undone (no records decoded).
+    public func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] {
+        try store.readTransaction { try $0.journalHeads(limit: limit) }
+    }
+
+    public func journalEntry(sequence: Int64) throws -> JournalEntry? {
+        try store.readTransaction { try $0.journalEntry(sequence: sequence) }
+    }
+
     /// The newest journal entries, newest first.
     public func history(limit: Int = 20) throws -> [JournalEntry] {
         try store.readTransaction { try $0.journal(limit: limit) }

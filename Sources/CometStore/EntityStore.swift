@@ -88,6 +88,11 @@ public protocol StoreTransaction {
     func setJournal(_ sequence: Int64, undone: Bool) throws
     func journal(limit: Int) throws -> [JournalEntry]
 
+    /// The newest entries' sequence numbers and whether each is undone, without their changes
+    /// (cheap: for watching the journal).
+    func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)]
+    func journalEntry(sequence: Int64) throws -> JournalEntry?
+
     /// Whether this alarm was fired already.
     func alarmFired(_ key: AlarmKey) throws -> Bool
     /// Records an alarm as fired; false when it already was (so it is not fired again).

@@ -148,6 +148,19 @@ struct Session: StoreTransaction {
         try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)").run([.text(key), .text(value)])
     }
 
+    func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] {
+        var heads: [(Int64, Bool)] = []
+        try connection.prepare("SELECT seq, state FROM _journal ORDER BY seq DESC LIMIT ?").query([.integer(Int64(limit))]) { row in
+            guard let seq = row.integer(0), let state = row.text(1) else { return }
+            heads.append((seq, state == "undone"))
+        }
+        return heads
+    }
+
+    func journalEntry(sequence: Int64) throws -> JournalEntry? {
+        try journalEntries("SELECT seq, state, intent, summary, created, changes FROM _journal WHERE seq = ?", [.integer(sequence)]).first
+    }
+
     func journal(limit: Int) throws -> [JournalEntry] {
         try journalEntries("SELECT seq, state, intent, summary, created, changes FROM _journal ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))])
     }

@@ -88,7 +88,9 @@ final class RPCClient {
         let status = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard status == 0 else { close(fd); throw DaemonHarness.HarnessError.notStarted("connect: \(String(cString: strerror(errno)))") }
+        // No close here: a class whose init throws is deinitialized, and deinit closes it (closing
+        // twice would close a number another thread may have been given meanwhile).
+        guard status == 0 else { throw DaemonHarness.HarnessError.notStarted("connect: \(String(cString: strerror(errno)))") }
     }
 
     deinit { close(fd) }

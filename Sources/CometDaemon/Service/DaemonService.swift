@@ -62,9 +62,9 @@ public final class DaemonService: @unchecked Sendable {
         let limit = configuration.requestSeconds
         writer = EngineSlot(label: "cometcald.writer", engine: try engine(), timeLimit: limit)
         readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine(), timeLimit: limit) })
-        let recent = (try? writer.run { try $0.history(limit: 50) }) ?? []
-        announcedJournal = recent.compactMap(\.sequence).max() ?? 0
-        for entry in recent { if let sequence = entry.sequence { journalStates[sequence] = entry.isUndone } }
+        let recent = (try? writer.run { try $0.journalHeads(limit: 50) }) ?? []
+        announcedJournal = recent.map(\.sequence).max() ?? 0
+        for head in recent { journalStates[head.sequence] = head.undone }
     }
 
     public var registry: Registry { lock.withLock { registryValue } }
@@ -362,27 +362,29 @@ public final class DaemonService: @unchecked Sendable {
     /// client or a conversation) and entries undone or redone (by the methods or by "undo that"
     /// in a conversation), each change turned around for an undo.
     private func announceJournal() {
-        let entries = ((try? readers.run { try $0.history(limit: 50) }) ?? []).sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
-        let news = lock.withLock { () -> [(JournalEntry, String?)] in
-            var found: [(JournalEntry, String?)] = []
-            for entry in entries {
-                guard let sequence = entry.sequence else { continue }
-                let known = journalStates[sequence]
-                journalStates[sequence] = entry.isUndone
-                if sequence > announcedJournal {
-                    announcedJournal = sequence
+        // The heads cost no decoding; only the entries to announce are read whole (a write
+        // used to decode the last 50 entries: 41% of a write's CPU in the benchmark).
+        let heads = ((try? readers.run { try $0.journalHeads(limit: 50) }) ?? []).sorted { $0.sequence < $1.sequence }
+        let wanted = lock.withLock { () -> [(Int64, String?)] in
+            var found: [(Int64, String?)] = []
+            for head in heads {
+                let known = journalStates[head.sequence]
+                journalStates[head.sequence] = head.undone
+                if head.sequence > announcedJournal {
+                    announcedJournal = head.sequence
                     // Made and undone between two looks: nothing to tell.
-                    if !entry.isUndone { found.append((entry, nil)) }
-                } else if let known, known != entry.isUndone {
-                    found.append((entry, entry.isUndone ? "undo" : "redo"))
+                    if !head.undone { found.append((head.sequence, nil)) }
+                } else if let known, known != head.undone {
+                    found.append((head.sequence, head.undone ? "undo" : "redo"))
                 }
             }
             // Remember only what the next look can see.
-            let oldest = entries.first?.sequence ?? 0
+            let oldest = heads.first?.sequence ?? 0
             journalStates = journalStates.filter { $0.key >= oldest }
             return found
         }
-        for (entry, replay) in news {
+        for (sequence, replay) in wanted {
+            guard let entry = (try? readers.run({ try $0.journalEntry(sequence: sequence) })) ?? nil else { continue }
             let changes = entry.changes.map { change in
                 (change.entity, change.id, replay == "undo" ? DaemonService.kind(before: change.after, after: change.before)
                                                             : DaemonService.kind(before: change.before, after: change.after))

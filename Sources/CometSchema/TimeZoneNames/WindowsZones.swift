@@ -329,10 +329,16 @@ public enum TimeZoneNames {
     /// 5. Names behind a generator's prefix (`/mozilla.org/20050126_1/`, `posix/`, `custom_`, or any leading
     ///    `/…/…/` path), when what follows is recognized by rules 1–3.
     public static func ianaIdentifier(for tzid: String) -> String? {
+        // An import asks for the same few TZIDs once a line; the answer needs tzdata lookups
+        // and file checks (3% of an import before it was kept).
+        if let known = resolved.withLock({ $0[tzid] }) { return known }
         let name = trimmed(tzid)
-        guard !name.isEmpty else { return nil }
-        return resolveName(name) ?? resolveDisplayName(name) ?? resolvePrefixedName(name)
+        let answer = name.isEmpty ? nil : resolveName(name) ?? resolveDisplayName(name) ?? resolvePrefixedName(name)
+        resolved.withLock { cache in if cache.count < 10_000 { cache[tzid] = answer } }
+        return answer
     }
+
+    private static let resolved = LockedCache<[String: String?]>([:])
 
     // MARK: Rules 1–3
 

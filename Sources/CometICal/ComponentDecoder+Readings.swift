@@ -30,7 +30,7 @@ extension ComponentDecoder {
         }
         // Text with escapes RFC 5545 does not have.
         for property in properties {
-            guard let source = property.source, ComponentReader.isText(source), source.value.contains("\\") else { continue }
+            guard let source = property.source, ComponentReader.isText(source), source.value.utf8.contains(UInt8(ascii: "\\")) else { continue }
             var odd: Set<String> = []
             var escaped = false
             for character in source.value {

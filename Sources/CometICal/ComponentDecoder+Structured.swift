@@ -10,7 +10,7 @@ extension ComponentDecoder {
         if address.lowercased().hasPrefix(ICalWriter.namelessAddressPrefix) { return PersonValue(name: source.parameter("CN")) }
         if address.lowercased().hasPrefix("mailto:") { address = String(address.dropFirst(7)) }
         let name = source.parameter("CN")
-        if address.contains("@") { return PersonValue(name: name, email: address) }
+        if address.utf8.contains(UInt8(ascii: "@")) { return PersonValue(name: name, email: address) }
         if address.lowercased().hasPrefix("tel:") { return PersonValue(name: name, phone: String(address.dropFirst(4))) }
         return PersonValue(name: name ?? (address.isEmpty ? nil : address), email: nil)
     }

@@ -4,7 +4,7 @@ enum ICalText {
     /// `\n` `\N` → newline, `\,` `\;` `\\` → the character. A wrong `\:` is read as ':' (common
     /// and unambiguous); other unknown escapes (`\t`) are kept literally, backslash included.
     static func unescape(_ text: String) -> String {
-        guard text.contains("\\") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
         var result = ""
         var escaped = false
         for character in text {
@@ -45,7 +45,7 @@ enum ICalText {
 
     /// RFC 6868 caret escapes in a parameter value: `^n` newline, `^'` double quote, `^^` caret.
     static func decodeParameter(_ text: String) -> String {
-        guard text.contains("^") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "^")) else { return text }
         var result = ""
         var caret = false
         for character in text {

@@ -101,17 +101,37 @@ struct LibicalNode {
 /// A property inside a tree: its name, parameters and value as text.
 struct LibicalProperty {
     let pointer: OpaquePointer
+    /// The name, upper-cased, read once: decoding asks every property for its name once per
+    /// field of the schema (each libical call allocated, and that was much of an import).
+    let name: String
     /// The content line it was read from, when known (see `LibicalNode.properties(alignedWith:)`).
-    var source: ContentLine?
+    var source: ContentLine? {
+        didSet { cache = ParameterCache() }
+    }
+    /// The parameters, parsed when first asked for and kept (copies share them).
+    private var cache = ParameterCache()
 
-    var name: String {
-        icalproperty_get_property_name(pointer).map { String(cString: $0).uppercased() } ?? ""
+    final class ParameterCache {
+        var parameters: [(name: String, value: String)]?
+    }
+
+    init(pointer: OpaquePointer, source: ContentLine?) {
+        self.pointer = pointer
+        name = icalproperty_get_property_name(pointer).map { String(cString: $0).uppercased() } ?? ""
+        self.source = source
     }
 
     /// Parameters in order, names upper-cased, values without quotes and with RFC 6868 escapes
     /// decoded: from the line as written where it is known (libical decodes some escapes and
     /// writes them back otherwise).
     var parameters: [(name: String, value: String)] {
+        if let known = cache.parameters { return known }
+        let parsed = parseParameters()
+        cache.parameters = parsed
+        return parsed
+    }
+
+    private func parseParameters() -> [(name: String, value: String)] {
         if let source {
             return ContentLine.parameters(of: source.head).map { ($0.name, ICalText.decodeParameter($0.value)) }
         }

@@ -30,6 +30,8 @@ public struct EntityDefinition: Sendable, Hashable {
     public let location: SourceLocation
     /// Which properties carry the entity's time (found once, through their iCalendar mapping).
     public let temporalFields: TemporalFields?
+    /// Where each property is in `properties`: records are checked and read by name all the time.
+    private let positions: [String: Int]
 
     init(name: QualifiedName, kind: EntityKind, doc: String?, annotations: [Annotation], properties: [PropertyDefinition], location: SourceLocation) {
         self.name = name
@@ -39,10 +41,13 @@ public struct EntityDefinition: Sendable, Hashable {
         self.properties = properties
         self.location = location
         self.temporalFields = TemporalFields.find(in: properties)
+        var positions: [String: Int] = [:]
+        for (index, property) in properties.enumerated() where positions[property.name] == nil { positions[property.name] = index }
+        self.positions = positions
     }
 
     public func property(_ name: String) -> PropertyDefinition? {
-        properties.first { $0.name == name }
+        positions[name].map { properties[$0] }
     }
 
     /// The property that gives an entity its display title (`@title`).

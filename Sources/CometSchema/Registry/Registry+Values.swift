@@ -71,10 +71,10 @@ extension Registry {
     /// Checks a transient entity's (or an entity record's) properties: no unknown names,
     /// every required property present (or defaulted), every value of its type.
     public func validateObject(_ properties: [String: Value], of entity: EntityDefinition) throws(ValueError) {
-        let names = entity.properties.map(\.name)
-        for key in properties.keys.sorted() where entity.property(key) == nil {
+        // The first unknown name in order, found without sorting every record's keys.
+        if let key = properties.keys.filter({ entity.property($0) == nil }).min() {
             throw ValueError(.unknownProperty, "'\(key)' is not a property of \(entity.name.name)",
-                             suggestion: EditDistance.closest(to: key, among: names))
+                             suggestion: EditDistance.closest(to: key, among: entity.properties.map(\.name)))
         }
         for property in entity.properties {
             guard let value = properties[property.name] else {

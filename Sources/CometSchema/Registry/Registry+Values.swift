@@ -92,8 +92,12 @@ extension Registry {
     }
 
     private func validate(_ person: PersonValue) throws(ValueError) {
-        let parts = [person.name, person.email, person.phone].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
-        guard parts.contains(where: { !$0.isEmpty }) else {
+        // Not blank: something other than spaces and tabs (CharacterSet.whitespaces), checked
+        // without trimming copies: every attendee of an import passes here.
+        let parts = [person.name, person.email, person.phone].compactMap { $0 }
+        guard parts.contains(where: { part in
+            part.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory != .spaceSeparator }
+        }) else {
             throw ValueError(.invalidPerson, "a person needs a name, an email address or a phone number")
         }
         if let email = person.email, !email.isEmpty {

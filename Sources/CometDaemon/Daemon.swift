@@ -90,6 +90,9 @@ public final class Daemon: @unchecked Sendable {
         let server = self.server!
         service.deliver = { ids, notification in server.broadcast(FrameDecoder.frame(Array(JSONWriter.compact(notification).utf8)), to: ids) }
         do {
+            // Signals are handled before the first client can connect: a SIGHUP sent at once
+            // must reload, not kill (its default) or be lost.
+            if handlingSignals { installSignals() }
             try server.start()
         } catch {
             lockFile.release()
@@ -105,7 +108,6 @@ public final class Daemon: @unchecked Sendable {
         timer.setEventHandler { service.pollJournal() }
         timer.resume()
         journalTimer = timer
-        if handlingSignals { installSignals() }
         logger.info("listening", [("socket", options.socketPath), ("store", options.service.storePath), ("pid", String(getpid()))])
     }
 

@@ -75,8 +75,10 @@ struct ConverseCommand {
         }
         terminal.out(terminal.style("FAIL", .red, .bold) + "  \(name)")
         for failure in result.failures {
-            terminal.out("  \(failure.path):\(failure.line): expected \(failure.expected)")
-            terminal.out("  " + String(repeating: " ", count: "\(failure.path):\(failure.line): ".count) + "got \(failure.got)")
+            // Line 0 is the script as a whole (it cannot be read): no line to name.
+            let place = failure.line > 0 ? "\(failure.path):\(failure.line): " : "\(failure.path): "
+            terminal.out("  \(place)expected \(failure.expected)")
+            terminal.out("  " + String(repeating: " ", count: place.count) + "got \(failure.got)")
         }
     }
 }

@@ -105,7 +105,7 @@ public final class DaemonService: @unchecked Sendable {
             try params.only([])
             let undo = method == "undo"
             let outcome = writer.run { undo ? $0.undo() : $0.redo() }
-            let json = writer.run { $0.json(outcome) }
+            let json = registry.json(outcome)
             if case .done = outcome { announceJournal() }
             return json
         case "history": return try history(params)
@@ -155,11 +155,13 @@ public final class DaemonService: @unchecked Sendable {
         try params.only(["intent", "parameters", "confirmed", "limit", "offset"])
         let name = try params.string("intent")
         let registry = self.registry
+        // Found in the registry, by the engine's rule, without waiting for the writer: a search
+        // must not queue behind a write just to learn its intent.
         let intent: IntentDefinition
         do {
-            intent = try writer.run { try $0.intent(named: name) }
+            intent = try IntentEngine.intent(named: name, in: registry)
         } catch let error as IntentError {
-            return writer.run { $0.json(IntentOutcome.failed(error)) }
+            return registry.json(IntentOutcome.failed(error))
         }
         // confirmed: true answers yes to a confirmation, false answers no; absent, the engine asks.
         let confirmation: IntentRequest.Confirmation = try params.bool("confirmed").map { $0 ? .confirmed : .declined } ?? .pending
@@ -302,7 +304,7 @@ public final class DaemonService: @unchecked Sendable {
             let text = try readers.run { try $0.exportCalendar(calendar: calendar, from: from, to: to, event: event) }
             return .object(JSONObject([("content", .string(text))]))
         } catch let error as IntentError {
-            return readers.run { $0.json(IntentOutcome.failed(error)) }
+            return registry.json(IntentOutcome.failed(error))
         }
     }
 

@@ -15,6 +15,16 @@ struct BenchOptions {
     var schemaPaths: [String] = []
     var showHelp = false
     var listScenarios = false
+    /// --quick: a smaller calendar and fewer samples, for a run of a few minutes.
+    var quick = false
+    /// Imports (and re-imports, exports) per iCalendar scenario, each beside one libical run.
+    var importRounds = 3
+    /// Samples of each agenda scenario on the imported store.
+    var agendaSamples = 30
+    /// Sizes of the scaling table (events in each generated file).
+    var scalingSizes = [5_000, 10_000, 50_000, 200_000]
+    /// Internal: import this file into --db and print the figures (the import scenarios' child).
+    var childImport: String?
 
     /// Operations run before each scenario's measured ones (statement caches, page cache).
     var warmup: Int { min(50, max(2, samples / 20)) }
@@ -41,6 +51,13 @@ struct BenchOptions {
           --scenario <name>         Run only this scenario (repeatable, or comma-separated).
                                     Default: all but those --list marks as not in the
                                     default run.
+          --quick                   A run of a few minutes: 10000 events (unless --events),
+                                    200 samples (unless --samples), one import round, 10
+                                    agenda samples, scaling at 5000, 10000 and 20000 events.
+          --import-rounds <n>       Imports, re-imports and exports measured (default 3).
+          --agenda-samples <n>      Samples of each agenda scenario on the imported store
+                                    (default 30).
+          --scaling <n,n,…>         Sizes of the scaling table (default 5000,10000,50000,200000).
           --db <path>               Store to use. A new file is seeded and kept; a file that
                                     already holds events is reused without seeding (the
                                     measured creates and deletes change it). Default: a fresh
@@ -63,6 +80,7 @@ struct BenchOptions {
         }
         var options = BenchOptions()
         var index = 0
+        var given = Set<String>()
         func value(_ name: String) throws -> String {
             guard index + 1 < arguments.count else { throw UsageError(message: "\(name) needs a value") }
             index += 1
@@ -78,9 +96,21 @@ struct BenchOptions {
         while index < arguments.count {
             var argument = arguments[index]
             switch argument {
-            case "--events": options.events = try integer(argument, 0...10_000_000)
+            case "--quick": options.quick = true
+            case "--import-rounds": options.importRounds = try integer(argument, 1...100); given.insert(argument)
+            case "--agenda-samples": options.agendaSamples = try integer(argument, 1...100_000); given.insert(argument)
+            case "--scaling":
+                let text = try value(argument)
+                let sizes = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")) }
+                guard !sizes.isEmpty, sizes.count == text.split(separator: ",").count, sizes.allSatisfy({ (1...10_000_000).contains($0) }) else {
+                    throw UsageError(message: "--scaling takes sizes such as 5000,10000,50000, not '\(text)'")
+                }
+                options.scalingSizes = sizes
+                given.insert(argument)
+            case "--child-import": options.childImport = try value(argument)
+            case "--events": given.insert(argument); options.events = try integer(argument, 0...10_000_000)
             case "--recurring-percent": options.recurringPercent = try integer(argument, 0...100)
-            case "--samples": options.samples = try integer(argument, 1...10_000_000)
+            case "--samples": given.insert(argument); options.samples = try integer(argument, 1...10_000_000)
             case "--scenario":
                 options.scenarios += try value(argument).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             case "--db": options.databasePath = try value(argument)
@@ -97,6 +127,13 @@ struct BenchOptions {
                 throw UsageError(message: "unknown argument \(argument); see --help")
             }
             index += 1
+        }
+        if options.quick {
+            if !given.contains("--events") { options.events = 10_000 }
+            if !given.contains("--samples") { options.samples = 200 }
+            if !given.contains("--import-rounds") { options.importRounds = 1 }
+            if !given.contains("--agenda-samples") { options.agendaSamples = 10 }
+            if !given.contains("--scaling") { options.scalingSizes = [5_000, 10_000, 20_000] }
         }
         return options
     }

@@ -16,6 +16,8 @@ final class BenchRun {
     private var referenceDatabase: ReferenceDatabase?
     /// State a scenario and its reference share (the conversation's dialog and named events).
     private var sharedState: [String: AnyObject] = [:]
+    /// Run at the end, newest first (the iCalendar workspace removes its directory).
+    private var cleanUps: [() -> Void] = []
 
     init(options: BenchOptions, registry: Registry, frame: TimeFrame, progress: @escaping (String) -> Void) {
         self.options = options
@@ -99,8 +101,16 @@ final class BenchRun {
         return results
     }
 
+    /// Registers work for `cleanUp`.
+    func onCleanUp(_ work: @escaping () -> Void) {
+        cleanUps.append(work)
+    }
+
     /// Removes temporary files: the reference database always, the store when it was a temp file.
     func cleanUp() {
+        sharedState.removeAll()
+        for work in cleanUps.reversed() { work() }
+        cleanUps.removeAll()
         if let referenceDatabase { referenceDatabase.remove() }
         referenceDatabase = nil
         seededFixture?.removeTemporaryFiles()

@@ -10,7 +10,7 @@ enum CalendarScenarios {
 
     static let create = Scenario(
         name: "create", summary: "createEvent (confirmed) of a new generated event, same mix as the seed",
-        referenceName: "sqlite-insert", targetP50: 1.0
+        referenceName: "sqlite-insert", targetP50: 0.5, targetP99: 5
     ) { run in
         let fixture = try run.fixture()
         return { measurement in
@@ -25,7 +25,7 @@ enum CalendarScenarios {
 
     static let update = Scenario(
         name: "update", summary: "updateEvent title + location of a random event (series: span all), confirmed",
-        referenceName: "sqlite-update", targetP50: 1.0
+        referenceName: "sqlite-update", targetP50: 0.5, targetP99: 5
     ) { run in
         let fixture = try run.fixture()
         var random = SplitMix64(seed: run.options.seed, stream: "update")
@@ -43,7 +43,7 @@ enum CalendarScenarios {
 
     static let delete = Scenario(
         name: "delete", summary: "deleteEvent of a random event (series: span all), confirmed",
-        referenceName: "sqlite-delete", targetP50: 1.0
+        referenceName: "sqlite-delete", targetP50: 0.5, targetP99: 5
     ) { run in
         let fixture = try run.fixture()
         var random = SplitMix64(seed: run.options.seed, stream: "delete")
@@ -94,7 +94,7 @@ enum CalendarScenarios {
 
     static let search = Scenario(
         name: "search", summary: "searchEvents text 'lunch' (full-text, best 200)",
-        referenceName: "sqlite-fts", targetP50: nil
+        referenceName: "sqlite-fts", targetP50: nil, targetRatio: 2
     ) { run in
         let fixture = try run.fixture()
         let request = IntentRequest(intent: "searchEvents", parameters: ParameterBindings(["text": .set(.string("lunch"))]))

@@ -100,10 +100,34 @@ struct Report {
             lines.append("")
             lines.append(contentsOf: daemonLines(result.scenario.name, figures))
         }
+        let checks = results.flatMap(TargetCheck.derived)
+        if !checks.isEmpty {
+            lines.append("")
+            lines.append("Targets (each figure beside its reference, measured in the same run)")
+            lines.append("  \(pad("figure", 62)) \(lpad("value", 10)) \(lpad("reference", 10)) \(lpad("ratio", 8))  \(pad("target", 26)) verdict")
+            for check in checks {
+                let value = check.value.map(check.unit.text) ?? "–"
+                let reference = check.reference.map { TargetCheck.Unit.milliseconds.text($0.value) } ?? ""
+                let ratio = check.ratio.map { String(format: "%.1f×", $0) } ?? ""
+                var line = "  \(pad(check.figure, 62)) \(lpad(value, 10)) \(lpad(reference, 10)) \(lpad(ratio, 8))  \(pad(check.targetText, 26)) \(check.verdict)"
+                if let note = check.note { line += "  (\(note))" }
+                lines.append(line)
+            }
+        }
+        for result in results where !result.scaling.isEmpty {
+            lines.append("")
+            lines.append("Scaling: import of each generated file (child process) and the agenda of one fixed day on the store it made")
+            lines.append("  \(lpad("events", 8)) \(lpad("file", 9)) \(lpad("import", 9)) \(lpad("µs/event", 9)) \(lpad("peak RSS", 9)) \(lpad("day p50", 9)) \(lpad("day rows", 9))")
+            for row in result.scaling {
+                lines.append("  \(lpad(ICalScenarios.thousands(row.events), 8)) \(lpad(ICalScenarios.megabytes(row.bytes), 9)) "
+                             + "\(lpad(String(format: "%.2f s", row.importSeconds), 9)) \(lpad(String(format: "%.0f", row.importSeconds * 1e6 / Double(row.events)), 9)) "
+                             + "\(lpad(String(format: "%.0f MiB", row.peakRSSMiB), 9)) \(lpad(ms(row.dayP50), 9)) \(lpad(String(row.dayRows), 9))")
+            }
+        }
         lines.append("")
         lines.append("Percentiles are nearest-rank over \(options.samples) samples after \(options.warmup) unrecorded warm-up operations. "
                      + "cpu p50 is this thread's CPU time: far below the wall p50 means waiting (disk, or other processes on a shared machine). "
-                     + "agenda-month returns at most 1,000 occurrences (the engine's cap), agenda-month-store all of them."
+                     + "Agenda scenarios return every occurrence of their range unless they say limit."
                      + (results.contains { ConversationScenarios.isConversation($0.scenario) }
                         ? " For the conversation scenarios and their engine references, rows/op is store transactions per turn." : "")
                      + (results.contains { $0.daemon != nil }
@@ -350,7 +374,22 @@ struct Report {
             }
             if let figures = ConversationFigures(result) { object["conversation"] = conversationJSON(figures) }
             if let figures = result.daemon { object["daemon"] = daemonJSON(figures) }
+            if !result.scaling.isEmpty {
+                object["scaling"] = .array(result.scaling.map { row in
+                    .object(JSONObject([("events", .int(row.events)), ("bytes", .int(row.bytes)), ("importSeconds", .double(row.importSeconds)),
+                                        ("peakRSSMiB", .double(row.peakRSSMiB)), ("dayP50", .double(row.dayP50)), ("dayRows", .int(row.dayRows))]))
+                })
+            }
             return .object(object)
+        })
+        root["targets"] = .array(results.flatMap(TargetCheck.derived).map { check in
+            .object(JSONObject([
+                ("figure", .string(check.figure)), ("value", check.value.map(JSONValue.double) ?? .null),
+                ("unit", .string({ switch check.unit { case .milliseconds: return "ms"; case .mebibytes: return "MiB"; case .times: return "×" } }())),
+                ("reference", check.reference.map { .double($0.value) } ?? .null), ("referenceName", check.reference.map { .string($0.name) } ?? .null),
+                ("ratio", check.ratio.map(JSONValue.double) ?? .null), ("target", .string(check.targetText)),
+                ("met", check.met.map(JSONValue.bool) ?? .null), ("note", check.note.map(JSONValue.string) ?? .null),
+            ]))
         })
         return JSONWriter.pretty(.object(root))
     }

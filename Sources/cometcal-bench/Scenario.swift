@@ -16,6 +16,10 @@ struct Scenario: Sendable {
     let referenceName: String?
     /// The p50 this scenario aims at, in ms (the issue's targets), if any.
     let targetP50: Double?
+    /// The largest p50 ÷ reference p50 the issue allows, if it sets one.
+    var targetRatio: Double? = nil
+    /// The p99 the issue aims at, in ms, if any.
+    var targetP99: Double? = nil
     /// Whether rows per operation mean the same as the reference's, so a per-row cost is worth
     /// printing (not when the scenario's results are capped, as the engine's agenda is).
     var comparesRows = true
@@ -28,7 +32,18 @@ struct Scenario: Sendable {
     /// its reference itself, in the same run, beside each of its phases.
     var selfTimed: (@Sendable (BenchRun, Reference?) throws -> ScenarioResult)? = nil
 
-    static var catalogue: [Scenario] { CalendarScenarios.all + ConversationScenarios.all + DaemonScenarios.all }
+    /// A scenario that runs its own rounds (imports, agendas of a store it made) and measures
+    /// its reference itself, beside them.
+    static func timingItself(name: String, summary: String, referenceName: String?, targetP50: Double?, comparesRows: Bool = false,
+                             inDefaultRun: Bool = true, body: @escaping @Sendable (BenchRun, Reference?, Scenario) throws -> ScenarioResult) -> Scenario {
+        var scenario = Scenario(name: name, summary: summary, referenceName: referenceName, targetP50: targetP50, comparesRows: comparesRows,
+                                inDefaultRun: inDefaultRun, prepare: { _ in throw BenchError("\(name) times itself") })
+        let described = scenario
+        scenario.selfTimed = { run, reference in try body(run, reference, described) }
+        return scenario
+    }
+
+    static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + DaemonScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
@@ -47,7 +62,7 @@ struct Reference: Sendable {
     static let rawSQLite = "raw SQLite through CSQLite, WAL + synchronous=NORMAL like the store, "
         + "a plain table with as many event-like rows as the store had events"
 
-    static var catalogue: [Reference] { SQLiteReferences.all + ConversationScenarios.references + DaemonScenarios.references }
+    static var catalogue: [Reference] { SQLiteReferences.all + ICalScenarios.references + ConversationScenarios.references + DaemonScenarios.references }
 }
 
 /// The result of one scenario, with its interleaved reference's when it has one.
@@ -58,6 +73,10 @@ struct ScenarioResult {
     let referenceMeasurement: Measurement?
     /// The daemon scenario's phases (clients, mixes, rates), beside the engine's.
     var daemon: DaemonFigures? = nil
+    /// The figures this scenario checks against the issue's targets.
+    var checks: [TargetCheck] = []
+    /// The scaling scenario's table.
+    var scaling: [ScalingRow] = []
 
     /// p50 of the scenario over p50 of its reference.
     var ratio: Double? {

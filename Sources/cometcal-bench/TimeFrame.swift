@@ -65,6 +65,15 @@ struct TimeFrame {
         return (try DateTimeValue.zoned(first, timeZone: zoneName), try DateTimeValue.zoned(last, timeZone: zoneName))
     }
 
+    /// [the first instant of `date`, the first instant of the next day) in the person's zone.
+    func dayBounds(_ date: CalendarDate) throws -> (from: DateTimeValue, to: DateTimeValue) {
+        let next = TimeFrame.date(day: date.dayNumber + 1)
+        guard let first = LocalDateTime(date: date, hour: 0, minute: 0), let last = LocalDateTime(date: next, hour: 0, minute: 0) else {
+            throw BenchError("invalid day \(date)")
+        }
+        return (try DateTimeValue.zoned(first, timeZone: zoneName), try DateTimeValue.zoned(last, timeZone: zoneName))
+    }
+
     /// Whether the whole month lies inside the materialized window (else series are expanded
     /// on the fly for it).
     func isInsideWindow(_ bounds: (from: DateTimeValue, to: DateTimeValue)) -> Bool {

@@ -65,6 +65,15 @@ func main() -> Int32 {
         return 65
     }
 
+    if let file = options.childImport {
+        guard let database = options.databasePath else {
+            printError("error: --child-import needs --db")
+            return 64
+        }
+        guard let frame = try? TimeFrame() else { return 70 }
+        return ICalWorkspace.runChild(file: file, database: database, registry: registry, frame: frame)
+    }
+
     let progress: (String) -> Void = { message in printError("[bench] " + message) }
     var run: BenchRun?
     do {

@@ -139,7 +139,7 @@ public final class ICalReader {
     private func announceCalendar() {
         guard !calendarAnnounced else { return }
         calendarAnnounced = true
-        if let zone = calendarProperties.first(where: { $0.name == "X-WR-TIMEZONE" })?.value.trimmingCharacters(in: .whitespaces) {
+        if let zone = calendarProperties.first(where: { $0.name == "X-WR-TIMEZONE" })?.value.trimmingSpaces() {
             if let iana = TimeZoneNames.ianaIdentifier(for: zone) {
                 defaultZone = iana
             } else {
@@ -147,7 +147,7 @@ public final class ICalReader {
                                                   message: "X-WR-TIMEZONE '\(zone)' is not a time zone CometCal knows; floating times stay floating")))
             }
         }
-        if let version = calendarProperties.first(where: { $0.name == "VERSION" }), version.value.trimmingCharacters(in: .whitespaces) == "1.0" {
+        if let version = calendarProperties.first(where: { $0.name == "VERSION" }), version.value.trimmingSpaces() == "1.0" {
             queue.append(.problem(ICalProblem(line: version.line, uid: nil, message: "this is a vCalendar 1.0 file; CometCal reads iCalendar 2.0 (RFC 5545) — export it again as iCalendar from its program")))
             refuseCalendar = true
         }

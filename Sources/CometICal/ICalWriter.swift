@@ -33,7 +33,7 @@ public struct ICalWriter {
             guard let entity = registry.entity(record.entity), let component = entity.annotations.first(named: "ical")?.firstString else { continue }
             noteZones(record, entity: entity, into: &zoneUse)
             let text = ["BEGIN:\(component)"] + componentLines(record, entity: entity) + ["END:\(component)"]
-            body += try serialize(text, what: "\(component) \(record.id.uuidString.lowercased())")
+            body += try serialize(text, what: "\(component) \(record.id.lowercasedText)")
         }
         var timezones = ""
         for zone in zoneUse.keys.sorted() {
@@ -55,7 +55,7 @@ public struct ICalWriter {
         { lhs, rhs in
             func key(_ record: EntityRecord) -> (String, String, Int64, String) {
                 let fields = registry.entity(record.entity)?.temporalFields
-                let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.uuidString.lowercased() } }()
+                let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
                 let recurrence: Int64 = { if let property = fields?.recurrenceID, case .dateTime(let value)? = record[property] { return value.sortKey } else { return Int64.min } }()
                 return (record.entity.description, uid, recurrence, record.id.uuidString)
             }
@@ -81,7 +81,7 @@ public struct ICalWriter {
     private func componentLines(_ record: EntityRecord, entity: EntityDefinition) -> [String] {
         var lines: [String] = []
         let fields = entity.temporalFields
-        let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.uuidString.lowercased() } }()
+        let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
         lines.append("UID:" + ICalWriter.escape(uid))
         lines.append("DTSTAMP:" + stampText(record, entity: entity))
         lines += propertyLines(of: record, entity: entity, skipping: ["UID", "DTSTAMP"])
@@ -184,7 +184,7 @@ public struct ICalWriter {
         case .date(let date): return ["\(name);VALUE=DATE:\(date.icalText)"]
         case .duration(let duration): return ["\(name)\(name.hasPrefix("X-") ? ";VALUE=DURATION" : ""):\(duration)"]
         case .url(let url): return ["\(name)\(name == "URL" ? "" : ";VALUE=URI"):\(url.absoluteString)"]
-        case .uuid(let uuid): return ["\(name):\(uuid.uuidString.lowercased())"]
+        case .uuid(let uuid): return ["\(name):\(uuid.lowercasedText)"]
         case .recurrence(let rule): return ["\(name):\(rule)"]
         case .enumCase(let caseName):
             guard case .enumeration(let enumName) = property.type.base,

@@ -61,7 +61,7 @@ enum QuirkNormalizer {
     static func line(of message: String, in raw: RawComponent) -> Int {
         let upper = message.uppercased()
         for line in raw.properties + raw.children.flatMap(\.properties) {
-            let value = line.value.trimmingCharacters(in: .whitespaces)
+            let value = line.value.trimmingSpaces()
             if !value.isEmpty, message.contains(value) { return line.line }
         }
         for line in raw.properties + raw.children.flatMap(\.properties) where upper.contains(line.name) && line.name.count > 2 {

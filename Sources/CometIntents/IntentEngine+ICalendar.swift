@@ -221,9 +221,11 @@ private struct Importer {
     mutating func run(_ source: ImportSource) throws {
         var lastProgress = 0
         calendarID = nil
-        while let item = source.reader.next() {
-            if let progress = options.progress, source.reader.bytesRead - lastProgress > 1 << 18 {
-                lastProgress = source.reader.bytesRead
+        // The file is read and decoded on a second thread while this one saves.
+        let items = ICalReadAhead(source.reader)
+        while let item = items.next() {
+            if let progress = options.progress, items.bytesRead - lastProgress > 1 << 18 {
+                lastProgress = items.bytesRead
                 progress(source.name, lastProgress)
             }
             switch item {
@@ -245,7 +247,7 @@ private struct Importer {
                 calendarID = nil
             }
         }
-        options.progress?(source.name, source.reader.bytesRead)
+        options.progress?(source.name, items.bytesRead)
         // An override needs its series, in this file or already stored.
         for (sourceName, record, uid) in overrides where !mastersInFile.contains(uid) {
             guard let entity = registry.entity(record.entity), let uidProperty = entity.temporalFields?.uid,

@@ -36,7 +36,7 @@ extension IntentEngine {
                     let current = try transaction.fetch(change.entity, id: change.id)
                     let expected = undo ? change.after : change.before
                     guard current == expected else {
-                        let name = (current ?? expected).map { registry.title(of: $0) } ?? change.id.uuidString.lowercased()
+                        let name = (current ?? expected).map { registry.title(of: $0) } ?? change.id.lowercasedText
                         return .failed(IntentError(.undoConflict, "cannot \(undo ? "undo" : "redo") “\(entry.summary)”: “\(name)” has changed since; nothing was changed"))
                     }
                 }

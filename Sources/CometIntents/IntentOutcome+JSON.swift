@@ -36,7 +36,7 @@ extension Registry {
             object["total"] = .int(candidates.count)
             object["candidates"] = .array(candidates.map { candidate in
                 var item = JSONObject()
-                item["id"] = .string(candidate.id.uuidString.lowercased())
+                item["id"] = .string(candidate.id.lowercasedText)
                 item["title"] = .string(candidate.title)
                 item["subtitle"] = candidate.subtitle.map(JSONValue.string)
                 return .object(item)
@@ -60,7 +60,7 @@ extension Registry {
 
     public func json(_ occurrence: Occurrence) -> JSONValue {
         var object = JSONObject()
-        object["id"] = .string(occurrence.record.id.uuidString.lowercased())
+        object["id"] = .string(occurrence.record.id.lowercasedText)
         object["title"] = .string(title(of: occurrence.record))
         object["start"] = .string(occurrence.start.description)
         object["end"] = .string(occurrence.end.description)

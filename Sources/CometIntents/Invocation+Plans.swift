@@ -210,7 +210,7 @@ extension Invocation {
             }
             if let clash {
                 let noun = presenter.noun(entity.name)
-                throw IntentError(.duplicate, "there is already a \(noun) called “\(registry.title(of: clash))” (id \(clash.id.uuidString.lowercased())); choose another \(Presenter.words(property.name))",
+                throw IntentError(.duplicate, "there is already a \(noun) called “\(registry.title(of: clash))” (id \(clash.id.lowercasedText)); choose another \(Presenter.words(property.name))",
                                   parameter: property.name)
             }
         }

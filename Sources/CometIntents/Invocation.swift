@@ -76,7 +76,7 @@ struct Invocation {
                 }
             } else if case .set(.reference(let id)) = bindings[parameter.name] {
                 guard try transaction.fetch(name, id: id) != nil else {
-                    throw IntentError(.notFound, "no \(presenter.noun(name)) has the id \(id.uuidString.lowercased())", parameter: parameter.name)
+                    throw IntentError(.notFound, "no \(presenter.noun(name)) has the id \(id.lowercasedText)", parameter: parameter.name)
                 }
             }
         }

@@ -104,7 +104,7 @@ struct Presenter {
         switch value {
         case .reference(let id):
             if case .entity(let name) = type.base, let record = try? transaction?.fetch(name, id: id) { return title(record) }
-            return id.uuidString.lowercased()
+            return id.lowercasedText
         case .dateTime(let dateTime): return when(dateTime, end: nil)
         case .recurrence(let rule): return RecurrenceText.describe(rule)
         case .duration(let duration): return DurationText.describe(duration)

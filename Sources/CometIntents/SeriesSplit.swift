@@ -45,7 +45,7 @@ struct SeriesSplit {
         new[fields.start] = .dateTime(newStart)
         if let end = fields.end, let duration { new[end] = .dateTime(newStart.adding(seconds: duration)) }
         if let uid = fields.uid {
-            new[uid] = .string(new.id.uuidString.lowercased())
+            new[uid] = .string(new.id.lowercasedText)
             if let related = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "RELATED-TO" && $0.type.base == .builtin(.string) }) {
                 new[related.name] = rules.uid(master).map(Value.string)
             }

@@ -59,7 +59,7 @@ struct TemporalRules {
     /// the request set or cleared; `previous` is the record before an update.
     func normalize(_ record: inout EntityRecord, previous: EntityRecord?, changed: Set<String>) throws {
         if let uidProperty = fields.uid, record[uidProperty] == nil {
-            record[uidProperty] = .string(record.id.uuidString.lowercased())
+            record[uidProperty] = .string(record.id.lowercasedText)
         }
         guard var start = start(record) else { return }
         var end = end(record)

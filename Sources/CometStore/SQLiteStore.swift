@@ -13,6 +13,20 @@ public final class SQLiteStore: EntityStore {
     /// The range (epoch seconds) in which series instances are materialized.
     private(set) var window: ClosedRange<Int64>
     private var maximumDurations: [String: Int64] = [:]
+    /// Records decoded by earlier reads, kept between transactions. Decoding a record is most
+    /// of an agenda's time (a profile: 95%), and a daemon or a conversation asks for the same
+    /// days again and again. See `beginTransaction` for how it stays true.
+    private var recordCache: [RecordKey: EntityRecord] = [:]
+    private var cachedDataVersion: Int64?
+    /// Whether the open transaction may write: records it reads may be its own uncommitted
+    /// changes, so they are not cached.
+    private(set) var isWriting = false
+    static let recordCacheLimit = 16_384
+
+    struct RecordKey: Hashable {
+        let table: String
+        let id: UUID
+    }
 
     /// Where the store lives when no path is given: `$COMETCAL_DB`, else
     /// `$XDG_DATA_HOME/cometcal/cometcal.sqlite`, else `~/.local/share/cometcal/cometcal.sqlite`.
@@ -63,11 +77,49 @@ public final class SQLiteStore: EntityStore {
     }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try connection.transaction { try body(Session(store: self)) }
+        try connection.transaction {
+            try beginTransaction()
+            isWriting = true
+            defer { isWriting = false }
+            return try body(Session(store: self))
+        }
     }
 
     public func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try connection.readTransaction { try body(Session(store: self)) }
+        try connection.readTransaction {
+            try beginTransaction()
+            return try body(Session(store: self))
+        }
+    }
+
+    /// Forgets what other connections may have changed. `PRAGMA data_version` changes when any
+    /// other connection (another process, the daemon's other engines) has committed since this
+    /// connection last looked; it is read after a first read has fixed the transaction's
+    /// snapshot, so it describes exactly what this transaction sees. This connection's own
+    /// writes drop their records from the cache as they are saved (`forget`), and records read
+    /// while writing are never cached, so a rolled-back transaction leaves nothing behind.
+    private func beginTransaction() throws {
+        _ = try connection.prepare("SELECT 1 FROM _meta LIMIT 1").scalar()
+        guard case .integer(let version)? = try connection.prepare("PRAGMA data_version").scalar() else { return }
+        if version != cachedDataVersion {
+            recordCache.removeAll(keepingCapacity: true)
+            maximumDurations.removeAll()
+            cachedDataVersion = version
+        }
+    }
+
+    func cachedRecord(_ key: RecordKey) -> EntityRecord? {
+        recordCache[key]
+    }
+
+    func cache(_ record: EntityRecord, as key: RecordKey) {
+        guard !isWriting else { return }
+        if recordCache.count >= SQLiteStore.recordCacheLimit { recordCache.removeAll(keepingCapacity: true) }
+        recordCache[key] = record
+    }
+
+    func forget(_ key: RecordKey) {
+        recordCache[key] = nil
     }
 
     func layout(_ entity: QualifiedName) throws -> TableLayout {
@@ -118,7 +170,7 @@ public final class SQLiteStore: EntityStore {
                 }
                 let session = Session(store: self)
                 for text in ids {
-                    guard let id = UUID(uuidString: text), let record = try session.fetch(layout.entity.name, id: id) else { continue }
+                    guard let id = UUID(parsing: text), let record = try session.fetch(layout.entity.name, id: id) else { continue }
                     try occurrenceIndex(layout).update(record)
                 }
             }

@@ -39,12 +39,12 @@ extension Session {
 
         // Floating times happen at their wall reading in the viewer's zone; the order is total
         // (instant, then record id), so pages neither overlap nor leave gaps.
-        let placed = rows.compactMap { row -> (row: OccurrenceIndex.Row, instant: Int64, id: String)? in
+        let placed = rows.compactMap { row -> (row: OccurrenceIndex.Row, instant: Int64, id: (UInt64, UInt64))? in
             let startInstant = row.isFloating ? Session.instant(wall: row.start, in: zone) : row.start
             let endInstant = row.isFloating ? Session.instant(wall: row.end, in: zone) : row.end
             let overlaps = startInstant < toKey && (endInstant > fromKey || (endInstant == startInstant && startInstant >= fromKey))
-            return overlaps ? (row, startInstant, row.id.uuidString) : nil
-        }.sorted { ($0.instant, $0.id) < ($1.instant, $1.id) }
+            return overlaps ? (row, startInstant, row.id.orderingKey) : nil
+        }.sorted { ($0.instant, $0.id.0, $0.id.1) < ($1.instant, $1.id.0, $1.id.1) }
 
         let page = placed.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? placed.count)
         var result: [Occurrence] = []
@@ -57,13 +57,13 @@ extension Session {
                 // The index and the records change in the same transactions: a row without its
                 // record is damage, and leaving it out would make the total wrong.
                 guard let fetched = try fetch(entity, id: row.id) else {
-                    throw StoreError(.invalidData, "the occurrence index of \(entity.name) refers to a missing record \(row.id.uuidString.lowercased())")
+                    throw StoreError(.invalidData, "the occurrence index of \(entity.name) refers to a missing record \(row.id.lowercasedText)")
                 }
                 records[row.id] = fetched
                 record = fetched
             }
             guard case .dateTime(let first)? = record[temporal.start] else {
-                throw StoreError(.invalidData, "\(entity.name) \(row.id.uuidString.lowercased()) is in the occurrence index but has no start")
+                throw StoreError(.invalidData, "\(entity.name) \(row.id.lowercasedText) is in the occurrence index but has no start")
             }
             result.append(Occurrence(record: record, start: Session.dateTime(key: row.start, like: first), end: Session.dateTime(key: row.end, like: first),
                                      isRecurrenceInstance: row.isInstance, recurrenceKey: Session.dateTime(key: row.original, like: first)))

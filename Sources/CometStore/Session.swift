@@ -12,7 +12,7 @@ struct Session: StoreTransaction {
     }
 
     private func rowid(of id: UUID, in layout: TableLayout) throws -> Int64? {
-        if case .integer(let rowid)? = try connection.prepare("SELECT rowid FROM \(quote(layout.table)) WHERE id = ?").scalar([.text(id.uuidString.lowercased())]) {
+        if case .integer(let rowid)? = try connection.prepare("SELECT rowid FROM \(quote(layout.table)) WHERE id = ?").scalar([.text(id.lowercasedText)]) {
             return rowid
         }
         return nil
@@ -22,9 +22,12 @@ struct Session: StoreTransaction {
 
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
         let layout = try store.layout(entity)
+        let key = SQLiteStore.RecordKey(table: layout.table, id: id)
+        if let cached = store.cachedRecord(key) { return cached }
         var result: EntityRecord?
         try connection.prepare("SELECT \(layout.selectList) FROM \(quote(layout.table)) WHERE id = ?")
-            .query([.text(id.uuidString.lowercased())]) { row in result = try reader(layout).record(from: row) }
+            .query([.text(id.lowercasedText)]) { row in result = try reader(layout).record(from: row) }
+        if let result { store.cache(result, as: key) }
         return result
     }
 
@@ -66,40 +69,46 @@ struct Session: StoreTransaction {
 
     func save(_ record: EntityRecord) throws {
         let layout = try store.layout(record.entity)
+        store.forget(SQLiteStore.RecordKey(table: layout.table, id: record.id))
         do {
             try store.registry.validateObject(record.values, of: layout.entity)
         } catch {
-            throw StoreError(.invalidData, "\(record.entity.name) \(record.id.uuidString.lowercased()): \(error)")
+            throw StoreError(.invalidData, "\(record.entity.name) \(record.id.lowercasedText): \(error)")
         }
         let values = reader(layout).sqlValues(of: record)
         let savedRowid: Int64
+        // A new record has no index rows to take away first (an import is mostly new records).
+        let isNew: Bool
         do {
             if let existing = try rowid(of: record.id, in: layout) {
                 try connection.prepare(layout.updateSQL).run(Array(values.dropFirst()) + [.integer(existing)])
                 savedRowid = existing
+                isNew = false
             } else {
                 try connection.prepare(layout.insertSQL).run(values)
                 savedRowid = connection.lastInsertRowID
+                isNew = true
             }
         } catch let error as StoreError where error.code == .constraint {
             throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", resultCode: error.resultCode)
         }
-        try SearchIndex(connection: connection, layout: layout, coding: store.coding).update(rowid: savedRowid, record: record)
+        try SearchIndex(connection: connection, layout: layout, coding: store.coding).update(rowid: savedRowid, record: record, isNew: isNew)
         if let temporal = layout.temporal {
-            try store.occurrenceIndex(layout).update(record)
+            try store.occurrenceIndex(layout).update(record, isNew: isNew)
             if let shape = SeriesShape(record: record, temporal: temporal) { store.noteDuration(shape.durationSeconds, of: layout) }
         }
     }
 
     func delete(_ entity: QualifiedName, id: UUID) throws {
         let layout = try store.layout(entity)
+        store.forget(SQLiteStore.RecordKey(table: layout.table, id: id))
         guard let rowid = try rowid(of: id, in: layout) else { return }
         try SearchIndex(connection: connection, layout: layout, coding: store.coding).remove(rowid: rowid)
         if layout.temporal != nil { try store.occurrenceIndex(layout).remove(id) }
         do {
             try connection.prepare("DELETE FROM \(quote(layout.table)) WHERE rowid = ?").run([.integer(rowid)])
         } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(entity.name) \(id.uuidString.lowercased()) is still referred to by other records; delete or move those first", resultCode: error.resultCode)
+            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", resultCode: error.resultCode)
         }
     }
 
@@ -129,12 +138,12 @@ struct Session: StoreTransaction {
 
     func alarmFired(_ key: AlarmKey) throws -> Bool {
         try connection.prepare("SELECT 1 FROM _alarms_fired WHERE record = ? AND occurrence = ? AND trigger_at = ?")
-            .scalar([.text(key.record.uuidString.lowercased()), .integer(key.occurrence), .integer(key.trigger)]) != nil
+            .scalar([.text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger)]) != nil
     }
 
     func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool {
         try connection.prepare("INSERT OR IGNORE INTO _alarms_fired (record, occurrence, trigger_at, fired_at, late) VALUES (?, ?, ?, ?, ?)")
-            .run([.text(key.record.uuidString.lowercased()), .integer(key.occurrence), .integer(key.trigger),
+            .run([.text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger),
                   .integer(Int64(firedAt.timeIntervalSince1970.rounded(.down))), .integer(late ? 1 : 0)])
         return connection.changes == 1
     }
@@ -190,14 +199,14 @@ struct Session: StoreTransaction {
     private func encode(_ change: JournalEntry.Change) -> JSONValue {
         var object = JSONObject()
         object["entity"] = .string(change.entity.description)
-        object["id"] = .string(change.id.uuidString.lowercased())
+        object["id"] = .string(change.id.lowercasedText)
         object["before"] = change.before.map { .object(store.registry.encode($0)) } ?? .null
         object["after"] = change.after.map { .object(store.registry.encode($0)) } ?? .null
         return .object(object)
     }
 
     private func decodeChange(_ json: JSONValue) throws -> JournalEntry.Change {
-        guard let entityText = json["entity"]?.stringValue, let idText = json["id"]?.stringValue, let id = UUID(uuidString: idText) else {
+        guard let entityText = json["entity"]?.stringValue, let idText = json["id"]?.stringValue, let id = UUID(parsing: idText) else {
             throw StoreError(.invalidData, "a journal change is damaged")
         }
         let parts = entityText.split(separator: ".", maxSplits: 1).map(String.init)

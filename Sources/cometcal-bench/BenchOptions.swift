@@ -21,8 +21,11 @@ struct BenchOptions {
     var importRounds = 3
     /// Samples of each agenda scenario on the imported store.
     var agendaSamples = 30
-    /// Sizes of the scaling table (events in each generated file).
-    var scalingSizes = [5_000, 10_000, 50_000, 200_000]
+    /// Sizes of the scaling table (events in each generated file); by default from --events:
+    /// a tenth, a fifth, all and four times (5,000 to 200,000 for 50,000), --quick half, all and twice.
+    var scalingSizes: [Int] = []
+    /// --generate FILE: write the generated calendar of --events events there and exit.
+    var generate: String?
     /// Internal: import this file into --db and print the figures (the import scenarios' child).
     var childImport: String?
 
@@ -53,11 +56,14 @@ struct BenchOptions {
                                     default run.
           --quick                   A run of a few minutes: 10000 events (unless --events),
                                     200 samples (unless --samples), one import round, 10
-                                    agenda samples, scaling at 5000, 10000 and 20000 events.
+                                    agenda samples, scaling at half, all and twice --events.
           --import-rounds <n>       Imports, re-imports and exports measured (default 3).
           --agenda-samples <n>      Samples of each agenda scenario on the imported store
                                     (default 30).
-          --scaling <n,n,…>         Sizes of the scaling table (default 5000,10000,50000,200000).
+          --scaling <n,n,…>         Sizes of the scaling table (default: a tenth, a fifth, all
+                                    and four times --events: 5000 to 200000 for 50000).
+          --generate <file>         Write the generated calendar (--events VEVENTs, --seed) to
+                                    the file and exit, to import or profile it by hand.
           --db <path>               Store to use. A new file is seeded and kept; a file that
                                     already holds events is reused without seeding (the
                                     measured creates and deletes change it). Default: a fresh
@@ -107,6 +113,7 @@ struct BenchOptions {
                 }
                 options.scalingSizes = sizes
                 given.insert(argument)
+            case "--generate": options.generate = try value(argument)
             case "--child-import": options.childImport = try value(argument)
             case "--events": given.insert(argument); options.events = try integer(argument, 0...10_000_000)
             case "--recurring-percent": options.recurringPercent = try integer(argument, 0...100)
@@ -133,7 +140,10 @@ struct BenchOptions {
             if !given.contains("--samples") { options.samples = 200 }
             if !given.contains("--import-rounds") { options.importRounds = 1 }
             if !given.contains("--agenda-samples") { options.agendaSamples = 10 }
-            if !given.contains("--scaling") { options.scalingSizes = [5_000, 10_000, 20_000] }
+        }
+        if !given.contains("--scaling") {
+            let events = max(10, options.events)
+            options.scalingSizes = options.quick ? [events / 2, events, events * 2] : [events / 10, events / 5, events, events * 4]
         }
         return options
     }

@@ -75,6 +75,8 @@ struct ScenarioResult {
     var daemon: DaemonFigures? = nil
     /// The figures this scenario checks against the targets.
     var checks: [TargetCheck] = []
+    /// An agenda scenario's first query on a newly opened store.
+    var coldMilliseconds: Double?
     /// The scaling scenario's table.
     var scaling: [ScalingRow] = []
 

@@ -65,6 +65,18 @@ func main() -> Int32 {
         return 65
     }
 
+    if let path = options.generate {
+        do {
+            var generator = CalendarFileGenerator(frame: try TimeFrame(), events: options.events, seed: options.seed)
+            let summary = try generator.write(to: path)
+            print("\(path): \(summary.events) events (\(summary.series) series, \(summary.overrides) overrides, "
+                  + "\(summary.withAttendees) with attendees, \(summary.withAlarms) with alarms), \(summary.bytes) bytes")
+            return 0
+        } catch {
+            printError("error: \(error)")
+            return 70
+        }
+    }
     if let file = options.childImport {
         guard let database = options.databasePath else {
             printError("error: --child-import needs --db")

@@ -26,6 +26,44 @@ struct BenchSmokeTests {
         }
         #expect(result.stdout.contains("the same requests on the engine alone"))
         #expect(result.stdout.contains("target: at 8 clients, at least 5,000 requests per second and a p99 under 10.0 ms: "))
+        // The iCalendar scenarios: a generated file imported, re-imported and exported beside
+        // libical's own parse and serialization, the agendas of the store it made, and scaling.
+        for figure in ["import, 300 events", "import peak RSS", "re-import, nothing changed", "export, 300 events",
+                       "agenda, busiest month", "agenda, first 1,000 of that month", "agenda, busiest day", "agenda, slowest month of"] {
+            #expect(result.stdout.contains(figure), "\(figure)")
+        }
+        #expect(result.stdout.contains("Targets (each figure beside its reference, measured in the same run)"))
+        #expect(result.stdout.contains("Scaling: import of each generated file"))
+        #expect(result.stdout.contains("libical 3 itself"))
+    }
+
+    @Test("the iCalendar scenarios put every figure in the JSON's targets, each with its reference and verdict")
+    func icalJSON() throws {
+        let result = try CLIRunner.run(["--events", "200", "--import-rounds", "2", "--agenda-samples", "3", "--scaling", "100,200",
+                                        "--scenario", "import,reimport,export,agenda-day,scaling", "--json"], program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        guard case .object(let root) = try JSONParser.parse(result.stdout), case .array(let targets)? = root["targets"] else {
+            Issue.record("no targets in \(result.stdout.prefix(500))")
+            return
+        }
+        let figures = targets.compactMap { target -> (String, JSONObject)? in
+            guard case .object(let object) = target, case .string(let figure)? = object["figure"] else { return nil }
+            return (figure, object)
+        }
+        let importCheck = figures.first { $0.0.hasPrefix("import, 200 events") }?.1
+        // libical's parse of the same file is the reference, measured in the same run.
+        #expect(importCheck?["referenceName"] == .string("libical parse"))
+        if case .double(let ratio)? = importCheck?["ratio"] { #expect(ratio > 1) } else { Issue.record("no ratio: \(String(describing: importCheck))") }
+        #expect(figures.contains { $0.0 == "re-import, nothing changed" })
+        #expect(figures.contains { $0.0.hasPrefix("export, 200 events") && $0.1["referenceName"] == .string("libical serialization") })
+        #expect(figures.contains { $0.0.hasPrefix("import time per event, largest ÷ smallest (100, 200)") })
+        guard case .array(let scenarios)? = root["scenarios"],
+              case .object(let scaling)? = scenarios.first(where: { if case .object(let object) = $0 { return object["name"] == .string("scaling") } else { return false } }),
+              case .array(let rows)? = scaling["scaling"] else {
+            Issue.record("no scaling table")
+            return
+        }
+        #expect(rows.count == 2)
     }
 
     /// The bench checks every answer itself (no JSON-RPC error, intents done, entity.get found,

@@ -33,7 +33,7 @@ extension Registry {
     /// The text that names a record in lists and dialogs: its `@title` property, else its id.
     public func title(of record: EntityRecord) -> String {
         guard let property = entity(record.entity)?.titleProperty, let value = record[property.name] else {
-            return record.id.uuidString.lowercased()
+            return record.id.lowercasedText
         }
         return displayText(value)
     }
@@ -49,7 +49,7 @@ extension Registry {
         case .dateTime(let dateTime): return dateTime.description
         case .duration(let duration): return duration.description
         case .url(let url): return url.absoluteString
-        case .uuid(let uuid), .reference(let uuid): return uuid.uuidString.lowercased()
+        case .uuid(let uuid), .reference(let uuid): return uuid.lowercasedText
         case .person(let person): return person.displayText
         case .place(let place): return place.displayText
         case .recurrence(let rule): return rule.description

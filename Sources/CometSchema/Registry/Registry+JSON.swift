@@ -32,7 +32,7 @@ extension Registry {
             guard let definition = entity(name) else { throw found(json, expected: type) }
             if definition.kind == .indexed {
                 guard case .string(let text) = json else { throw found(json, expected: type) }
-                guard let id = UUID(uuidString: text) else {
+                guard let id = UUID(parsing: text) else {
                     throw ValueError(.invalidUUID, "'\(text)' is not a \(name.name) id (a UUID)")
                 }
                 value = .reference(id)
@@ -125,7 +125,7 @@ extension Registry {
             }
             return .url(url)
         case (.uuid, .string(let text)):
-            guard let uuid = UUID(uuidString: text) else { throw ValueError(.invalidUUID, "'\(text)' is not a UUID") }
+            guard let uuid = UUID(parsing: text) else { throw ValueError(.invalidUUID, "'\(text)' is not a UUID") }
             return .uuid(uuid)
         case (.recurrence, .string(let text)):
             return .recurrence(try RecurrenceRule(parsing: text))
@@ -224,8 +224,8 @@ extension Registry {
         case .dateTime(let dateTime): return .string(dateTime.description)
         case .duration(let duration): return .string(duration.description)
         case .url(let url): return .string(url.absoluteString)
-        case .uuid(let uuid): return .string(uuid.uuidString.lowercased())
-        case .reference(let uuid): return .string(uuid.uuidString.lowercased())
+        case .uuid(let uuid): return .string(uuid.lowercasedText)
+        case .reference(let uuid): return .string(uuid.lowercasedText)
         case .recurrence(let rule): return .string(rule.description)
         case .enumCase(let name): return .string(name)
         case .person(let person):
@@ -287,9 +287,9 @@ extension Registry {
 extension PersonValue {
     /// Reads "Ada Lovelace <ada@example.org>", "ada@example.org", "+44 20 …" or a bare name.
     public init(displayText text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         if let open = trimmed.lastIndex(of: "<"), trimmed.hasSuffix(">") {
-            let name = trimmed[..<open].trimmingCharacters(in: .whitespaces)
+            let name = trimmed[..<open].trimmingSpaces()
             let contact = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
             self.init(name: name.isEmpty ? nil : name, email: contact.contains("@") ? contact : nil, phone: contact.contains("@") ? nil : contact)
         } else if trimmed.contains("@") {

@@ -120,7 +120,7 @@ extension Registry {
         if let longitude = place.longitude, !(-180.0...180.0).contains(longitude) {
             throw ValueError(.invalidPlace, "longitude \(longitude) is out of range (-180 to 180)", path: "longitude")
         }
-        let hasText = [place.name, place.address].contains { !($0?.trimmingCharacters(in: .whitespaces).isEmpty ?? true) }
+        let hasText = [place.name, place.address].contains { !($0?.trimmingSpaces().isEmpty ?? true) }
         if !hasText, place.latitude == nil {
             throw ValueError(.invalidPlace, "a place needs a name, an address or coordinates")
         }

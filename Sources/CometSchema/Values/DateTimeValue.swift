@@ -103,7 +103,8 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
             zoneName = String(body[body.index(after: open)..<body.index(before: body.endIndex)])
             body = body[..<open]
         }
-        let invalid = ValueError(.invalidDateTime, "'\(text)' is not a date-time; write it like 2026-06-15T08:00:00, with Z, an offset or [Zone/Name] for a fixed instant")
+        // Made only when needed: a stored record's times are parsed on every read.
+        var invalid: ValueError { ValueError(.invalidDateTime, "'\(text)' is not a date-time; write it like 2026-06-15T08:00:00, with Z, an offset or [Zone/Name] for a fixed instant") }
         var offsetSeconds: Int?
         // `Z` names the instant in UTC; with a zone it is valid whatever the zone's offset is
         // (RFC 9557 §4.2), while a numeric offset must be the zone's own at that instant.

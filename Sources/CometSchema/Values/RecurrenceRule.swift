@@ -83,7 +83,7 @@ public struct RecurrenceRule: Sendable, Hashable, CustomStringConvertible {
     /// Parses `FREQ=WEEKLY;BYDAY=MO,WE` (an optional `RRULE:` prefix is allowed) or a friendly form.
     /// Errors name the offending part.
     public init(parsing text: String) throws(ValueError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         if let friendly = RecurrenceRule.friendlyForms[trimmed.lowercased()] {
             self = friendly
             return
@@ -156,13 +156,13 @@ private struct RecurrenceRuleParser {
             guard pieces.count == 2, !pieces[1].isEmpty else {
                 throw fail(raw, "expected NAME=VALUE")
             }
-            let name = pieces[0].uppercased().trimmingCharacters(in: .whitespaces)
+            let name = pieces[0].uppercased().trimmingSpaces()
             guard RecurrenceRuleParser.partNames.contains(name) else {
                 throw ValueError(.invalidRecurrence, "unknown RRULE part '\(pieces[0])'",
                                  suggestion: EditDistance.closest(to: name, among: RecurrenceRuleParser.partNames))
             }
             guard values[name] == nil else { throw fail(raw, "\(name) is given twice") }
-            values[name] = (raw, String(pieces[1]).trimmingCharacters(in: .whitespaces))
+            values[name] = (raw, String(pieces[1]).trimmingSpaces())
         }
         guard let freqPart = values["FREQ"] else {
             throw ValueError(.invalidRecurrence, "RRULE needs a FREQ part (DAILY, WEEKLY, MONTHLY, YEARLY, …)")
@@ -235,7 +235,7 @@ private struct RecurrenceRuleParser {
     }
 
     func weekdayOccurrence(_ item: String, part: String) throws(ValueError) -> RecurrenceRule.WeekdayOccurrence {
-        let upper = item.uppercased().trimmingCharacters(in: .whitespaces)
+        let upper = item.uppercased().trimmingSpaces()
         guard upper.count >= 2, let weekday = RecurrenceRule.Weekday(rawValue: String(upper.suffix(2))) else {
             throw fail(part, "'\(item)' is not a weekday (SU, MO, TU, WE, TH, FR, SA, optionally with an ordinal such as 2TU or -1FR)")
         }

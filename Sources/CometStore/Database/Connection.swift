@@ -31,6 +31,10 @@ final class Connection {
         }, Unmanaged.passUnretained(self).toOpaque())
         try execute("PRAGMA busy_timeout = 5000")
         try execute("PRAGMA foreign_keys = ON")
+        // 16 MiB of page cache (SQLite's default is 2 MB), taken only as pages are read: a
+        // 50,000-event store's hot pages stay in memory between reads instead of being read
+        // again with a system call each, and a bulk import does not spill to the WAL mid-way.
+        try execute("PRAGMA cache_size = -16384")
         if !readOnly, path != ":memory:" {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")

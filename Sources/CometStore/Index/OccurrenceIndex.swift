@@ -35,13 +35,13 @@ struct OccurrenceIndex {
 
     private var table: String { layout.occurrenceTable ?? "" }
 
-    /// Recomputes the rows of one record.
-    func update(_ record: EntityRecord) throws {
+    /// Recomputes the rows of one record (`isNew`: it has none yet).
+    func update(_ record: EntityRecord, isNew: Bool = false) throws {
         guard let temporal = layout.temporal else { return }
-        try remove(record.id)
+        if !isNew { try remove(record.id) }
         guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
         let insert = try connection.prepare("INSERT INTO \(quote(table)) (entity_id, start_key, end_key, floating, series_uid, original_key, is_override) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        let id = SQLValue.text(record.id.uuidString.lowercased())
+        let id = SQLValue.text(record.id.lowercasedText)
         let uid = shape.uid.map(SQLValue.text) ?? .null
         let floating = SQLValue.integer(shape.isFloating ? 1 : 0)
         if let recurrenceID = shape.recurrenceID {
@@ -62,7 +62,7 @@ struct OccurrenceIndex {
     }
 
     func remove(_ id: UUID) throws {
-        let key = SQLValue.text(id.uuidString.lowercased())
+        let key = SQLValue.text(id.lowercasedText)
         try connection.prepare("DELETE FROM \(quote(table)) WHERE entity_id = ?").run([key])
         try connection.prepare("DELETE FROM \(quote(table + "_series")) WHERE entity_id = ?").run([key])
     }
@@ -94,7 +94,7 @@ struct OccurrenceIndex {
             """
         let bounds: [SQLValue] = [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)]
         try connection.prepare(sql).query(bounds + (selection?.values ?? [])) { row in
-            guard let text = row.text(0), let id = UUID(uuidString: text),
+            guard let text = row.text(0), let id = UUID(parsing: text),
                   let start = row.integer(1), let end = row.integer(2), let original = row.integer(3) else { return }
             result.append(Row(id: id, start: start, end: end, original: original, isInstance: row.integer(5) == 1, isFloating: row.integer(6) == 1))
         }
@@ -108,7 +108,7 @@ struct OccurrenceIndex {
         let sql = "SELECT o.entity_id FROM \(quote(table + "_series")) o WHERE o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) \(OccurrenceIndex.restriction(selection))"
         try connection.prepare(sql)
             .query([.integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? [])) { row in
-                if let text = row.text(0), let id = UUID(uuidString: text) { ids.append(id) }
+                if let text = row.text(0), let id = UUID(parsing: text) { ids.append(id) }
             }
         return ids
     }

@@ -22,9 +22,9 @@ struct SearchIndex {
         for (rowid, record) in rows { try insert(rowid: rowid, record: record) }
     }
 
-    func update(rowid: Int64, record: EntityRecord) throws {
+    func update(rowid: Int64, record: EntityRecord, isNew: Bool = false) throws {
         guard table != nil else { return }
-        try remove(rowid: rowid)
+        if !isNew { try remove(rowid: rowid) }
         try insert(rowid: rowid, record: record)
     }
 

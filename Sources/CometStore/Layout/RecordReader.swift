@@ -7,7 +7,7 @@ struct RecordReader {
     let coding: ValueCoding
 
     func record(from row: Row, offset: Int = 0) throws -> EntityRecord {
-        guard let idText = row.text(offset), let id = UUID(uuidString: idText) else {
+        guard let idText = row.text(offset), let id = UUID(parsing: idText) else {
             throw StoreError(.invalidData, "a row of \(layout.table) has no valid id")
         }
         var values: [String: Value] = [:]
@@ -23,6 +23,6 @@ struct RecordReader {
 
     /// Bound values for INSERT/UPDATE in `selectList` order (id first).
     func sqlValues(of record: EntityRecord) -> [SQLValue] {
-        [.text(record.id.uuidString.lowercased())] + layout.columns.flatMap { coding.sqlValues(record.values[$0.property.name], for: $0) }
+        [.text(record.id.lowercasedText)] + layout.columns.flatMap { coding.sqlValues(record.values[$0.property.name], for: $0) }
     }
 }

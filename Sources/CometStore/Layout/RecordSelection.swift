@@ -38,7 +38,7 @@ struct RecordSelection {
             if filter.property == "id" {
                 guard case .uuid(let id)? = filter.value else { continue }
                 conditions.append("r.id = ?")
-                values.append(.text(id.uuidString.lowercased()))
+                values.append(.text(id.lowercasedText))
                 continue
             }
             guard let column = layout.column(filter.property) else {

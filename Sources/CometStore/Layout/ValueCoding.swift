@@ -21,7 +21,7 @@ struct ValueCoding {
         case (.real, .int(let number)): return .real(Double(number))
         case (.text, .string(let text)): return .text(text)
         case (.text, .enumCase(let name)): return .text(name)
-        case (.reference, .reference(let id)): return .text(id.uuidString.lowercased())
+        case (.reference, .reference(let id)): return .text(id.lowercasedText)
         case (.dateTime, .dateTime(let dateTime)): return .text(dateTime.description)
         case (.text, _), (.json, _):
             let json = registry.encode(value)
@@ -43,7 +43,7 @@ struct ValueCoding {
             case (.real, .real(let number)): return .double(number)
             case (.real, .integer(let number)): return .double(Double(number))
             case (.reference, .text(let text)):
-                guard let id = UUID(uuidString: text) else { throw ValueError(.invalidUUID, "'\(text)' is not an id") }
+                guard let id = UUID(parsing: text) else { throw ValueError(.invalidUUID, "'\(text)' is not an id") }
                 return .reference(id)
             case (.text, .text(let text)), (.dateTime, .text(let text)):
                 return try registry.decode(.string(text), as: type)

@@ -16,12 +16,20 @@ public final class SQLiteStore: EntityStore {
     /// Records decoded by earlier reads, kept between transactions. Decoding a record is most
     /// of an agenda's time (a profile: 95%), and a daemon or a conversation asks for the same
     /// days again and again. See `beginTransaction` for how it stays true.
-    private var recordCache: [RecordKey: EntityRecord] = [:]
+    ///
+    /// Two generations, an approximate LRU that costs nothing per hit: new records go into
+    /// `recentRecords`; when it holds half the limit it becomes `olderRecords` (the previous
+    /// older ones are dropped), and a hit in the older generation moves the record back. A
+    /// query over more records than the limit still keeps the most recent half, where a cache
+    /// emptied when full dropped the records the query had just read.
+    private var recentRecords: [RecordKey: EntityRecord] = [:]
+    private var olderRecords: [RecordKey: EntityRecord] = [:]
     private var cachedDataVersion: Int64?
     /// Whether the open transaction may write: records it reads may be its own uncommitted
     /// changes, so they are not cached.
     private(set) var isWriting = false
-    static let recordCacheLimit = 16_384
+    /// Records kept at most (two generations of half as many).
+    public static let recordCacheLimit = 32_768
 
     struct RecordKey: Hashable {
         let table: String
@@ -53,7 +61,17 @@ public final class SQLiteStore: EntityStore {
         let nowSeconds = Int64(now.timeIntervalSince1970)
         window = (nowSeconds - 366 * 86_400)...(nowSeconds + 2 * 366 * 86_400)
         let ordered = layouts.values.sorted { $0.table < $1.table }
-        try Migrator(connection: connection, layouts: ordered, coding: coding).migrate()
+        var migrator = Migrator(connection: connection, layouts: ordered, coding: coding)
+        let (connection, coding, window) = (self.connection, self.coding, self.window)
+        migrator.rebuildOccurrences = { layout in
+            let index = OccurrenceIndex(connection: connection, layout: layout, window: window)
+            let reader = RecordReader(layout: layout, coding: coding)
+            // One record at a time: reading the entity table while writing its occurrence table.
+            try connection.prepare("SELECT \(layout.selectList) FROM \(quote(layout.table))").query { row in
+                try index.update(try reader.record(from: row), isNew: true)
+            }
+        }
+        try migrator.migrate()
         try refreshWindowIfNeeded()
     }
 
@@ -102,24 +120,37 @@ public final class SQLiteStore: EntityStore {
         _ = try connection.prepare("SELECT 1 FROM _meta LIMIT 1").scalar()
         guard case .integer(let version)? = try connection.prepare("PRAGMA data_version").scalar() else { return }
         if version != cachedDataVersion {
-            recordCache.removeAll(keepingCapacity: true)
+            recentRecords.removeAll(keepingCapacity: true)
+            olderRecords.removeAll(keepingCapacity: true)
             maximumDurations.removeAll()
             cachedDataVersion = version
         }
     }
 
     func cachedRecord(_ key: RecordKey) -> EntityRecord? {
-        recordCache[key]
+        if let record = recentRecords[key] { return record }
+        guard let record = olderRecords[key] else { return nil }
+        if !isWriting { remember(record, as: key) }
+        return record
     }
 
     func cache(_ record: EntityRecord, as key: RecordKey) {
         guard !isWriting else { return }
-        if recordCache.count >= SQLiteStore.recordCacheLimit { recordCache.removeAll(keepingCapacity: true) }
-        recordCache[key] = record
+        remember(record, as: key)
+    }
+
+    private func remember(_ record: EntityRecord, as key: RecordKey) {
+        if recentRecords.count >= SQLiteStore.recordCacheLimit / 2 {
+            olderRecords = recentRecords
+            recentRecords = [:]
+            recentRecords.reserveCapacity(SQLiteStore.recordCacheLimit / 2)
+        }
+        recentRecords[key] = record
     }
 
     func forget(_ key: RecordKey) {
-        recordCache[key] = nil
+        recentRecords[key] = nil
+        olderRecords[key] = nil
     }
 
     func layout(_ entity: QualifiedName) throws -> TableLayout {

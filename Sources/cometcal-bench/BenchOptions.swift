@@ -12,6 +12,8 @@ struct BenchOptions {
     var databasePath: String?
     var seed: UInt64 = 20_260_610
     var json = false
+    /// --json-file PATH: print the table and write the JSON there too.
+    var jsonFile: String?
     var schemaPaths: [String] = []
     var showHelp = false
     var listScenarios = false
@@ -72,6 +74,7 @@ struct BenchOptions {
           --schemas <dir>           Schema directory (default: $COMETCAL_SCHEMAS, ./Schemas,
                                     or the source tree's Schemas).
           --json                    Print the results as JSON on stdout (progress stays on stderr).
+          --json-file <file>        Print the table, and write the same results as JSON to the file.
           --list                    List the scenarios and exit.
           -h, --help                Show this help.
 
@@ -127,6 +130,7 @@ struct BenchOptions {
                 options.seed = seed
             case "--schemas": options.schemaPaths.append(try value(argument))
             case "--json": options.json = true
+            case "--json-file": options.jsonFile = try value(argument)
             case "--list": options.listScenarios = true
             case "-h", "--help": options.showHelp = true
             default:

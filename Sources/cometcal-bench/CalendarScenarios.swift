@@ -97,7 +97,8 @@ enum CalendarScenarios {
         referenceName: "sqlite-fts", targetP50: nil, targetRatio: 2
     ) { run in
         let fixture = try run.fixture()
-        let request = IntentRequest(intent: "searchEvents", parameters: ParameterBindings(["text": .set(.string("lunch"))]))
+        // The best 200, as the reference's LIMIT 200 (without a limit the engine returns every match).
+        let request = IntentRequest(intent: "searchEvents", parameters: ParameterBindings(["text": .set(.string("lunch"))]), page: ResultPage(limit: 200))
         return { measurement in
             let (result, timing) = try Stopwatch.time { try fixture.perform(request) }
             measurement.add(timing, rows: result.records.count)

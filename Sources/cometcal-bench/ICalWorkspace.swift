@@ -197,9 +197,14 @@ final class ICalWorkspace {
     }
 
     /// VmHWM of this process, from /proc.
-    static func peakRSSMiB() -> Double {
+    static func peakRSSMiB() -> Double { statusMiB("VmHWM:") }
+
+    /// VmRSS of this process, from /proc.
+    static func residentMiB() -> Double { statusMiB("VmRSS:") }
+
+    private static func statusMiB(_ field: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kib = Double(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") else { return 0 }
         return kib / 1024
     }

@@ -98,6 +98,13 @@ func main() -> Int32 {
                             storeAfterSeed: bench.storeAfterSeed, storeAtEnd: fixture.flatMap { StoreStats.measure(path: $0.path) },
                             results: results)
         print(options.json ? report.json() : report.text())
+        if let path = options.jsonFile {
+            guard FileManager.default.createFile(atPath: path, contents: Data((report.json() + "\n").utf8)) else {
+                printError("error: cannot write \(path)")
+                bench.cleanUp()
+                return 73
+            }
+        }
         bench.cleanUp()
         return 0
     } catch {

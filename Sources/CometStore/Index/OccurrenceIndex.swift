@@ -35,34 +35,55 @@ struct OccurrenceIndex {
 
     private var table: String { layout.occurrenceTable ?? "" }
 
-    /// Recomputes the rows of one record (`isNew`: it has none yet).
+    /// Recomputes the rows of one record (`isNew`: it has none yet), and the `overridden` flags
+    /// its rows set or receive.
     func update(_ record: EntityRecord, isNew: Bool = false) throws {
         guard let temporal = layout.temporal else { return }
         if !isNew { try remove(record.id) }
         guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
-        let insert = try connection.prepare("INSERT INTO \(quote(table)) (entity_id, start_key, end_key, floating, series_uid, original_key, is_override) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let insert = try connection.prepare("INSERT INTO \(quote(table)) (entity_id, start_key, end_key, floating, series_uid, original_key, is_override, is_instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         let id = SQLValue.text(record.id.lowercasedText)
         let uid = shape.uid.map(SQLValue.text) ?? .null
         let floating = SQLValue.integer(shape.isFloating ? 1 : 0)
         if let recurrenceID = shape.recurrenceID {
-            try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(recurrenceID), .integer(1)])
+            try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(recurrenceID), .integer(1), .integer(0)])
+            // This override stands in for the occurrence it replaces.
+            try connection.prepare("UPDATE \(quote(table)) SET overridden = 1 WHERE series_uid = ? AND is_override = 0 AND original_key = ?")
+                .run([uid, .integer(recurrenceID)])
             return
         }
-        guard let series = shape.series else {
-            try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(shape.startKey), .integer(0)])
-            return
+        if let series = shape.series {
+            let starts = shape.instanceKeys(series, from: window.lowerBound, through: window.upperBound, limit: OccurrenceIndex.maximumInstancesPerSeries)
+            for key in starts {
+                try insert.run([id, .integer(key), .integer(key + shape.durationSeconds), floating, uid, .integer(key), .integer(0), .integer(1)])
+            }
+            let last = series.isUnbounded ? SQLValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
+            try connection.prepare("INSERT OR REPLACE INTO \(quote(table + "_series")) (entity_id, first_key, last_key) VALUES (?, ?, ?)")
+                .run([id, .integer(shape.startKey), last])
+        } else {
+            try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(shape.startKey), .integer(0), .integer(0)])
         }
-        let starts = shape.instanceKeys(series, from: window.lowerBound, through: window.upperBound, limit: OccurrenceIndex.maximumInstancesPerSeries)
-        for key in starts {
-            try insert.run([id, .integer(key), .integer(key + shape.durationSeconds), floating, uid, .integer(key), .integer(0)])
+        // Overrides already stored (earlier in a file, or before) stand in for some of these rows.
+        if shape.uid != nil {
+            try connection.prepare("""
+                UPDATE \(quote(table)) SET overridden = 1 WHERE entity_id = ? AND is_override = 0
+                  AND original_key IN (SELECT original_key FROM \(quote(table)) WHERE series_uid = ? AND is_override = 1)
+                """).run([id, uid])
         }
-        let last = series.isUnbounded ? SQLValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
-        try connection.prepare("INSERT OR REPLACE INTO \(quote(table + "_series")) (entity_id, first_key, last_key) VALUES (?, ?, ?)")
-            .run([id, .integer(shape.startKey), last])
     }
 
     func remove(_ id: UUID) throws {
         let key = SQLValue.text(id.lowercasedText)
+        // The rows this record's overrides stood in for come back, unless another override of
+        // the same occurrence remains.
+        try connection.prepare("""
+            UPDATE \(quote(table)) SET overridden = 0
+            WHERE is_override = 0
+              AND (series_uid, original_key) IN (SELECT series_uid, original_key FROM \(quote(table)) WHERE entity_id = ?1 AND is_override = 1)
+              AND NOT EXISTS (
+                SELECT 1 FROM \(quote(table)) other WHERE other.series_uid = \(quote(table)).series_uid AND other.is_override = 1
+                  AND other.original_key = \(quote(table)).original_key AND other.entity_id != ?1)
+            """).run([key])
         try connection.prepare("DELETE FROM \(quote(table)) WHERE entity_id = ?").run([key])
         try connection.prepare("DELETE FROM \(quote(table + "_series")) WHERE entity_id = ?").run([key])
     }
@@ -83,12 +104,11 @@ struct OccurrenceIndex {
     func rows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?) throws -> [Row] {
         let slack = OccurrenceKey.floatingSlack
         var result: [Row] = []
+        // Read from the covering index alone: overridden rows are flagged on write.
         let sql = """
-            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_override, o.series_uid IS NOT NULL AND o.is_override = 0 AND EXISTS (SELECT 1 FROM \(quote(table + "_series")) s WHERE s.entity_id = o.entity_id), o.floating
-            FROM \(quote(table)) o
-            WHERE o.start_key >= ? AND o.start_key < ? AND o.end_key > ?
-              AND (o.is_override = 1 OR o.series_uid IS NULL OR NOT EXISTS (
-                    SELECT 1 FROM \(quote(table)) x WHERE x.series_uid = o.series_uid AND x.is_override = 1 AND x.original_key = o.original_key))
+            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating
+            FROM \(quote(table)) o INDEXED BY \(quote(table + "__range"))
+            WHERE o.start_key >= ? AND o.start_key < ? AND o.overridden = 0 AND o.end_key > ?
               \(OccurrenceIndex.restriction(selection))
             ORDER BY o.start_key
             """
@@ -96,7 +116,7 @@ struct OccurrenceIndex {
         try connection.prepare(sql).query(bounds + (selection?.values ?? [])) { row in
             guard let text = row.text(0), let id = UUID(parsing: text),
                   let start = row.integer(1), let end = row.integer(2), let original = row.integer(3) else { return }
-            result.append(Row(id: id, start: start, end: end, original: original, isInstance: row.integer(5) == 1, isFloating: row.integer(6) == 1))
+            result.append(Row(id: id, start: start, end: end, original: original, isInstance: row.integer(4) == 1, isFloating: row.integer(5) == 1))
         }
         return result
     }

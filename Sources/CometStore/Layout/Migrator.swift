@@ -11,6 +11,14 @@ struct Migrator {
     let connection: Connection
     let layouts: [TableLayout]
     let coding: ValueCoding
+    /// Fills a rebuilt occurrence table from the entity's records, inside the migration's
+    /// transaction (the tables are derived data: a store from before a change of their shape
+    /// gets new ones, whole or not at all).
+    var rebuildOccurrences: (TableLayout) throws -> Void = { _ in }
+
+    /// The shape of the occurrence tables, kept in _meta per table: 2 added the covering index
+    /// and the `overridden` and `is_instance` columns.
+    static let occurrenceFormat = "2"
 
     func migrate() throws {
         try connection.transaction {
@@ -194,6 +202,11 @@ struct Migrator {
 
     private func createOccurrenceTables(_ layout: TableLayout) throws {
         guard let occurrences = layout.occurrenceTable else { return }
+        let formatKey = SQLValue.text("occurrences:" + occurrences)
+        let format = try connection.prepare("SELECT value FROM _meta WHERE key = ?").scalar([formatKey])
+        let exists = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?").scalar([.text(occurrences)]) != .integer(0)
+        if format == .text(Migrator.occurrenceFormat), exists { return }
+        try connection.execute("DROP TABLE IF EXISTS \(quote(occurrences)); DROP TABLE IF EXISTS \(quote(occurrences + "_series"))")
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS \(quote(occurrences)) (
                 entity_id TEXT NOT NULL REFERENCES \(quote(layout.table))("id") ON DELETE CASCADE,
@@ -202,9 +215,15 @@ struct Migrator {
                 floating INTEGER NOT NULL,
                 series_uid TEXT,
                 original_key INTEGER NOT NULL,
-                is_override INTEGER NOT NULL
+                is_override INTEGER NOT NULL,
+                -- An instance generated from the series' rule (not a single event or an override).
+                is_instance INTEGER NOT NULL,
+                -- 1 when an override stands in for this row (same series UID and original start):
+                -- kept up to date on every write, so a range query needs no lookup per row.
+                overridden INTEGER NOT NULL DEFAULT 0
             );
-            CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__start")) ON \(quote(occurrences))(start_key);
+            -- Covers the range query: it reads the index alone, in start order.
+            CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__range")) ON \(quote(occurrences))(start_key, overridden, end_key, entity_id, original_key, is_instance, floating);
             CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__entity")) ON \(quote(occurrences))(entity_id);
             CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__series")) ON \(quote(occurrences))(series_uid, is_override, original_key);
             CREATE TABLE IF NOT EXISTS \(quote(occurrences + "_series")) (
@@ -213,6 +232,8 @@ struct Migrator {
                 last_key INTEGER
             );
             """)
+        try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)").run([formatKey, .text(Migrator.occurrenceFormat)])
+        if exists { try rebuildOccurrences(layout) }
     }
 
     private func dropEntityTables(_ table: String) throws {

@@ -76,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CometICalTests",
-            dependencies: ["CometICal", "CometIntents", "CometStore", "CometSchema", "CLibical"]
+            dependencies: ["CometICal", "CometIntents", "CometStore", "CometSchema", "CLibical", "CSQLite"]
         ),
         .testTarget(
             name: "CometConversationTests",

@@ -76,10 +76,10 @@ extension ComponentDecoder {
         // Attendee parameters no field reads as written (kept for export all the same).
         for property in entity.properties {
             guard property.type.isArray, case .entity(let transientName) = property.type.base, let transient = registry.entity(transientName),
-                  transient.kind == .transient, let name = property.ical?.firstString?.uppercased() else { continue }
+                  transient.kind == .transient, let name = property.icalName else { continue }
             for source in properties where source.name == name {
                 for field in transient.properties {
-                    guard let param = field.ical?.string("param")?.uppercased(), param != "*", let text = source.parameter(param),
+                    guard let param = field.icalParameter, param != "*", let text = source.parameter(param),
                           !ComponentDecoder.isCanonical(text, property: field, registry: registry),
                           !(ComponentDecoder.standardParameterValues[param]?.contains(text.uppercased()) ?? false),
                           let reading = ComponentDecoder.readsAs(text, property: field, registry: registry) else { continue }
@@ -88,7 +88,7 @@ extension ComponentDecoder {
             }
         }
         // Alarms read other than literally.
-        guard entity.properties.contains(where: { $0.ical?.firstString?.uppercased() == "VALARM" }) else { return }
+        guard entity.properties.contains(where: { $0.icalName == "VALARM" }) else { return }
         for child in raw.children where child.name == "VALARM" {
             let action = child.value("ACTION")?.trimmedBlanks.uppercased()
             if action == nil {

@@ -19,25 +19,25 @@ extension ComponentDecoder {
     func decodeTransient(_ definition: EntityDefinition, from source: LibicalProperty) throws -> [String: Value] {
         var values: [String: Value] = [:]
         var kept: [String] = []
-        let mapped = Set(definition.properties.compactMap { $0.ical?.string("param")?.uppercased() }).union(["CN"])
+        let mapped = Set(definition.properties.compactMap { $0.icalParameter }).union(["CN"])
         // Parameters no field holds, and values a field can only approximate (ROLE=CHAIR reads
         // as required, PARTSTAT=X-FOO as needs action), stay as written for export.
         if let line = source.source {
             for (name, raw) in ContentLine.rawParameters(of: line.head) {
                 if !mapped.contains(name) {
                     kept.append("\(name)=\(raw)")
-                } else if let property = definition.properties.first(where: { $0.ical?.string("param")?.uppercased() == name }),
+                } else if let property = definition.properties.first(where: { $0.icalParameter == name }),
                           !ComponentDecoder.isCanonical(ICalText.decodeParameter(raw), property: property, registry: registry) {
                     kept.append("\(name)=\(raw)")
                 }
             }
         }
         for property in definition.properties {
-            guard let ical = property.ical else {
+            guard property.ical != nil else {
                 if let value = property.defaultValue { values[property.name] = value }
                 continue
             }
-            if let param = ical.string("param")?.uppercased() {
+            if let param = property.icalParameter {
                 if param == "*" {
                     // In name order, so that the export (which writes mapped parameters first)
                     // reads back the same.

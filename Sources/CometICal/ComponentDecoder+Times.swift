@@ -59,7 +59,7 @@ extension ComponentDecoder {
         values[fields.start] = .dateTime(.floating(startDay))
         if let endField = fields.end { values[endField] = endDay.map { .dateTime(.floating($0)) } }
         values[allDayField] = .bool(true)
-        if let zoneField = entity.properties.first(where: { $0.ical?.string("param")?.uppercased() == "TZID" }) { values[zoneField.name] = nil }
+        if let zoneField = entity.properties.first(where: { $0.icalParameter == "TZID" }) { values[zoneField.name] = nil }
         warn("X-MICROSOFT-CDO-ALLDAYEVENT", "Outlook's all-day event, written as midnight to midnight: read as the date\(endDay.map { $0.date.dayNumber - startWall.date.dayNumber > 1 ? "s from \(startWall.date) to \(LocalDateTime(wallSeconds: $0.wallSeconds - 86_400).date)" : " \(startWall.date)" } ?? " \(startWall.date)")", marker)
     }
 
@@ -86,7 +86,7 @@ extension ComponentDecoder {
             if !isDate, startValue.isFloating, let zone = endValue.timeZoneIdentifier, let timeZone = TimeZone(identifier: zone) {
                 startValue = startValue.localTime.dateTime(in: timeZone)
                 values[fields.start] = .dateTime(startValue)
-                if let zoneField = entity.properties.first(where: { $0.ical?.string("param")?.uppercased() == "TZID" }) { values[zoneField.name] = .string(zone) }
+                if let zoneField = entity.properties.first(where: { $0.icalParameter == "TZID" }) { values[zoneField.name] = .string(zone) }
                 warn("DTSTART", "DTSTART is a floating time but DTEND is in \(zone); the start is read in \(zone) too", startProperty)
             } else if !isDate, endValue.isFloating, let zone = startValue.timeZoneIdentifier, let timeZone = TimeZone(identifier: zone) {
                 endValue = endValue.localTime.dateTime(in: timeZone)

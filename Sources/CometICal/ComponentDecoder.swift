@@ -65,13 +65,16 @@ struct ComponentDecoder {
         var withChildren: [PropertyDefinition] = []
         var settledLength: Int64?
         var settled = false
+        // The component's properties by name, in file order: each field looks up its own.
+        var byName: [String: [LibicalProperty]] = [:]
+        for property in properties { byName[property.name, default: []].append(property) }
         func read(_ property: PropertyDefinition) {
             guard let ical = property.ical else { return }
-            let name = ical.firstString?.uppercased()
+            let name = property.icalName
             if name == "*" { return }
-            if let param = ical.string("param")?.uppercased() {
+            if let param = property.icalParameter {
                 // A field read from a parameter of the component's own property (DTSTART;VALUE=DATE, DTSTART;TZID).
-                guard let owner = name, let source = properties.first(where: { $0.name == owner }) else { return }
+                guard let owner = name, let source = byName[owner]?.first else { return }
                 mapped.insert(owner)
                 if property.type.base == .builtin(.bool), let whenTrue = ical.string("whenTrue") {
                     values[property.name] = .bool(source.parameter(param)?.uppercased() == whenTrue.uppercased())
@@ -87,11 +90,11 @@ struct ComponentDecoder {
                 return
             }
             guard let name else { return }
-            var sources = properties.filter { $0.name == name }
+            var sources = byName[name] ?? []
             // Other names producers use for the same thing (`alias: "NAME"`, or several).
             if sources.isEmpty, let aliases = ical.string("alias")?.uppercased().split(whereSeparator: { $0 == "," || $0 == " " }) {
                 for alias in aliases.map(String.init) where sources.isEmpty {
-                    sources = properties.filter { $0.name == alias }
+                    sources = byName[alias] ?? []
                     if !sources.isEmpty { mapped.insert(alias) }
                 }
             }
@@ -156,7 +159,7 @@ struct ComponentDecoder {
         settled = true
         withChildren.forEach(read)
         if let apple = properties.first(where: { $0.name == "X-APPLE-STRUCTURED-LOCATION" }), let line = apple.source?.line,
-           let field = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "LOCATION" && $0.ical?.string("param") == nil }),
+           let field = entity.properties.first(where: { $0.icalName == "LOCATION" && $0.icalParameter == nil }),
            let value = values[field.name], case .union(_, .place) = value {
             bindings[line] = field.name + "=" + ICalWriter.valueKey(value)
         }
@@ -168,7 +171,7 @@ struct ComponentDecoder {
                 && property.parameter("VALUE")?.uppercased() != "DATE" && !property.writtenValue.uppercased().hasSuffix("Z")
         }
         if let extras = entity.properties.first(where: { $0.ical?.firstString == "*" }) {
-            let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
+            let handledChildren: Set<String> = Set(entity.properties.compactMap { $0.icalName })
             // Kept as the file wrote it (unfolded): libical's own serialization drops some escapes
             // and quotes. A list libical split into one property per value is one line.
             let unmapped = properties.filter { !mapped.contains($0.name) } + surplus

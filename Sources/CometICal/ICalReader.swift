@@ -240,7 +240,7 @@ public final class ICalReader {
             problems.append(ICalProblem(line: property.source?.line ?? QuirkNormalizer.line(of: property.text, in: raw), uid: uid,
                                         message: ICalReader.libicalComplaint(property.text, about: property.source)))
         }
-        let mappedChildren = Set(entity.properties.compactMap { $0.ical?.firstString?.uppercased() })
+        let mappedChildren = Set(entity.properties.compactMap { $0.icalName })
         for (index, child) in tree.node.children.enumerated() where mappedChildren.contains(child.kindName) {
             let rawChild = ICalReader.rawChild(of: raw, matching: tree.node.children, at: index)
             let childProperties = rawChild.flatMap { child.properties(alignedWith: $0.properties.filter { !ComponentPrepass.needsVerbatim($0) }) } ?? child.properties
@@ -273,7 +273,7 @@ public final class ICalReader {
             return
         }
         var values = decoded.values
-        if let stamp = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "DTSTAMP" && $0.ical?.string("param") == nil }),
+        if let stamp = entity.properties.first(where: { $0.icalName == "DTSTAMP" && $0.icalParameter == nil }),
            case .dateTime(let written)? = values[stamp.name], written.sortKey == ICalWriter.derivedStamp(values, entity: entity) {
             values[stamp.name] = nil
         }

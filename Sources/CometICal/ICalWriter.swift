@@ -135,7 +135,7 @@ public struct ICalWriter: Sendable {
 
     private static func stamp(_ values: [String: Value], entity: EntityDefinition, from names: [String]) -> Int64? {
         for name in names {
-            if let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == name && $0.ical?.string("param") == nil }),
+            if let property = entity.properties.first(where: { $0.icalName == name && $0.icalParameter == nil }),
                case .dateTime(let value)? = values[property.name] {
                 return value.sortKey
             }
@@ -301,14 +301,14 @@ public struct ICalWriter: Sendable {
             }
         }
         let written = Set(parameters.map { String($0.prefix { $0 != "=" }).uppercased() })
-        let mappedParameters = Set(transient.properties.compactMap { $0.ical?.string("param")?.uppercased() })
+        let mappedParameters = Set(transient.properties.compactMap { $0.icalParameter })
         parameters += kept.filter { !written.contains($0.name) && !mappedParameters.contains($0.name) }.map { "\($0.name)=\($0.value)" }
         return personLine(name, person, parameters: parameters)
     }
 
     /// The parameters an ATTENDEE arrived with that no field holds, as written (`@ical(param: "*")`).
     static func keptParameters(_ properties: [String: Value], _ transient: EntityDefinition) -> [(name: String, value: String)] {
-        guard let field = transient.properties.first(where: { $0.ical?.string("param") == "*" }), case .string(let text)? = properties[field.name] else { return [] }
+        guard let field = transient.properties.first(where: { $0.icalParameter == "*" }), case .string(let text)? = properties[field.name] else { return [] }
         return ContentLine.rawParameters(of: Substring("X;" + text))
     }
 
@@ -367,7 +367,7 @@ public struct ICalWriter: Sendable {
         let allDay: Bool = { if let property = entity.temporalFields?.isAllDay, case .bool(true)? = record[property] { return true } else { return false } }()
         for property in entity.properties where property.type.base == .builtin(.dateTime) {
             // On an all-day event these are written as dates, which use no zone.
-            if allDay, let name = property.ical?.firstString?.uppercased(), ICalWriter.dateOnAllDay.contains(name) { continue }
+            if allDay, let name = property.icalName, ICalWriter.dateOnAllDay.contains(name) { continue }
             let values: [Value] = { if case .array(let items)? = record[property.name] { return items } else { return record[property.name].map { [$0] } ?? [] } }()
             for value in values {
                 guard case .dateTime(let dateTime) = value, let zone = dateTime.timeZoneIdentifier else { continue }

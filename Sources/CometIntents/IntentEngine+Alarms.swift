@@ -29,7 +29,7 @@ extension IntentEngine {
         var due: [DueAlarm] = []
         for entity in registry.allEntities where entity.kind == .indexed {
             guard entity.temporalFields != nil,
-                  let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "VALARM" && $0.type.isArray }),
+                  let property = entity.properties.first(where: { $0.icalName == "VALARM" && $0.type.isArray }),
                   case .union(let unionName) = property.type.base, let union = registry.union(unionName) else { continue }
             let absoluteCases = Set(union.cases.filter { $0.type.base == .builtin(.dateTime) }.map(\.name))
             try store.readTransaction { transaction in

@@ -332,7 +332,7 @@ private struct Importer {
             values[reference.name] = .reference(calendarID)
         }
         let fields = entity.temporalFields
-        let uidProperty = entity.properties.first { $0.ical?.firstString?.uppercased() == "UID" && $0.ical?.string("param") == nil }?.name
+        let uidProperty = entity.properties.first { $0.icalName == "UID" && $0.icalParameter == nil }?.name
         let recurrenceKey: Int64? = { if let property = fields?.recurrenceID, case .dateTime(let value)? = values[property] { return value.sortKey } else { return nil } }()
         if let uid = incoming.uid {
             let key = "\(entity.name)|\(uid)|\(recurrenceKey.map(String.init) ?? "-")"
@@ -421,7 +421,7 @@ private struct Importer {
 
     /// Equal but for DTSTAMP, which says when a file was written, not what the event is.
     private func sameContent(_ left: EntityRecord, _ right: EntityRecord, entity: EntityDefinition) -> Bool {
-        guard let stamp = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "DTSTAMP" && $0.ical?.string("param") == nil }) else {
+        guard let stamp = entity.properties.first(where: { $0.icalName == "DTSTAMP" && $0.icalParameter == nil }) else {
             return left == right
         }
         var left = left
@@ -444,7 +444,7 @@ private struct Importer {
             report.skippedMessages += 1
         }
         let occurrence = fields.recurrenceID.flatMap { message.values[$0] }
-        let sequenceProperty = entity.properties.first { $0.ical?.firstString?.uppercased() == "SEQUENCE" && $0.type.base == .builtin(.int) }
+        let sequenceProperty = entity.properties.first { $0.icalName == "SEQUENCE" && $0.type.base == .builtin(.int) }
         let sequence: Int? = { if let sequenceProperty, case .int(let number)? = message.values[sequenceProperty.name] { return number } else { return nil } }()
         // The series and its overrides; an occurrence is matched by its instant, whatever zone
         // either side wrote it in (as the occurrence index matches overrides).
@@ -466,7 +466,7 @@ private struct Importer {
         }
         switch message.method {
         case "CANCEL":
-            guard let statusProperty = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "STATUS" }),
+            guard let statusProperty = entity.properties.first(where: { $0.icalName == "STATUS" }),
                   case .enumeration(let enumName) = statusProperty.type.base,
                   let cancelled = registry.enumeration(enumName)?.cases.first(where: { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "CANCELLED" }) else {
                 skip("cannot be applied: \(entity.name.name) has no cancelled status")
@@ -532,10 +532,10 @@ private struct Importer {
     /// The record with each replying attendee's status taken from the reply (matched by email,
     /// else by name), and the repliers it does not list.
     private func replyAttendees(_ message: ICalMessage, entity: EntityDefinition, record: EntityRecord) -> (record: EntityRecord, changed: Bool, unmatched: [String])? {
-        guard let attendeesProperty = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "ATTENDEE" && $0.type.isArray }),
+        guard let attendeesProperty = entity.properties.first(where: { $0.icalName == "ATTENDEE" && $0.type.isArray }),
               case .entity(let transientName) = attendeesProperty.type.base, let transient = registry.entity(transientName),
               let personProperty = transient.properties.first(where: { $0.type.base == .builtin(.person) }),
-              let statusProperty = transient.properties.first(where: { $0.ical?.string("param")?.uppercased() == "PARTSTAT" }),
+              let statusProperty = transient.properties.first(where: { $0.icalParameter == "PARTSTAT" }),
               case .array(let replies)? = message.values[attendeesProperty.name] else { return nil }
         var attendees: [Value] = { if case .array(let items)? = record[attendeesProperty.name] { return items } else { return [] } }()
         func person(_ value: Value) -> PersonValue? {
@@ -569,7 +569,7 @@ private struct Importer {
     /// RFC 5545 revision order: a higher SEQUENCE wins; with equal SEQUENCE, a later LAST-MODIFIED.
     private func isNewer(_ incoming: EntityRecord, than existing: EntityRecord, entity: EntityDefinition) -> Bool {
         func value(_ name: String) -> (Value?, Value?) {
-            guard let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == name && $0.ical?.string("param") == nil }) else { return (nil, nil) }
+            guard let property = entity.properties.first(where: { $0.icalName == name && $0.icalParameter == nil }) else { return (nil, nil) }
             return (incoming[property.name], existing[property.name])
         }
         let (newSequence, oldSequence) = value("SEQUENCE")

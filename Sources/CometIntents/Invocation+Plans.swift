@@ -221,7 +221,7 @@ extension Invocation {
     func stamp(_ record: inout EntityRecord, _ entity: EntityDefinition, isNew: Bool) {
         let now = Value.dateTime(.utc(engine.clock()))
         for property in entity.properties where property.type == .builtin(.dateTime, optional: property.type.isOptional) && !property.type.isArray {
-            switch property.ical?.firstString?.uppercased() {
+            switch property.icalName {
             case "CREATED"? where isNew && record[property.name] == nil: record[property.name] = now
             case "LAST-MODIFIED"?, "DTSTAMP"?: record[property.name] = now
             default: continue
@@ -233,7 +233,7 @@ extension Invocation {
     /// change is stamped in LAST-MODIFIED.
     func bumpSequence(_ record: inout EntityRecord, _ entity: EntityDefinition) {
         stamp(&record, entity, isNew: false)
-        guard let property = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "SEQUENCE" && $0.type.base == .builtin(.int) }) else { return }
+        guard let property = entity.properties.first(where: { $0.icalName == "SEQUENCE" && $0.type.base == .builtin(.int) }) else { return }
         if case .int(let number)? = record[property.name] {
             record[property.name] = .int(number + 1)
         } else {

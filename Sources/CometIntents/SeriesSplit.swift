@@ -46,11 +46,11 @@ struct SeriesSplit {
         if let end = fields.end, let duration { new[end] = .dateTime(newStart.adding(seconds: duration)) }
         if let uid = fields.uid {
             new[uid] = .string(new.id.lowercasedText)
-            if let related = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "RELATED-TO" && $0.type.base == .builtin(.string) }) {
+            if let related = entity.properties.first(where: { $0.icalName == "RELATED-TO" && $0.type.base == .builtin(.string) }) {
                 new[related.name] = rules.uid(master).map(Value.string)
             }
         }
-        if let sequence = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "SEQUENCE" }) {
+        if let sequence = entity.properties.first(where: { $0.icalName == "SEQUENCE" }) {
             new[sequence.name] = .int(0)
             if case .int(let number)? = old[sequence.name] { old[sequence.name] = .int(number + 1) }
         }

@@ -13,7 +13,7 @@ struct TemporalRules {
         guard let fields = entity.temporalFields else { return nil }
         self.fields = fields
         timeZoneProperty = entity.properties.first { property in
-            property.type.base == .builtin(.string) && property.ical?.firstString?.uppercased() == "DTSTART"
+            property.type.base == .builtin(.string) && property.icalName == "DTSTART"
                 && property.ical?.string("param")?.uppercased() == "TZID"
         }?.name
     }

@@ -13,6 +13,7 @@ extension Session {
         }
         let fromKey = Int64(from.timeIntervalSince1970.rounded(.down))
         let toKey = Int64(to.timeIntervalSince1970.rounded(.up))
+        if text != nil { try store.flushSearchChanges() }
         let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
         guard fromKey < toKey, selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
         let within = selection.isEverything ? nil : selection

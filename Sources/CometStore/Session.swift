@@ -33,6 +33,7 @@ struct Session: StoreTransaction {
 
     func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord] {
         let layout = try store.layout(entity)
+        if text != nil { try store.flushSearchChanges() }
         let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
         guard selection.canMatch else { return [] }
         let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(RecordSelection.pageClause)"
@@ -43,6 +44,7 @@ struct Session: StoreTransaction {
 
     func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
         let layout = try store.layout(entity)
+        if text != nil { try store.flushSearchChanges() }
         let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
         guard selection.canMatch else { return 0 }
         if case .integer(let number)? = try connection.prepare("SELECT count(*) \(selection.from) \(selection.whereClause)").scalar(selection.values) {
@@ -92,7 +94,11 @@ struct Session: StoreTransaction {
         } catch let error as StoreError where error.code == .constraint {
             throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", resultCode: error.resultCode)
         }
-        try SearchIndex(connection: connection, layout: layout, coding: store.coding).update(rowid: savedRowid, record: record, isNew: isNew)
+        let search = SearchIndex(connection: connection, layout: layout, coding: store.coding)
+        if layout.searchTable != nil {
+            if !isNew { try store.queueSearchChange(.remove(entity: record.entity, rowid: savedRowid)) }
+            try store.queueSearchChange(.insert(entity: record.entity, rowid: savedRowid, texts: search.texts(of: record)))
+        }
         if let temporal = layout.temporal {
             try store.occurrenceIndex(layout).update(record, isNew: isNew)
             if let shape = SeriesShape(record: record, temporal: temporal) { store.noteDuration(shape.durationSeconds, of: layout) }
@@ -103,7 +109,7 @@ struct Session: StoreTransaction {
         let layout = try store.layout(entity)
         store.forget(SQLiteStore.RecordKey(table: layout.table, id: id))
         guard let rowid = try rowid(of: id, in: layout) else { return }
-        try SearchIndex(connection: connection, layout: layout, coding: store.coding).remove(rowid: rowid)
+        if layout.searchTable != nil { try store.queueSearchChange(.remove(entity: entity, rowid: rowid)) }
         if layout.temporal != nil { try store.occurrenceIndex(layout).remove(id) }
         do {
             try connection.prepare("DELETE FROM \(quote(layout.table)) WHERE rowid = ?").run([.integer(rowid)])

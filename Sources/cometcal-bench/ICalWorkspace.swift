@@ -97,6 +97,8 @@ final class ICalWorkspace {
             let compiler = (try? run("/usr/bin/env", ["sh", "-c", "command -v cc || command -v clang"]))?
                 .split(separator: "\n").first.map(String.init) ?? "cc"
             _ = try run(compiler, ["-O2", "-o", binary, source] + flags)
+            // Executable whatever the umask the compiler ran under (a test suite may narrow it).
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: binary)
             return binary
         } catch {
             progress("warning: cannot build the libical reference (\(error)); its figures are left out")

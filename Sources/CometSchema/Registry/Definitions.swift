@@ -13,6 +13,10 @@ public final class PropertyDefinition: Sendable, Hashable {
     public let location: SourceLocation
     /// The iCalendar property or parameter this field maps to, if annotated.
     public let ical: Annotation?
+    /// The `@ical` property name, upper-cased (`SUMMARY`, `*` for the field that keeps the rest).
+    public let icalName: String?
+    /// The `@ical(param:)` parameter name, upper-cased, for a field read from a parameter.
+    public let icalParameter: String?
     public let isSearchable: Bool
 
     public init(name: String, type: TypeExpression, defaultValue: Value?, doc: String?, annotations: [Annotation], location: SourceLocation) {
@@ -23,6 +27,8 @@ public final class PropertyDefinition: Sendable, Hashable {
         self.annotations = annotations
         self.location = location
         ical = annotations.first(named: "ical")
+        icalName = ical?.firstString?.uppercased()
+        icalParameter = ical?.string("param")?.uppercased()
         isSearchable = annotations.contains(named: "searchable")
     }
 

@@ -237,13 +237,13 @@ public enum TimeZones {
 }
 
 /// A value behind a lock, for caches shared by every thread.
-final class LockedCache<Value>: @unchecked Sendable {
+public final class LockedCache<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
+    public func withLock<T>(_ body: (inout Value) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
         return body(&value)

@@ -41,7 +41,8 @@ struct OccurrenceIndex {
         guard let temporal = layout.temporal else { return }
         if !isNew { try remove(record.id) }
         guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
-        let insert = try connection.prepare("INSERT INTO \(quote(table)) (entity_id, start_key, end_key, floating, series_uid, original_key, is_override, is_instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        // OR IGNORE: a rule and an RDATE may name the same instance; it is one occurrence.
+        let insert = try connection.prepare("INSERT OR IGNORE INTO \(quote(table)) (entity_id, start_key, end_key, floating, series_uid, original_key, is_override, is_instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         let id = SQLValue.text(record.id.lowercasedText)
         let uid = shape.uid.map(SQLValue.text) ?? .null
         let floating = SQLValue.integer(shape.isFloating ? 1 : 0)
@@ -104,10 +105,10 @@ struct OccurrenceIndex {
     func rows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?) throws -> [Row] {
         let slack = OccurrenceKey.floatingSlack
         var result: [Row] = []
-        // Read from the covering index alone: overridden rows are flagged on write.
+        // Read from the table alone, clustered by start: overridden rows are flagged on write.
         let sql = """
             SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating
-            FROM \(quote(table)) o INDEXED BY \(quote(table + "__range"))
+            FROM \(quote(table)) o
             WHERE o.start_key >= ? AND o.start_key < ? AND o.overridden = 0 AND o.end_key > ?
               \(OccurrenceIndex.restriction(selection))
             ORDER BY o.start_key

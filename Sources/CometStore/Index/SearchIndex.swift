@@ -25,7 +25,7 @@ struct SearchIndex {
     func update(rowid: Int64, record: EntityRecord, isNew: Bool = false) throws {
         guard table != nil else { return }
         if !isNew { try remove(rowid: rowid) }
-        try insert(rowid: rowid, record: record)
+        try insert(rowid: rowid, texts: texts(of: record))
     }
 
     func remove(rowid: Int64) throws {
@@ -33,14 +33,20 @@ struct SearchIndex {
         try connection.prepare("DELETE FROM \(quote(table)) WHERE rowid = ?").run([.integer(rowid)])
     }
 
-    private func insert(rowid: Int64, record: EntityRecord) throws {
+    /// What the index holds of a record: the text of each searchable property.
+    func texts(of record: EntityRecord) -> [SQLValue] {
+        properties.map { property in record[property.name].map { .text(SearchIndex.text(of: $0)) } ?? .null }
+    }
+
+    func insert(rowid: Int64, texts: [SQLValue]) throws {
         guard let table else { return }
         let columns = (["rowid"] + properties.map { quote($0.name) }).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: properties.count + 1).joined(separator: ", ")
-        let values: [SQLValue] = [.integer(rowid)] + properties.map { property in
-            record[property.name].map { .text(SearchIndex.text(of: $0)) } ?? .null
-        }
-        try connection.prepare("INSERT INTO \(quote(table)) (\(columns)) VALUES (\(placeholders))").run(values)
+        try connection.prepare("INSERT INTO \(quote(table)) (\(columns)) VALUES (\(placeholders))").run([.integer(rowid)] + texts)
+    }
+
+    private func insert(rowid: Int64, record: EntityRecord) throws {
+        try insert(rowid: rowid, texts: texts(of: record))
     }
 
     /// The user's words as an FTS5 query of quoted prefix terms: every word must match, as a

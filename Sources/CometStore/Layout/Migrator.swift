@@ -16,8 +16,8 @@ struct Migrator {
     /// gets new ones, whole or not at all).
     var rebuildOccurrences: (TableLayout) throws -> Void = { _ in }
 
-    /// The shape of the occurrence tables, kept in _meta per table: 2 added the covering index
-    /// and the `overridden` and `is_instance` columns.
+    /// The shape of the occurrence tables, kept in _meta per table: 2 is clustered by start
+    /// (WITHOUT ROWID) with the `overridden` and `is_instance` columns.
     static let occurrenceFormat = "2"
 
     func migrate() throws {
@@ -209,7 +209,9 @@ struct Migrator {
         try connection.execute("DROP TABLE IF EXISTS \(quote(occurrences)); DROP TABLE IF EXISTS \(quote(occurrences + "_series"))")
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS \(quote(occurrences)) (
-                entity_id TEXT NOT NULL REFERENCES \(quote(layout.table))("id") ON DELETE CASCADE,
+                -- No foreign key: records leave only through Session.delete, which removes their
+                -- rows first, and checking the parent cost a lookup for every instance written.
+                entity_id TEXT NOT NULL,
                 start_key INTEGER NOT NULL,
                 end_key INTEGER NOT NULL,
                 floating INTEGER NOT NULL,
@@ -220,10 +222,10 @@ struct Migrator {
                 is_instance INTEGER NOT NULL,
                 -- 1 when an override stands in for this row (same series UID and original start):
                 -- kept up to date on every write, so a range query needs no lookup per row.
-                overridden INTEGER NOT NULL DEFAULT 0
-            );
-            -- Covers the range query: it reads the index alone, in start order.
-            CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__range")) ON \(quote(occurrences))(start_key, overridden, end_key, entity_id, original_key, is_instance, floating);
+                overridden INTEGER NOT NULL DEFAULT 0,
+                -- Clustered by start: a range query reads consecutive rows of this table alone.
+                PRIMARY KEY (start_key, entity_id, original_key)
+            ) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__entity")) ON \(quote(occurrences))(entity_id);
             CREATE INDEX IF NOT EXISTS \(quote(occurrences + "__series")) ON \(quote(occurrences))(series_uid, is_override, original_key);
             CREATE TABLE IF NOT EXISTS \(quote(occurrences + "_series")) (

@@ -255,10 +255,17 @@ enum ICalScenarios {
                 result.checks.append(TargetCheck(figure: "import time per event, largest ÷ smallest (\(rows.map { thousands($0.events) }.joined(separator: ", ")))",
                                                  value: high / low, unit: .times, reference: nil, target: .valueAtMost(1.2)))
             }
-            let days = rows.filter { $0.events >= 10_000 }.map(\.dayP50)
-            if days.count > 1, let low = days.min(), let high = days.max(), low > 0 {
-                result.checks.append(TargetCheck(figure: "agenda of a fixed day, slowest ÷ fastest size from 10,000 events", value: high / low,
-                                                 unit: .times, reference: nil, target: .valueAtMost(2)))
+            // The generator spreads every size over the same three years, so a fixed day holds
+            // more occurrences in a larger calendar: the agenda is compared per occurrence, and
+            // the plain ratio is said beside it.
+            let large = rows.filter { $0.events >= 10_000 && $0.dayRows > 0 }
+            let perOccurrence = large.map { $0.dayP50 / Double($0.dayRows) }
+            if perOccurrence.count > 1, let low = perOccurrence.min(), let high = perOccurrence.max(), low > 0,
+               let fastest = large.map(\.dayP50).min(), let slowest = large.map(\.dayP50).max(), fastest > 0 {
+                result.checks.append(TargetCheck(figure: "agenda of a fixed day per occurrence, slowest ÷ fastest size from 10,000 events", value: high / low,
+                                                 unit: .times, reference: nil, target: .valueAtMost(2),
+                                                 note: String(format: "the day itself: %.1f× slower for %d× the occurrences", slowest / fastest,
+                                                              (large.map(\.dayRows).max() ?? 0) / max(1, large.map(\.dayRows).min() ?? 1))))
             }
             return result
         }

@@ -18,34 +18,53 @@ extension Session {
         guard fromKey < toKey, selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
         let within = selection.isEverything ? nil : selection
         let index = store.occurrenceIndex(layout)
-        var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: try store.maximumDuration(layout), within: within)
-
-        // Outside the materialized window, expand series on the fly (which needs their records).
-        var records: [UUID: EntityRecord] = [:]
-        if fromKey < store.window.lowerBound || toKey > store.window.upperBound {
-            var seen = Set(rows.map { "\($0.id)|\($0.start)" })
-            for id in try index.seriesOverlapping(from: fromKey, to: toKey, within: within) {
-                guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
-                records[id] = record
-                let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
-                let slack = OccurrenceKey.floatingSlack
-                for key in shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, limit: 100_000)
-                where !(key >= store.window.lowerBound && key <= store.window.upperBound) && !overridden.contains(key) {
-                    if seen.insert("\(id)|\(key)").inserted {
-                        rows.append(OccurrenceIndex.Row(id: id, start: key, end: key + shape.durationSeconds, original: key, isInstance: true, isFloating: shape.isFloating))
-                    }
-                }
-            }
-        }
+        let maximumDuration = try store.maximumDuration(layout)
+        let outsideWindow = fromKey < store.window.lowerBound || toKey > store.window.upperBound
 
         // Floating times happen at their wall reading in the viewer's zone; the order is total
         // (instant, then record id), so pages neither overlap nor leave gaps.
-        let placed = rows.compactMap { row -> (row: OccurrenceIndex.Row, instant: Int64, id: (UInt64, UInt64))? in
-            let startInstant = row.isFloating ? Session.instant(wall: row.start, in: zone) : row.start
-            let endInstant = row.isFloating ? Session.instant(wall: row.end, in: zone) : row.end
-            let overlaps = startInstant < toKey && (endInstant > fromKey || (endInstant == startInstant && startInstant >= fromKey))
-            return overlaps ? (row, startInstant, row.id.orderingKey) : nil
-        }.sorted { ($0.instant, $0.id.0, $0.id.1) < ($1.instant, $1.id.0, $1.id.1) }
+        func place(_ rows: [OccurrenceIndex.Row]) -> [(row: OccurrenceIndex.Row, instant: Int64, id: (UInt64, UInt64))] {
+            rows.compactMap { row in
+                let startInstant = row.isFloating ? Session.instant(wall: row.start, in: zone) : row.start
+                let endInstant = row.isFloating ? Session.instant(wall: row.end, in: zone) : row.end
+                let overlaps = startInstant < toKey && (endInstant > fromKey || (endInstant == startInstant && startInstant >= fromKey))
+                return overlaps ? (row, startInstant, row.id.orderingKey) : nil
+            }.sorted { ($0.instant, $0.id.0, $0.id.1) < ($1.instant, $1.id.0, $1.id.1) }
+        }
+        var records: [UUID: EntityRecord] = [:]
+        let placed: [(row: OccurrenceIndex.Row, instant: Int64, id: (UInt64, UInt64))]
+        let total: Int
+        if let limit, !outsideWindow {
+            // A page inside the window: rows with fixed times come from SQLite already in order,
+            // only as many as the page can need, and counted there; floating rows (few) are
+            // placed here. The page is the first rows of the two merged.
+            let fixed = try index.fixedRows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within,
+                                            first: max(0, offset) + max(0, limit))
+            let floating = place(try index.floatingRows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within))
+            placed = (fixed.rows.map { (row: $0, instant: $0.start, id: $0.id.orderingKey) } + floating)
+                .sorted { ($0.instant, $0.id.0, $0.id.1) < ($1.instant, $1.id.0, $1.id.1) }
+            total = fixed.total + floating.count
+        } else {
+            var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
+            // Outside the materialized window, expand series on the fly (which needs their records).
+            if outsideWindow {
+                var seen = Set(rows.map { "\($0.id)|\($0.start)" })
+                for id in try index.seriesOverlapping(from: fromKey, to: toKey, within: within) {
+                    guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
+                    records[id] = record
+                    let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
+                    let slack = OccurrenceKey.floatingSlack
+                    for key in shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, limit: 100_000)
+                    where !(key >= store.window.lowerBound && key <= store.window.upperBound) && !overridden.contains(key) {
+                        if seen.insert("\(id)|\(key)").inserted {
+                            rows.append(OccurrenceIndex.Row(id: id, start: key, end: key + shape.durationSeconds, original: key, isInstance: true, isFloating: shape.isFloating))
+                        }
+                    }
+                }
+            }
+            placed = place(rows)
+            total = placed.count
+        }
 
         let page = placed.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? placed.count)
         var result: [Occurrence] = []
@@ -69,7 +88,7 @@ extension Session {
             result.append(Occurrence(record: record, start: Session.dateTime(key: row.start, like: first), end: Session.dateTime(key: row.end, like: first),
                                      isRecurrenceInstance: row.isInstance, recurrenceKey: Session.dateTime(key: row.original, like: first)))
         }
-        return OccurrencePage(occurrences: result, total: placed.count)
+        return OccurrencePage(occurrences: result, total: total)
     }
 
     /// A key read back as a DateTime of the same kind (and zone) as the series' start.

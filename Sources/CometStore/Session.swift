@@ -38,8 +38,21 @@ struct Session: StoreTransaction {
         guard selection.canMatch else { return [] }
         let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(RecordSelection.pageClause)"
         var records: [EntityRecord] = []
-        try connection.prepare(sql).query(selection.values + RecordSelection.pageValues(limit: limit, offset: offset)) { row in records.append(try reader(layout).record(from: row)) }
+        try connection.prepare(sql).query(selection.values + RecordSelection.pageValues(limit: limit, offset: offset)) { row in
+            records.append(try cachedOrRead(row, layout))
+        }
         return records
+    }
+
+    /// The record of a selected row: from the record cache when it is there (only the id column
+    /// is read then), else decoded and cached.
+    private func cachedOrRead(_ row: Row, _ layout: TableLayout) throws -> EntityRecord {
+        if let text = row.text(0), let id = UUID(parsing: text), let cached = store.cachedRecord(SQLiteStore.RecordKey(table: layout.table, id: id)) {
+            return cached
+        }
+        let record = try reader(layout).record(from: row)
+        store.cache(record, as: SQLiteStore.RecordKey(table: layout.table, id: record.id))
+        return record
     }
 
     func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {

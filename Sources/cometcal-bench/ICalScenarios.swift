@@ -117,6 +117,7 @@ enum ICalScenarios {
             let workspace = try ICalWorkspace.shared(run)
             let file = try workspace.file(events: run.options.events, run: run)
             let opened = try AgendaBench.shared(run)
+            let rssBefore = ICalWorkspace.residentMiB()
             var measurement = Measurement()
             var libical = Measurement()
             for round in 0..<run.options.importRounds {
@@ -131,7 +132,9 @@ enum ICalScenarios {
             var result = ScenarioResult(scenario: scenario, measurement: measurement, reference: reference,
                                         referenceMeasurement: workspace.libicalHarness == nil ? nil : libical)
             result.checks.append(TargetCheck(figure: "export, \(thousands(file.summary.events)) events", value: measurement.summary.p50, unit: .milliseconds,
-                                             reference: result.referenceMeasurement.map { ($0.summary.p50, "libical serialization") }, target: .ratioAtMost(2)))
+                                             reference: result.referenceMeasurement.map { ($0.summary.p50, "libical serialization") }, target: .ratioAtMost(2),
+                                             note: String(format: "resident memory %.0f → %.0f MiB: the exported document, and the store's record cache, at most %d records",
+                                                          rssBefore, ICalWorkspace.residentMiB(), SQLiteStore.recordCacheLimit)))
             return result
         }
     )

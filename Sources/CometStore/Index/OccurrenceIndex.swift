@@ -104,17 +104,45 @@ struct OccurrenceIndex {
     /// (all when nil). Keys of floating rows are wall readings; callers filter them by zone.
     func rows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?) throws -> [Row] {
         let slack = OccurrenceKey.floatingSlack
+        return try select("o.start_key >= ? AND o.start_key < ? AND o.overridden = 0 AND o.end_key > ?",
+                          [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
+    }
+
+    /// For a page: the first `count` rows with fixed times (not floating) that overlap
+    /// [from, to) exactly as `Session.occurrences` defines it, in its order (start, then id:
+    /// ids are stored as lower-case text, which sorts as their bytes do), and how many there are.
+    /// SQLite stops reading after the page, and counts the rest without making rows of them.
+    func fixedRows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?, first count: Int) throws -> (rows: [Row], total: Int) {
+        let condition = """
+            o.floating = 0 AND o.start_key >= ? AND o.start_key < ? AND o.overridden = 0
+              AND (o.end_key > ? OR (o.end_key = o.start_key AND o.start_key >= ?))
+            """
+        let values: [SQLValue] = [.integer(from - maximumDuration), .integer(to), .integer(from), .integer(from)]
+        let rows = try select(condition, values, within: selection, orderByID: true, limit: count)
+        var total = 0
+        let counting = "SELECT count(*) FROM \(quote(table)) o WHERE \(condition) \(OccurrenceIndex.restriction(selection))"
+        if case .integer(let number)? = try connection.prepare(counting).scalar(values + (selection?.values ?? [])) { total = Int(number) }
+        return (rows, total)
+    }
+
+    /// The floating rows that may overlap [from, to) in some zone (callers place them).
+    func floatingRows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?) throws -> [Row] {
+        let slack = OccurrenceKey.floatingSlack
+        return try select("o.floating = 1 AND o.start_key >= ? AND o.start_key < ? AND o.overridden = 0 AND o.end_key > ?",
+                          [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
+    }
+
+    /// Rows read from the table alone (clustered by start; overridden rows are flagged on write).
+    private func select(_ condition: String, _ values: [SQLValue], within selection: RecordSelection?, orderByID: Bool = false, limit: Int? = nil) throws -> [Row] {
         var result: [Row] = []
-        // Read from the table alone, clustered by start: overridden rows are flagged on write.
         let sql = """
             SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating
             FROM \(quote(table)) o
-            WHERE o.start_key >= ? AND o.start_key < ? AND o.overridden = 0 AND o.end_key > ?
-              \(OccurrenceIndex.restriction(selection))
-            ORDER BY o.start_key
+            WHERE \(condition) \(OccurrenceIndex.restriction(selection))
+            ORDER BY o.start_key\(orderByID ? ", o.entity_id" : "")\(limit == nil ? "" : " LIMIT ?")
             """
-        let bounds: [SQLValue] = [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)]
-        try connection.prepare(sql).query(bounds + (selection?.values ?? [])) { row in
+        let bound = values + (selection?.values ?? []) + (limit.map { [.integer(Int64($0))] } ?? [])
+        try connection.prepare(sql).query(bound) { row in
             guard let text = row.text(0), let id = UUID(parsing: text),
                   let start = row.integer(1), let end = row.integer(2), let original = row.integer(3) else { return }
             result.append(Row(id: id, start: start, end: end, original: original, isInstance: row.integer(4) == 1, isFloating: row.integer(5) == 1))

@@ -36,6 +36,17 @@ struct Session: StoreTransaction {
         if text != nil { try store.flushSearchChanges() }
         let selection = try RecordSelection(layout: layout, coding: store.coding, filters: filters, text: text)
         guard selection.canMatch else { return [] }
+        if text != nil {
+            // Ranked by bm25: SQLite sorts every match before the page is cut, so it sorts ids,
+            // not whole rows (8,846 wide rows for "lunch" in 50,000 events), and the page's
+            // records are read after, from the cache where they are.
+            var ids: [UUID] = []
+            let ranked = "SELECT r.id \(selection.from) \(selection.whereClause) \(selection.orderBy) \(RecordSelection.pageClause)"
+            try connection.prepare(ranked).query(selection.values + RecordSelection.pageValues(limit: limit, offset: offset)) { row in
+                if let text = row.text(0), let id = UUID(parsing: text) { ids.append(id) }
+            }
+            return try ids.compactMap { try fetch(entity, id: $0) }
+        }
         let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(RecordSelection.pageClause)"
         var records: [EntityRecord] = []
         try connection.prepare(sql).query(selection.values + RecordSelection.pageValues(limit: limit, offset: offset)) { row in

@@ -31,16 +31,17 @@ struct ContentLine {
             }
             index = utf8.index(after: index)
         }
-        self.nameEnd = nameEnd ?? text.endIndex
+        let end = nameEnd ?? text.endIndex
+        self.nameEnd = end
         valueSeparator = separator
+        // Made once: every check of a line asks for its name, some several times.
+        let raw = text[..<end]
+        // Names are ASCII and almost always written in capitals already.
+        name = raw.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) || !raw.utf8.allSatisfy({ $0 < 0x80 }) ? raw.uppercased() : String(raw)
     }
 
     /// The property name: up to the first ';' or ':' (upper-cased).
-    var name: String {
-        let raw = text[..<nameEnd]
-        // Names are ASCII and almost always written in capitals already.
-        return raw.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) || !raw.utf8.allSatisfy({ $0 < 0x80 }) ? raw.uppercased() : String(raw)
-    }
+    let name: String
 
     /// The value after the first ':' outside a quoted parameter value.
     var value: String {
@@ -69,7 +70,9 @@ struct ContentLine {
 
     /// A parameter's value, unquoted (RFC 5545 §3.2) and with RFC 6868 caret escapes decoded.
     func parameter(_ wanted: String) -> String? {
-        ContentLine.parameters(of: head).first { $0.name == wanted }?.value
+        // Most lines have none (the name ends at the value's ':'): nothing to parse.
+        guard nameEnd != valueSeparator, nameEnd < text.endIndex else { return nil }
+        return ContentLine.parameters(of: head).first { $0.name == wanted }?.value
     }
 
     /// Parameters in order, names upper-cased, values unquoted.

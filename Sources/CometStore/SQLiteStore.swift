@@ -47,12 +47,20 @@ public final class SQLiteStore: EntityStore {
         return ((base as NSString).appendingPathComponent("cometcal") as NSString).appendingPathComponent("cometcal.sqlite")
     }
 
-    /// Opens (creating if needed) the store at `path` and migrates it to the registry.
-    /// `now` fixes the materialization window (tests pass a fixed clock).
-    public init(path: String, registry: Registry, now: Date = Date()) throws {
+    /// What opening a store may create.
+    public enum Creation: Sendable {
+        /// The file and its folders (the default location, made on first use).
+        case fileAndFolders
+        /// The file, in a folder that must exist (a path someone typed: a typo is not a store).
+        case fileOnly
+    }
+
+    /// Opens (creating if needed, as `creating` allows) the store at `path` and migrates it to
+    /// the registry. `now` fixes the materialization window (tests pass a fixed clock).
+    public init(path: String, registry: Registry, now: Date = Date(), creating: Creation = .fileAndFolders) throws {
         self.registry = registry
         self.path = path
-        if path != ":memory:" { try SQLiteStore.prepareFile(at: path) }
+        if path != ":memory:" { try SQLiteStore.prepareFile(at: path, creating: creating) }
         connection = try Connection(path: path)
         coding = ValueCoding(registry: registry)
         var layouts: [QualifiedName: TableLayout] = [:]
@@ -79,9 +87,17 @@ public final class SQLiteStore: EntityStore {
 
     /// The store holds personal data: its directory is private to the owner (0700) and the file
     /// readable and writable by the owner only (0600). SQLite gives -wal/-shm the file's mode.
-    private static func prepareFile(at path: String) throws {
+    private static func prepareFile(at path: String, creating: Creation) throws {
         let manager = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard !isFolder.boolValue else {
+                throw StoreError(.cannotOpen, "'\(path)' is a folder, not a store; give the path of a store file in it")
+            }
+        } else if creating == .fileOnly, !directory.isEmpty, !manager.fileExists(atPath: directory) {
+            throw StoreError(.cannotOpen, "the folder '\(directory)' does not exist, so '\(path)' cannot be a store (nothing was created); check the path, or create the folder first")
+        }
         if !directory.isEmpty, !manager.fileExists(atPath: directory) {
             do {
                 try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

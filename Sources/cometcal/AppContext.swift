@@ -42,11 +42,19 @@ final class AppContext {
             localEngine = nil
         } else {
             let path = parsed.value("db") ?? SQLiteStore.defaultPath()
+            // Only the default location is made with its folders on first use: a path someone
+            // gave (--db, COMETCAL_DB) may be a typo, so its folder must exist.
+            let given = parsed.value("db") != nil || !(environment["COMETCAL_DB"] ?? "").isEmpty
+            let creating: SQLiteStore.Creation = given ? .fileOnly : .fileAndFolders
             let store: SQLiteStore
             do {
-                store = try SQLiteStore(path: path, registry: registry, now: now)
+                store = try SQLiteStore(path: path, registry: registry, now: now, creating: creating)
             } catch let error as StoreError {
-                let code: ExitCode = error.code == .destructiveMigration ? .dataError : (error.code == .cannotOpen || error.code == .permissions ? .ioError : .dataError)
+                let code: ExitCode
+                switch error.code {
+                case .cannotOpen, .permissions, .corrupt: code = .ioError
+                default: code = .dataError
+                }
                 throw CommandFailure(code: code, message: "cannot use the store at \(path): \(error.message)")
             }
             let clock = now

@@ -77,6 +77,8 @@ extension CLISuite {
     /// the environment that points the CLI at it.
     static func freshStore() throws -> (directory: ScratchDirectory, environment: [String: String]) {
         let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        // COMETCAL_DB's folder must exist: only the default location is made with its folders.
+        try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("store"), withIntermediateDirectories: true)
         return (scratch, ["COMETCAL_DB": scratch.url.appendingPathComponent("store/cal.sqlite").path,
                           "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"])
     }

@@ -108,6 +108,7 @@ struct TemporalFlagTests {
     init() throws {
         scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
         // Wednesday, June 10th, 2026, 12:00 in Berlin.
+        try? FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("store"), withIntermediateDirectories: true)
         environment = ["COMETCAL_DB": scratch.url.appendingPathComponent("store/cal.sqlite").path,
                        "COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
     }

@@ -541,6 +541,7 @@ struct DocTranscriptTests {
             let arguments = line[start.upperBound..<end.lowerBound].split(separator: " ").map(String.init)
             let block = lines[(index + 2)...].prefix { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("```") }.map { $0.trimmingCharacters(in: .whitespaces) }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-doc-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let result = try DocTranscriptTests.run(arguments, store: directory.appendingPathComponent("store.sqlite").path)
             let printed = (result.stderr + result.stdout).split(separator: "\n").map(String.init)

@@ -53,6 +53,8 @@ public final class SQLiteStore: EntityStore {
         case fileAndFolders
         /// The file, in a folder that must exist (a path someone typed: a typo is not a store).
         case fileOnly
+        /// Nothing: the store must exist (a read has nothing to read otherwise).
+        case nothing
     }
 
     /// Opens (creating if needed, as `creating` allows) the store at `path` and migrates it to
@@ -95,6 +97,8 @@ public final class SQLiteStore: EntityStore {
             guard !isFolder.boolValue else {
                 throw StoreError(.cannotOpen, "'\(path)' is a folder, not a store; give the path of a store file in it")
             }
+        } else if creating == .nothing {
+            throw StoreError(.notFound, "there is no store at '\(path)' yet, and reading creates none; check the path, or add a calendar or an event to start one")
         } else if creating == .fileOnly, !directory.isEmpty, !manager.fileExists(atPath: directory) {
             throw StoreError(.cannotOpen, "the folder '\(directory)' does not exist, so '\(path)' cannot be a store (nothing was created); check the path, or create the folder first")
         }

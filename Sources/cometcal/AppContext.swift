@@ -43,15 +43,17 @@ final class AppContext {
         } else {
             let path = parsed.value("db") ?? SQLiteStore.defaultPath()
             // Only the default location is made with its folders on first use: a path someone
-            // gave (--db, COMETCAL_DB) may be a typo, so its folder must exist.
+            // gave (--db, COMETCAL_DB) may be a typo, so its folder must exist; and a command
+            // that only reads creates no store at all.
             let given = parsed.value("db") != nil || !(environment["COMETCAL_DB"] ?? "").isEmpty
-            let creating: SQLiteStore.Creation = given ? .fileOnly : .fileAndFolders
+            let creating: SQLiteStore.Creation = AppContext.readCommands.contains(parsed.path) ? .nothing : given ? .fileOnly : .fileAndFolders
             let store: SQLiteStore
             do {
                 store = try SQLiteStore(path: path, registry: registry, now: now, creating: creating)
             } catch let error as StoreError {
                 let code: ExitCode
                 switch error.code {
+                case .notFound: code = .noInput
                 case .cannotOpen, .permissions, .corrupt: code = .ioError
                 default: code = .dataError
                 }
@@ -67,6 +69,9 @@ final class AppContext {
     }
 
     var wantsJSON: Bool { parsed.flag("json") }
+
+    /// Commands that only read the store: on a store that does not exist they say so (66).
+    static let readCommands: Set<[String]> = [["agenda"], ["search"], ["export"], ["history"], ["event", "show"], ["calendar", "list"]]
 }
 
 /// A command that could not run: what to print and which exit code to use.

@@ -15,20 +15,35 @@ struct StorePathTests {
     func missingFolder() throws {
         let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
         let typo = scratch.url.appendingPathComponent("calender/cal.sqlite").path
-        for (arguments, environment) in [(["--db", typo, "agenda"], [String: String]()), (["agenda"], ["COMETCAL_DB": typo]),
-                                         (["--db", typo, "event", "add", "Picnic", "--start", "2026-06-13T12:00"], [:])] {
+        for (arguments, environment) in [(["--db", typo, "event", "add", "Picnic", "--start", "2026-06-13T12:00"], [String: String]()),
+                                         (["calendar", "add", "Work"], ["COMETCAL_DB": typo])] {
             let result = try cometcal(arguments, environment)
             #expect(result.status == 74, "\(arguments) → \(result.status)\n\(result.stderr)")
             #expect(result.stderr.contains("the folder '\(scratch.url.appendingPathComponent("calender").path)' does not exist"), "\(result.stderr)")
-            #expect(!result.stdout.contains("Nothing scheduled"))
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("calender").path))
+    }
+
+    @Test("a command that only reads, on a store that does not exist, says so (66) and creates nothing", arguments: [
+        ["agenda"], ["search", "picnic"], ["export"], ["history"], ["event", "show", "Picnic"], ["calendar", "list"],
+    ])
+    func readsCreateNothing(_ command: [String]) throws {
+        let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        let missing = scratch.url.appendingPathComponent("cal.sqlite").path
+        let given = try cometcal(["--db", missing] + command, [:])
+        #expect(given.status == 66, "\(command) → \(given.status)\n\(given.stderr)")
+        #expect(given.stderr.contains("there is no store at '\(missing)' yet, and reading creates none"), "\(given.stderr)")
+        #expect(!given.stdout.contains("Nothing scheduled"))
+        let data = scratch.url.appendingPathComponent("data")
+        let byDefault = try cometcal(command, ["XDG_DATA_HOME": data.path, "COMETCAL_DB": ""])
+        #expect(byDefault.status == 66, "\(command) → \(byDefault.status)\n\(byDefault.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
     @Test("the default location is made with its folders on first use")
     func defaultLocation() throws {
         let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
-        let result = try cometcal(["agenda"], ["XDG_DATA_HOME": scratch.url.appendingPathComponent("data").path, "COMETCAL_DB": ""])
+        let result = try cometcal(["calendar", "add", "Work"], ["XDG_DATA_HOME": scratch.url.appendingPathComponent("data").path, "COMETCAL_DB": ""])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("data/cometcal/cometcal.sqlite").path))
         // Private to its owner: the folder cometcal made, and the file.

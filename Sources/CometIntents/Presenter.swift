@@ -140,7 +140,7 @@ struct Presenter {
             fields.append(.init(label: "Repeats", value: RecurrenceText.describe(rule)))
         }
         for property in definition.properties where property.name != "id" && !skipped.contains(property.name) {
-            if let ical = property.icalName, Presenter.housekeeping.contains(ical), property.ical?.string("param") == nil { continue }
+            if let ical = property.icalName, Presenter.housekeeping.contains(ical), property.icalParameter == nil { continue }
             guard let value = record[property.name] else { continue }
             if value == property.defaultValue, property.type.base != .builtin(.string) { continue }
             if case .array(let items) = value, items.isEmpty { continue }

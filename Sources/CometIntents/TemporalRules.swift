@@ -14,7 +14,7 @@ struct TemporalRules {
         self.fields = fields
         timeZoneProperty = entity.properties.first { property in
             property.type.base == .builtin(.string) && property.icalName == "DTSTART"
-                && property.ical?.string("param")?.uppercased() == "TZID"
+                && property.icalParameter == "TZID"
         }?.name
     }
 

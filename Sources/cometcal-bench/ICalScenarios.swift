@@ -147,12 +147,9 @@ enum ICalScenarios {
         body: { run, reference, scenario in
             let agenda = try AgendaBench.shared(run)
             let month = try agenda.busiestMonth(run)
-            var result = try agenda.measure(scenario: scenario, reference: reference, range: month.bounds, limit: nil, run: run)
+            var result = try agenda.measure(scenario: scenario, reference: reference, range: month.bounds, limit: nil, run: run,
+                                            target: .both(value: 20, ratio: 3)) { "agenda, busiest month \(month.name) (\(thousands($0)) occurrences)" }
             let rows = Int(result.measurement.meanRows)
-            result.checks.append(TargetCheck(figure: "agenda, busiest month \(month.name) (\(thousands(rows)) occurrences)", value: result.measurement.summary.p50,
-                                             unit: .milliseconds, reference: result.referenceMeasurement.map { ($0.summary.p50, "raw covering index") },
-                                             target: .both(value: 20, ratio: 3)))
-            result.checks.append(.cold(result))
             let workspace = try ICalWorkspace.shared(run)
             if let python = try workspace.python(try workspace.file(events: run.options.events, run: run).path, days: month.days),
                let range = python.range, let occurrences = python.occurrences {
@@ -170,12 +167,8 @@ enum ICalScenarios {
         body: { run, reference, scenario in
             let agenda = try AgendaBench.shared(run)
             let month = try agenda.busiestMonth(run)
-            var result = try agenda.measure(scenario: scenario, reference: reference, range: month.bounds, limit: 1_000, run: run)
-            result.checks.append(TargetCheck(figure: "agenda, first 1,000 of that month", value: result.measurement.summary.p50, unit: .milliseconds,
-                                             reference: result.referenceMeasurement.map { ($0.summary.p50, "raw covering index, LIMIT") },
-                                             target: .valueAtMost(5)))
-            result.checks.append(.cold(result))
-            return result
+            return try agenda.measure(scenario: scenario, reference: reference, range: month.bounds, limit: 1_000, run: run,
+                                      target: .valueAtMost(5)) { _ in "agenda, first 1,000 of that month" }
         }
     )
 
@@ -185,12 +178,8 @@ enum ICalScenarios {
         body: { run, reference, scenario in
             let agenda = try AgendaBench.shared(run)
             let day = try agenda.busiestDay(run)
-            var result = try agenda.measure(scenario: scenario, reference: reference, range: day.bounds, limit: nil, run: run)
-            result.checks.append(TargetCheck(figure: "agenda, busiest day \(day.name) (\(thousands(Int(result.measurement.meanRows))) occurrences)",
-                                             value: result.measurement.summary.p50, unit: .milliseconds,
-                                             reference: result.referenceMeasurement.map { ($0.summary.p50, "raw covering index") }, target: .valueAtMost(2)))
-            result.checks.append(.cold(result))
-            return result
+            return try agenda.measure(scenario: scenario, reference: reference, range: day.bounds, limit: nil, run: run,
+                                      target: .valueAtMost(2)) { "agenda, busiest day \(day.name) (\(thousands($0)) occurrences)" }
         }
     )
 
@@ -389,7 +378,10 @@ final class AgendaBench {
     /// The samples come after warm-up, from a store whose record cache holds the range's
     /// records (as a daemon's or a conversation's does); `cold` is one query on a store opened
     /// just before it (what a one-shot `cometcal agenda` pays), for the report beside them.
-    func measure(scenario: Scenario, reference: Reference?, range: (from: DateTimeValue, to: DateTimeValue), limit: Int?, run: BenchRun) throws -> ScenarioResult {
+    /// The result carries two checks: the p50 against `target` (named by `figure`, given the
+    /// rows per query), and the cold query beside it.
+    func measure(scenario: Scenario, reference: Reference?, range: (from: DateTimeValue, to: DateTimeValue), limit: Int?, run: BenchRun,
+                 target: TargetCheck.Target, figure: (Int) -> String) throws -> ScenarioResult {
         let fresh = try AgendaBench(path: store.path, run: run)
         let (_, cold) = try Stopwatch.time { try fresh.search(range, limit: limit) }
         fresh.close()
@@ -423,6 +415,10 @@ final class AgendaBench {
         }
         var result = ScenarioResult(scenario: scenario, measurement: measurement, reference: reference, referenceMeasurement: referenceMeasurement)
         result.coldMilliseconds = Double(cold.wall) / 1e6
+        result.checks.append(TargetCheck(figure: figure(Int(measurement.meanRows)), value: measurement.summary.p50, unit: .milliseconds,
+                                         reference: (referenceMeasurement.summary.p50, limit == nil ? "raw covering index" : "raw covering index, LIMIT"),
+                                         target: target))
+        result.checks.append(.cold(result))
         return result
     }
 

@@ -31,8 +31,8 @@ extension TemporalFields {
         let dateTimes = TypeExpression(.builtin(.dateTime), isArray: true)
         guard let start = property(mappedTo: "DTSTART", type: dateTime) else { return nil }
         let allDay = properties.first { property in
-            property.type.base == .builtin(.bool) && property.ical?.firstString?.uppercased() == "DTSTART"
-                && property.ical?.string("param")?.uppercased() == "VALUE"
+            property.type.base == .builtin(.bool) && property.icalName == "DTSTART"
+                && property.icalParameter == "VALUE"
         }?.name
         return TemporalFields(
             start: start,

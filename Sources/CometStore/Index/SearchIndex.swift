@@ -19,13 +19,7 @@ struct SearchIndex {
             guard let rowid = row.integer(0) else { return }
             rows.append((rowid, try reader.record(from: row, offset: 1)))
         }
-        for (rowid, record) in rows { try insert(rowid: rowid, record: record) }
-    }
-
-    func update(rowid: Int64, record: EntityRecord, isNew: Bool = false) throws {
-        guard table != nil else { return }
-        if !isNew { try remove(rowid: rowid) }
-        try insert(rowid: rowid, texts: texts(of: record))
+        for (rowid, record) in rows { try insert(rowid: rowid, texts: texts(of: record)) }
     }
 
     func remove(rowid: Int64) throws {
@@ -43,10 +37,6 @@ struct SearchIndex {
         let columns = (["rowid"] + properties.map { quote($0.name) }).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: properties.count + 1).joined(separator: ", ")
         try connection.prepare("INSERT INTO \(quote(table)) (\(columns)) VALUES (\(placeholders))").run([.integer(rowid)] + texts)
-    }
-
-    private func insert(rowid: Int64, record: EntityRecord) throws {
-        try insert(rowid: rowid, texts: texts(of: record))
     }
 
     /// The user's words as an FTS5 query of quoted prefix terms: every word must match, as a

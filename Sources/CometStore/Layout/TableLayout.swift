@@ -120,7 +120,7 @@ struct TableLayout {
             }
         }
         // The iCalendar UID: how imports find what they imported before.
-        if let uid = entity.properties.first(where: { $0.ical?.firstString?.uppercased() == "UID" && $0.ical?.string("param") == nil })?.name {
+        if let uid = entity.properties.first(where: { $0.icalName == "UID" && $0.icalParameter == nil })?.name {
             statements.append("CREATE INDEX IF NOT EXISTS \(quote(table + "__uid")) ON \(quote(table))(\(quote(uid)))")
         }
         return statements

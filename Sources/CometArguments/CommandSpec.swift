@@ -26,6 +26,8 @@ public struct CommandSpec: Sendable, Equatable {
     public var subcommands: [CommandSpec]
     /// Complete example command lines shown under `EXAMPLES:` in help.
     public var examples: [String]
+    /// Other words that select this command (`rm` for `delete`); the path keeps `name`.
+    public var aliases: [String]
 
     public init(
         name: String,
@@ -34,7 +36,8 @@ public struct CommandSpec: Sendable, Equatable {
         options: [OptionSpec] = [],
         positionals: [PositionalSpec] = [],
         subcommands: [CommandSpec] = [],
-        examples: [String] = []
+        examples: [String] = [],
+        aliases: [String] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -43,11 +46,12 @@ public struct CommandSpec: Sendable, Equatable {
         self.positionals = positionals
         self.subcommands = subcommands
         self.examples = examples
+        self.aliases = aliases
     }
 
     /// The direct subcommand called `name`, if any.
     func subcommand(named name: String) -> CommandSpec? {
-        subcommands.first { $0.name == name }
+        subcommands.first { $0.name == name } ?? subcommands.first { $0.aliases.contains(name) }
     }
 }
 

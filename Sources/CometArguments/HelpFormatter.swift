@@ -38,16 +38,49 @@ public enum HelpFormatter {
             sections.append(["GLOBAL OPTIONS:"] + inherited.flatMap { entry(label(for: $0), $0.help) })
         }
         if !command.examples.isEmpty {
-            sections.append(["EXAMPLES:"] + command.examples.map { "  \($0)" })
+            sections.append(["EXAMPLES:"] + command.examples.flatMap { wrapExample($0) })
         }
         if !command.subcommands.isEmpty {
             let helpCommand = ([root.name, "help"] + chain.dropFirst().map(\.name)).joined(separator: " ")
             sections.append(
-                ["SUBCOMMANDS:"] + command.subcommands.flatMap { entry($0.name, $0.abstract) }
+                ["SUBCOMMANDS:"] + command.subcommands.flatMap { entry($0.name, $0.abstract + ($0.aliases.isEmpty ? "" : " (Also: \($0.aliases.joined(separator: ", ")).)")) }
                     + ["", "  See '\(helpCommand) <subcommand>' for detailed help."]
             )
         }
         return sections.map { $0.joined(separator: "\n") }.joined(separator: "\n\n")
+    }
+
+    /// A shell command indented by two and broken, where it is wider than the screen, between
+    /// words outside quotes, each broken line ending in ` \` so it can still be pasted.
+    public static func wrapExample(_ example: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        for character in example {
+            if character == " ", quote == nil {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+                continue
+            }
+            if character == "'" || character == "\"" {
+                if quote == character { quote = nil } else if quote == nil { quote = character }
+            }
+            current.append(character)
+        }
+        if !current.isEmpty { words.append(current) }
+        var lines: [String] = []
+        var line = "  "
+        for word in words {
+            let indent = lines.isEmpty ? 2 : 6
+            if line.count > indent, line.count + 1 + word.count + 2 > width {
+                lines.append(line + " \\")
+                line = String(repeating: " ", count: 6) + word
+            } else {
+                line += (line.count > indent ? " " : "") + word
+            }
+        }
+        lines.append(line)
+        return lines
     }
 
     /// `-d, --db <path>`; repeatable options end in ` ...`.

@@ -57,12 +57,12 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Text for standard error:
     ///
-    ///     Error: Unknown option '--titel'. Did you mean '--title'?
+    ///     error: Unknown option '--titel'. Did you mean '--title'?
     ///
     ///     Usage: cometcal event add <title> [--title <title>]
     ///     See 'cometcal event add --help'.
     public var rendered: String {
-        var lines = ["Error: \(message)"]
+        var lines = ["error: \(message)"]
         if let usage {
             lines.append("")
             lines += TextWrapper.wrapUsage(usage, width: 80, firstPrefix: "Usage: ", indent: 7)

@@ -44,6 +44,11 @@ struct EntityResolver {
         let exact = matches.filter(isTitled(text))
         if exact.count == 1 { return .found(exact[0]) }
         if matches.count == 1 { return .found(matches[0]) }
+        // A title that holds the words beats a note or a location that does: it is what the
+        // person named. One such title is the answer; several are asked about first.
+        let inTitle = matches.filter(titleHolds(text))
+        if exact.isEmpty, inTitle.count == 1 { return .found(inTitle[0]) }
+        if !inTitle.isEmpty { matches = inTitle + matches.filter { !titleHolds(text)($0) } }
         if matches.isEmpty {
             let titles = try transaction.fetchAll(name, matching: [], limit: 500).map { registry.title(of: $0) }
             throw IntentError(.notFound, "no \(noun) matches '\(text)'", parameter: parameter,
@@ -56,6 +61,20 @@ struct EntityResolver {
         }.joined(separator: ", ")
         if candidates.count > named.count { prompt += ", and \(NumberText.grouped(candidates.count - named.count)) more" }
         return .ambiguous(prompt: prompt + "?", candidates: candidates)
+    }
+
+    /// Every word of the text starts a word of the title, ignoring case and accents.
+    private func titleHolds(_ text: String) -> (EntityRecord) -> Bool {
+        let words = EntityResolver.words(text)
+        return { record in
+            let titleWords = EntityResolver.words(registry.title(of: record))
+            return !words.isEmpty && words.allSatisfy { word in titleWords.contains { $0.hasPrefix(word) } }
+        }
+    }
+
+    private static func words(_ text: String) -> [String] {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .split { !$0.isLetter && !$0.isNumber }.map(String.init)
     }
 
     private func isTitled(_ text: String) -> (EntityRecord) -> Bool {

@@ -103,6 +103,11 @@ public final class IntentEngine {
                 } catch {
                     throw IntentError(error, parameter: parameter.name)
                 }
+                if case .string(let text) = value, let entity = intent.entity.flatMap({ registry.entity($0) }),
+                   entity.property(parameter.name)?.annotations.contains(named: "color") == true, CSSColor(parsing: text) == nil {
+                    throw IntentError(.invalidValue, "'\(text)' is not a colour; write a CSS colour name such as teal or tomato, or hex such as #3478F6",
+                                      parameter: parameter.name, suggestion: EditDistance.closest(to: text.lowercased(), among: CSSColor.named.keys.sorted()))
+                }
             }
         }
     }

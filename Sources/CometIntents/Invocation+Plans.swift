@@ -103,7 +103,9 @@ extension Invocation {
                 record[property.name] = .reference(first.id)
                 made.append(first)
             } else if all.isEmpty {
-                throw IntentError(.notFound, "there is no \(noun) yet to put this \(presenter.noun(entity.name)) in; create one first", parameter: property.name)
+                let creator = registry.domains.flatMap(\.intents).first { $0.action == .create && $0.entity == target }
+                throw IntentError(.notFound, "there is no \(noun) yet to put this \(presenter.noun(entity.name)) in; create one first"
+                                  + (creator.map { " with the intent \($0.name.name)" } ?? ""), parameter: property.name)
             } else {
                 throw IntentError(.invalidValue, "say which \(noun) to use (there are several and none is the default)", parameter: property.name)
             }

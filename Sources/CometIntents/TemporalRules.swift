@@ -99,10 +99,22 @@ struct TemporalRules {
         }
 
         if let end, end.sortKey < start.sortKey, !(end.isFloating != start.isFloating) {
-            throw IntentError(.endBeforeStart, "the end (\(end)) is before the start (\(start)); give an end after the start, or move the start", parameter: fields.end)
+            let zone = start.timeZoneIdentifier ?? (start.isFloating ? nil : "UTC")
+            let endZone = end.timeZoneIdentifier ?? (end.isFloating ? nil : "UTC")
+            let endText = TemporalRules.shown(end) + (endZone != zone ? endZone.map { " (\($0))" } ?? "" : "")
+            throw IntentError(.endBeforeStart, "the end (\(endText)) is before the start (\(TemporalRules.shown(start))\(zone.map { " (\($0))" } ?? "")); give an end after the start, or move the start",
+                              parameter: fields.end)
         }
         record[fields.start] = .dateTime(start)
         if let endProperty = fields.end { record[endProperty] = end.map(Value.dateTime) }
+    }
+
+    /// A moment as the agenda shows it, in its own zone: "Wed Dec 2 2026 10:00".
+    static func shown(_ value: DateTimeValue) -> String {
+        let local = value.localTime
+        let date = local.date
+        return "\(Presenter.weekdays[date.weekdayIndex].prefix(3)) \(Presenter.months[date.month - 1].prefix(3)) \(date.day) \(date.year) "
+            + String(format: "%02d:%02d", local.hour, local.minute)
     }
 
     /// A floating wall time placed in `zone`; an instant shown in `zone`.

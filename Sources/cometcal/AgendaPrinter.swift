@@ -16,6 +16,8 @@ struct AgendaPrinter {
         let title: String
         let detail: String
         let recurring: Bool
+        /// The calendar's colour, for its dot.
+        let color: String?
     }
 
     func print(_ occurrences: [Occurrence], from: Date? = nil, to: Date? = nil) {
@@ -36,7 +38,8 @@ struct AgendaPrinter {
                 let time = line.time.padding(toLength: timeWidth, withPad: " ", startingAt: 0)
                 var title = line.title + (line.recurring ? " ↻" : "")
                 if title.count < titleWidth { title += String(repeating: " ", count: titleWidth - title.count) }
-                let text = "  " + terminal.style(time, .cyan) + "  " + terminal.style(title, .bold) + (line.detail.isEmpty ? "" : "  " + terminal.style(line.detail, .dim))
+                let text = "  " + terminal.style(time, .cyan) + "  " + terminal.style(title, .bold)
+                    + (line.detail.isEmpty ? "" : "  " + terminal.swatch(line.color) + terminal.style(line.detail, .dim))
                 terminal.out(text.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
             }
         }
@@ -58,11 +61,13 @@ struct AgendaPrinter {
         let start = occurrence.start.isFloating ? occurrence.start.localTime : occurrence.start.wallTime(in: context.zone)
         let end = occurrence.end.isFloating ? occurrence.end.localTime : occurrence.end.wallTime(in: context.zone)
         var details: [String] = []
+        var color: String?
         for property in entity.properties where property.type.isOptional || property.name == "calendar" {
             guard property.name == "calendar" || property.name == "location", let value = record[property.name] else { continue }
             if case .reference(let id) = value, case .entity(let target) = property.type.base,
                let referenced = try? context.backend.record(target, id: id) {
                 details.append(registry.title(of: referenced))
+                color = AgendaPrinter.color(of: referenced, in: registry)
             } else {
                 details.append(registry.displayText(value))
             }
@@ -96,9 +101,16 @@ struct AgendaPrinter {
             } else {
                 time = "all day"
             }
-            result.append(Line(day: day, time: time, title: title, detail: details.joined(separator: " · "), recurring: occurrence.isRecurrenceInstance))
+            result.append(Line(day: day, time: time, title: title, detail: details.filter { !$0.isEmpty }.joined(separator: " · "), recurring: occurrence.isRecurrenceInstance, color: color))
         }
         return result
+    }
+
+    /// A record's `@color` property, when it has one.
+    static func color(of record: EntityRecord, in registry: Registry) -> String? {
+        guard let property = registry.entity(record.entity)?.properties.first(where: { $0.annotations.contains(named: "color") }),
+              case .string(let text)? = record[property.name] else { return nil }
+        return text
     }
 
     private func statusSuffix(_ record: EntityRecord) -> String {

@@ -23,20 +23,23 @@ enum Commands {
         /// Positional argument name → parameter name.
         let positional: (name: String, parameter: String)?
         let examples: [String]
+        var aliases: [String] = []
     }
 
     static let presets: [Preset] = [
-        Preset(path: ["calendar", "list"], intent: "searchCalendars", abstract: "List calendars (or find them by name).", positional: ("text", "text"), examples: ["cometcal calendar list"]),
+        Preset(path: ["calendar", "list"], intent: "searchCalendars", abstract: "List calendars (or find them by name).", positional: ("text", "text"), examples: ["cometcal calendar list"], aliases: ["ls"]),
         Preset(path: ["calendar", "add"], intent: "createCalendar", abstract: "Create a calendar.", positional: ("title", "title"), examples: ["cometcal calendar add 'Lunar Orbit Log' --color '#6E56CF'"]),
-        Preset(path: ["calendar", "update"], intent: "updateCalendar", abstract: "Change a calendar.", positional: ("calendar", "calendar"), examples: ["cometcal calendar update Work --default"]),
-        Preset(path: ["calendar", "delete"], intent: "deleteCalendar", abstract: "Delete a calendar and its events (asks first).", positional: ("calendar", "calendar"), examples: ["cometcal calendar delete Old --yes"]),
+        Preset(path: ["calendar", "update"], intent: "updateCalendar", abstract: "Change a calendar.", positional: ("calendar", "calendar"), examples: ["cometcal calendar update Work --default"], aliases: ["edit"]),
+        Preset(path: ["calendar", "delete"], intent: "deleteCalendar", abstract: "Delete a calendar and its events (asks first).", positional: ("calendar", "calendar"), examples: ["cometcal calendar delete Old --yes"], aliases: ["rm", "del"]),
         Preset(path: ["event", "add"], intent: "createEvent", abstract: "Create an event.", positional: ("title", "title"),
                examples: ["cometcal event add 'Zero Gravity Yoga' --start '2026-06-15 08:00' --end '2026-06-15 09:00' --calendar 'Lunar Orbit Log'",
                           "cometcal event add Standup --start 'monday 9:30' --end 'monday 9:45' --repeat weekdays --alarm -5m"]),
         Preset(path: ["event", "update"], intent: "updateEvent", abstract: "Change an event: a flag sets, --clear FIELD removes, no flag leaves as is.", positional: ("event", "event"),
                examples: ["cometcal event update Picnic --start 'saturday 11:30'", "cometcal event update Standup --span this --occurrence '2026-06-16 09:30' --location 'Room 2'", "cometcal event update Picnic --clear location"]),
         Preset(path: ["event", "delete"], intent: "deleteEvent", abstract: "Delete an event, one occurrence, or future occurrences (asks first).", positional: ("event", "event"),
-               examples: ["cometcal event delete Party", "cometcal event delete Standup --span this --occurrence 2026-06-16T09:30 --yes"]),
+               examples: ["cometcal event delete Party", "cometcal event delete Standup --span this --occurrence 2026-06-16T09:30 --yes"], aliases: ["rm", "del"]),
+        Preset(path: ["event", "list"], intent: "searchEvents", abstract: "List events, or those with these words.", positional: ("text", "text"),
+               examples: ["cometcal event list", "cometcal event list standup --limit 20"], aliases: ["ls"]),
         Preset(path: ["event", "show"], intent: "openEvent", abstract: "Show one event.", positional: ("event", "event"), examples: ["cometcal event show Picnic"]),
         Preset(path: ["search"], intent: "searchEvents", abstract: "Find events by words in titles, notes, locations and people.", positional: ("text", "text"),
                examples: ["cometcal search picnic", "cometcal search cake --from today --to +30d"]),
@@ -48,7 +51,7 @@ enum Commands {
         var topLevel: [CommandSpec] = []
         for preset in presets {
             guard let registry, let intent = try? intentDefinition(preset.intent, in: registry) else { continue }
-            let command = spec(for: preset, intent: intent)
+            let command = spec(for: preset, intent: intent, registry: registry)
             switch preset.path.first {
             case "calendar": calendar.subcommands.append(command)
             case "event": event.subcommands.append(command)
@@ -86,25 +89,26 @@ enum Commands {
 
     enum IntentLookupError: Error { case notFound(String) }
 
-    private static func spec(for preset: Preset, intent: IntentDefinition) -> CommandSpec {
+    private static func spec(for preset: Preset, intent: IntentDefinition, registry: Registry) -> CommandSpec {
         let flags = IntentFlags(intent: intent)
-        var options = flags.optionSpecs
+        var options = flags.optionSpecs(registry: registry)
         if PageFlags.apply(to: intent) { options += PageFlags.options }
-        if intent.parameters.contains(where: { !$0.isRequired }), intent.action != .search, intent.action != .open {
-            options.append(.value("clear", valueName: "field", repeatable: true, help: "Remove a field's value (repeatable): --clear location. Fields: "
-                                  + intent.parameters.filter { !$0.isRequired && !$0.isTarget }.map { IntentFlags.flagName($0) }.joined(separator: ", ") + "."))
+        // Only a change has something to clear: a new record starts empty, and searches and
+        // opens take no values to remove.
+        let clearable = intent.parameters.filter { !$0.isRequired && !$0.isTarget && $0.role == nil }.map { IntentFlags.flagName($0) }
+        if intent.action == .update, let first = clearable.first(where: { $0 == "location" }) ?? clearable.first(where: { $0 != "title" }) ?? clearable.first {
+            options.append(.value("clear", valueName: "field", repeatable: true,
+                                  help: "Remove a field's value (repeatable): --clear \(first). Fields: " + clearable.joined(separator: ", ") + "."))
         }
         var positionals: [PositionalSpec] = []
         if let positional = preset.positional, let parameter = intent.parameter(positional.parameter) {
-            let arity: PositionalSpec.Arity = parameter.isRequired && intent.action != .search ? .optional : .optional
-            let help = parameter.isTarget ? "The \(positional.name) to act on: its title (or part of it) or its id." : (parameter.doc ?? "The \(positional.name).")
-            positionals.append(PositionalSpec(positional.name, arity: arity, help: help.replacingOccurrences(of: "\n", with: " ")))
+            positionals.append(PositionalSpec(positional.name, arity: .optional, help: IntentFlags.help(for: parameter, of: intent, registry: registry)))
         }
         return CommandSpec(
             name: preset.path.last ?? preset.intent,
             abstract: preset.abstract,
             discussion: (intent.doc.map { $0.replacingOccurrences(of: "\n", with: " ") + " " } ?? "") + "Runs the intent '\(intent.name.name)'.",
-            options: options, positionals: positionals, examples: preset.examples
+            options: options, positionals: positionals, examples: preset.examples, aliases: preset.aliases
         )
     }
 

@@ -86,11 +86,19 @@ struct CalendarCommands {
         return code
     }
 
+    /// Undo and redo. Nothing to take back is not a failure: it is said plainly (as an editor
+    /// says "already at oldest change") and exits 0; JSON keeps the engine's outcome and code.
     private func replay(_ outcome: IntentOutcome) -> ExitCode {
-        OutcomePrinter(context: context).print(outcome, runner: nil)
-        if case .failed(let error) = outcome {
-            return error.code == .nothingToUndo || error.code == .nothingToRedo ? .success : .dataError
+        if case .failed(let error) = outcome, error.code == .nothingToUndo || error.code == .nothingToRedo {
+            if context.wantsJSON {
+                OutcomePrinter(context: context).print(outcome, runner: nil)
+            } else {
+                terminal.out(error.code == .nothingToUndo ? "Nothing to undo." : "Nothing to redo.")
+            }
+            return .success
         }
+        OutcomePrinter(context: context).print(outcome, runner: nil)
+        if case .failed = outcome { return .dataError }
         return .success
     }
 
@@ -160,7 +168,9 @@ struct CalendarCommands {
         if entries.isEmpty { terminal.out("No changes yet.") }
         for entry in entries {
             let mark = entry.isUndone ? terminal.style(" (undone)", .dim) : ""
-            terminal.out(String(format: "%4d  ", entry.sequence ?? 0) + ISO8601DateFormatter().string(from: entry.created) + "  " + entry.summary + mark)
+            let local = DateTimeValue.utc(entry.created).wallTime(in: context.zone)
+            let when = String(format: "%04d-%02d-%02d %02d:%02d", local.date.year, local.date.month, local.date.day, local.hour, local.minute)
+            terminal.out(String(format: "%4d  ", entry.sequence ?? 0) + when + "  " + Terminal.printable(entry.summary) + mark)
         }
         return .success
     }

@@ -100,32 +100,3 @@ struct ICalCommands {
         return .success
     }
 }
-
-/// A one-line progress bar on standard error, only on a terminal.
-final class ProgressBar {
-    private let enabled: Bool
-    private var drawn = false
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    func update(_ name: String, bytes: Int, of total: Int?) {
-        guard enabled else { return }
-        let label = (name as NSString).lastPathComponent
-        var line = "\r\(label): "
-        if let total, total > 0 {
-            let fraction = min(1, Double(bytes) / Double(total))
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            line += "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] " + String(format: "%3.0f%%", fraction * 100)
-        } else {
-            line += "\(bytes / 1024) KiB"
-        }
-        FileHandle.standardError.write(Data(line.utf8))
-        drawn = true
-    }
-
-    func finish() {
-        guard enabled, drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-}

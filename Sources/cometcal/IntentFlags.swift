@@ -1,5 +1,7 @@
+import Foundation
 import CometArguments
 import CometSchema
+import CometIntents
 
 /// Command-line flags derived from an intent's parameters, so every optional parameter has a
 /// flag without Swift code per parameter: `startDate` → `--start-date` (with the friendlier
@@ -43,6 +45,13 @@ struct IntentFlags {
         return result
     }
 
+    /// `attendees` → `attendee`, `categories` → `category`: one flag per item.
+    static func singular(_ name: String) -> String {
+        if name.hasSuffix("ies"), name.count > 4 { return String(name.dropLast(3)) + "y" }
+        if name.hasSuffix("s"), !name.hasSuffix("ss"), name.count > 3 { return String(name.dropLast()) }
+        return name
+    }
+
     static func flagName(_ parameter: ParameterDefinition) -> String {
         if let alias = aliases[parameter.name] { return alias }
         var name = parameter.name
@@ -50,35 +59,44 @@ struct IntentFlags {
            name[name.index(name.startIndex, offsetBy: 2)].isUppercase {
             name = String(name.dropFirst(2))
         }
-        if parameter.type.isArray, name.hasSuffix("s"), name.count > 3 { name.removeLast() }
+        if parameter.type.isArray { name = singular(name) }
         return kebab(name)
     }
 
-    /// The option specs for a command: values, Bool on/off switches, repeatable arrays.
-    var optionSpecs: [OptionSpec] {
+    /// The option specs for a command: values, Bool on/off switches, repeatable arrays. Help
+    /// comes from the schema's `///` docs, never from the parameter's name.
+    func optionSpecs(registry: Registry) -> [OptionSpec] {
         flags.flatMap { flag -> [OptionSpec] in
             let parameter = flag.parameter
-            let help = (parameter.doc?.replacingOccurrences(of: "\n", with: " ") ?? Self.describe(parameter)) + typeHint(parameter)
+            let help = Self.help(for: parameter, of: intent, registry: registry) + (parameter.type.isArray ? " Repeat the flag for several." : "")
             if let negative = flag.negative {
-                return [.flag(flag.long, help: help), .flag(negative, help: "Sets \(parameter.name) to false.")]
+                return [.flag(flag.long, help: help), .flag(negative, help: "The opposite of --\(flag.long).")]
             }
-            return [.value(flag.long, valueName: Self.valueName(parameter), repeatable: parameter.type.isArray, help: help)]
+            return [.value(flag.long, valueName: Self.valueName(parameter, registry: registry), repeatable: parameter.type.isArray, help: help)]
         }
     }
 
-    private static func describe(_ parameter: ParameterDefinition) -> String {
-        let words = parameter.name.reduce(into: "") { text, character in
-            if character.isUppercase { text += " " + character.lowercased() } else { text.append(character) }
+    /// What a parameter means, from the first doc that says: the parameter's own, then the
+    /// property of the intent's entity it sets, then its type's. A target parameter names the
+    /// record the command acts on.
+    static func help(for parameter: ParameterDefinition, of intent: IntentDefinition, registry: Registry) -> String {
+        if parameter.isTarget, case .entity(let name) = parameter.type.base {
+            return "The \(IntentEngine.noun(name, count: 1, in: registry)) to act on: its title (or part of it) or its id."
         }
-        return words.prefix(1).uppercased() + words.dropFirst() + "."
+        let property = intent.entity.flatMap { registry.entity($0)?.property(parameter.name) }
+        var typeDoc: String?
+        switch parameter.type.base {
+        case .enumeration(let name): typeDoc = registry.enumeration(name)?.doc
+        case .union(let name): typeDoc = registry.union(name)?.doc
+        case .entity(let name): typeDoc = registry.entity(name)?.doc
+        case .builtin: typeDoc = nil
+        }
+        guard let doc = parameter.doc ?? property?.doc ?? typeDoc else { return "" }
+        return HelpText.sentence(doc)
     }
 
-    private func typeHint(_ parameter: ParameterDefinition) -> String {
-        if parameter.type.isArray { return " Repeat the flag for several." }
-        return ""
-    }
-
-    static func valueName(_ parameter: ParameterDefinition) -> String {
+    /// `<when>`, `<text>`, and for an enum its cases: `this|future|all`.
+    static func valueName(_ parameter: ParameterDefinition, registry: Registry) -> String {
         switch parameter.type.base {
         case .builtin(.dateTime): return "when"
         case .builtin(.date): return "date"
@@ -86,8 +104,12 @@ struct IntentFlags {
         case .builtin(.recurrence): return "rule"
         case .builtin(.person): return "person"
         case .builtin(.url): return "url"
-        case .entity(let name): return name.name.lowercased()
-        case .enumeration(let name): return name.name.prefix(1).lowercased() + name.name.dropFirst()
+        case .builtin(.string): return parameter.name == "timeZone" ? "zone" : (parameter.name == "color" ? "colour" : "text")
+        case .builtin(.int), .builtin(.double): return "number"
+        case .entity(let name): return IntentEngine.noun(name, count: 1, in: registry)
+        case .enumeration(let name):
+            return registry.enumeration(name).map { $0.cases.map(\.name).joined(separator: "|") } ?? "value"
+        case .union(let name): return name.name.lowercased()
         default: return "value"
         }
     }
@@ -102,4 +124,14 @@ struct IntentFlags {
     }
 
     func flag(for parameter: String) -> Flag? { flags.first { $0.parameter.name == parameter } }
+}
+
+/// Schema docs made into help sentences: one line, no Markdown backticks, a final full stop.
+enum HelpText {
+    static func sentence(_ doc: String) -> String {
+        var text = doc.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        text = text.replacingOccurrences(of: "`", with: "")
+        if let last = text.last, !".!?)".contains(last) { text += "." }
+        return text
+    }
 }

@@ -40,8 +40,88 @@ struct IntentRunner {
             try assign([text], to: parameter, in: &request, spelling: "<\(positional.name)>")
         }
         try applyClears(parsed.values("clear"), flags: flags, to: &request)
+        try applyTimeForms(parsed, flags: flags, to: &request)
         if PageFlags.apply(to: intent) { request.page = try PageFlags.page(from: parsed) }
         return request
+    }
+
+    /// Start and end as people write them: a day with no time (`--start friday`) makes an
+    /// all-day event unless --no-all-day says otherwise, and then a day as the end is the last
+    /// day (inclusive); an end written as a length (`--end +1h`, `--end 90m`) counts from the
+    /// start — the one given, or on a change the event's own.
+    private func applyTimeForms(_ parsed: ParsedCommand, flags: IntentFlags, to request: inout IntentRequest) throws {
+        guard let entity = intent.entity.flatMap({ context.registry.entity($0) }), let fields = entity.temporalFields,
+              let startFlag = flags.flag(for: fields.start) else { return }
+        let startText = parsed.value(startFlag.long)
+        var allDay = false
+        if let allDayField = fields.isAllDay, flags.flag(for: allDayField) != nil {
+            switch request.parameters[allDayField] {
+            case .set(.bool(let on)): allDay = on
+            case .unset:
+                if let startText, context.valueText.dateOnly(startText) != nil {
+                    request.parameters[allDayField] = .set(.bool(true))
+                    allDay = true
+                }
+            default: break
+            }
+        }
+        guard let endField = fields.end, let endFlag = flags.flag(for: endField), let endText = parsed.value(endFlag.long) else { return }
+        if allDay, let last = context.valueText.dateOnly(endText), let next = LocalDateTime(date: last, hour: 0, minute: 0) {
+            request.parameters[endField] = .set(.dateTime(next.dateTime(in: context.zone).adding(days: 1)))
+            return
+        }
+        guard let length = try endLength(endText) else { return }
+        let start: DateTimeValue
+        if case .set(.dateTime(let given)) = request.parameters[fields.start] {
+            start = given
+        } else if intent.action == .update, let target = intent.targetParameter {
+            start = try currentStart(of: target, field: fields.start, in: &request)
+        } else {
+            throw usage("--\(endFlag.long) \(endText) counts from the start; give --\(startFlag.long) too")
+        }
+        do {
+            let end = try start.adding(days: length.signedDays).checkedAdding(seconds: Int64(length.signedTimeSeconds))
+            request.parameters[endField] = .set(.dateTime(end))
+        } catch {
+            throw usage("--\(endFlag.long) \(endText): the end is out of range (CometCal holds years 1–9999)")
+        }
+    }
+
+    /// `+1h`, `90m`, `1h30m`, `+P1D`: a length, not a moment. `-1h` is a moment (an hour ago).
+    private func endLength(_ text: String) throws -> DurationValue? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !trimmed.hasPrefix("-") else { return nil }
+        let body = trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed
+        if let iso = DurationValue(parsing: body.uppercased()), trimmed.hasPrefix("+") || body.hasPrefix("p") { return iso }
+        do {
+            return try context.valueText.friendlyDuration(body)
+        } catch let problem as ValueText.Problem {
+            throw usage("--end: \(problem.message)")
+        }
+    }
+
+    /// The start an update's target has now, read through the open intent of its kind (so a
+    /// title that matches several asks which one, once: the answer becomes the target).
+    private func currentStart(of target: ParameterDefinition, field: String, in request: inout IntentRequest) throws -> DateTimeValue {
+        guard let open = context.registry.domains.flatMap(\.intents).first(where: { $0.action == .open && $0.entity == intent.entity }),
+              let openTarget = open.targetParameter else {
+            throw usage("give --start with an end written as a length")
+        }
+        var lookup = IntentRequest(intent: open.name.description)
+        if let reference = request.references[target.name] { lookup.references[openTarget.name] = reference }
+        lookup.parameters[openTarget.name] = request.parameters[target.name]
+        let (outcome, _) = IntentRunner(context: context, intent: open).run(lookup)
+        switch outcome {
+        case .done(let result):
+            guard let record = result.record, case .dateTime(let start)? = record[field] else { throw usage("the event has no start to count the end from") }
+            request.references[target.name] = nil
+            request.parameters[target.name] = .set(.reference(record.id))
+            return start
+        case .failed(let error):
+            throw CommandFailure(code: exitCode(for: outcome), message: OutcomePrinter.message(error, runner: self, request: request))
+        default:
+            throw usage("say which event (its id, or more of its title) before its end can count from its start")
+        }
     }
 
     /// From `NAME=VALUE` pairs (`intent run`): names are parameter names.
@@ -101,6 +181,12 @@ struct IntentRunner {
         }
     }
 
+    /// The answers an enum prompt takes, shown after it: " [this/future/all]".
+    private func answerHint(_ parameter: ParameterDefinition) -> String {
+        guard case .enumeration(let name) = parameter.type.base, let enumeration = context.registry.enumeration(name) else { return "" }
+        return " [" + enumeration.cases.map(\.name).joined(separator: "/") + "]"
+    }
+
     private func usage(_ message: String) -> CommandFailure {
         CommandFailure(code: .usage, message: "error: " + message)
     }
@@ -118,7 +204,7 @@ struct IntentRunner {
                 OutcomePrinter(context: context).card(snippet)
                 request.confirmation = terminal.ask(prompt + " [y/N] ").map { ["y", "yes"].contains($0.lowercased()) } == true ? .confirmed : .declined
             case .needsValue(let parameter, let prompt) where interactive:
-                guard let definition = intent.parameter(parameter), let answer = terminal.ask(prompt + " "), !answer.isEmpty else {
+                guard let definition = intent.parameter(parameter), let answer = terminal.ask(prompt + answerHint(definition) + " "), !answer.isEmpty else {
                     return (.cancelled(Dialog(full: "OK, I won't do that.", supporting: "Nothing was changed.")), .success)
                 }
                 do {
@@ -129,24 +215,59 @@ struct IntentRunner {
                     terminal.err("error: \(error)")
                 }
             case .needsDisambiguation(let parameter, _, let candidates) where interactive:
-                terminal.out("Which one?")
-                let shown = candidates.prefix(OutcomePrinter.listedCandidates)
-                for (index, candidate) in shown.enumerated() {
-                    terminal.out("  \(index + 1). \(candidate.title)" + (candidate.subtitle.map { "  — \($0)" } ?? ""))
-                }
-                if candidates.count > shown.count {
-                    terminal.out("  …and \(NumberText.grouped(candidates.count - shown.count)) more: cancel and use more of the title to narrow them down.")
-                }
-                guard let answer = terminal.ask("Number (Enter to cancel): "), let number = Int(answer), shown.indices.contains(number - 1) else {
+                guard let chosen = pick(among: candidates, named: request.references[parameter]) else {
                     return (.cancelled(Dialog(full: "OK, I won't do that.", supporting: "Nothing was changed.")), .success)
                 }
                 request.references[parameter] = nil
-                request.parameters[parameter] = .set(.reference(candidates[number - 1].id))
+                request.parameters[parameter] = .set(.reference(chosen.id))
             default:
                 return (outcome, exitCode(for: outcome))
             }
         }
         return (.failed(IntentError(.invalidValue, "gave up after too many questions")), .dataError)
+    }
+
+    /// The "which one?" picker: a numbered list (the first `listedCandidates`, then how many
+    /// more), answered with a number, or with more words to narrow the list down. A number out
+    /// of range or words that match none ask again; Enter (or end of input) cancels.
+    private func pick(among all: [Candidate], named text: String?) -> Candidate? {
+        var candidates = all
+        var filter: [String] = []
+        while true {
+            let heading = text.map { "“\(Terminal.printable($0))”" + (filter.isEmpty ? "" : " + “\(filter.joined(separator: " "))”") + " matches" } ?? "There are"
+            terminal.out("\(heading) \(NumberText.grouped(candidates.count)) — which one?")
+            let shown = candidates.prefix(OutcomePrinter.listedCandidates)
+            let width = String(shown.count).count
+            for (index, candidate) in shown.enumerated() {
+                let number = String(index + 1)
+                terminal.out("  " + String(repeating: " ", count: width - number.count) + "\(number). " + terminal.style(Terminal.printable(candidate.title), .bold)
+                             + (candidate.subtitle.map { "  " + terminal.style(Terminal.printable($0), .dim) } ?? ""))
+            }
+            if candidates.count > shown.count {
+                terminal.out("  …and \(NumberText.grouped(candidates.count - shown.count)) more: type more of the title to narrow them down.")
+            }
+            while true {
+                guard let answer = terminal.ask("Number, or words to narrow down (Enter to cancel): "), !answer.isEmpty else { return nil }
+                if let number = Int(answer) {
+                    if shown.indices.contains(number - 1) { return shown[number - 1] }
+                    terminal.out("Choose a number from 1 to \(shown.count).")
+                    continue
+                }
+                let words = answer.lowercased().split(separator: " ").map(String.init)
+                let narrowed = candidates.filter { candidate in
+                    let text = (candidate.title + " " + (candidate.subtitle ?? "")).lowercased()
+                    return words.allSatisfy { text.contains($0) }
+                }
+                if narrowed.isEmpty {
+                    terminal.out("None of them matches “\(Terminal.printable(answer))”.")
+                    continue
+                }
+                if narrowed.count == 1 { return narrowed[0] }
+                candidates = narrowed
+                filter.append(answer)
+                break
+            }
+        }
     }
 
     func exitCode(for outcome: IntentOutcome) -> ExitCode {

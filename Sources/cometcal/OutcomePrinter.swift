@@ -36,14 +36,20 @@ struct OutcomePrinter {
         case .needsConfirmation(let prompt, let snippet):
             card(snippet, to: .standardError)
             terminal.err("error: this needs confirmation: \(prompt)\nAdd --yes to confirm without a terminal.")
-        case .needsDisambiguation(_, let prompt, let candidates):
-            var lines = ["error: \(prompt)"]
+        case .needsDisambiguation(let parameter, _, let candidates):
+            // One line each, said once; the engine's one-sentence question is for conversations.
+            let noun = runner?.intent.parameter(parameter).flatMap { definition -> String? in
+                guard case .entity(let name) = definition.type.base else { return nil }
+                return context.backend.noun(name, count: candidates.count)
+            } ?? "records"
+            let named = request?.references[parameter].map { "'\(Terminal.printable($0))' matches" } ?? "There are"
+            var lines = ["error: \(named) \(NumberText.grouped(candidates.count)) \(noun):"]
             let shown = candidates.prefix(OutcomePrinter.listedCandidates)
             for candidate in shown {
-                lines.append("  \(candidate.id.uuidString.lowercased())  \(candidate.title)" + (candidate.subtitle.map { "  — \($0)" } ?? ""))
+                lines.append("  \(candidate.id.uuidString.lowercased())  \(Terminal.printable(candidate.title))" + (candidate.subtitle.map { "  — \(Terminal.printable($0))" } ?? ""))
             }
             if candidates.count > shown.count {
-                lines.append("…and \(NumberText.grouped(candidates.count - shown.count)) more (use more of the title, or --json for all of them).")
+                lines.append("  …and \(NumberText.grouped(candidates.count - shown.count)) more (use more of the title, or --json for all of them).")
             }
             lines.append("Name one by its id, or use more of its title.")
             terminal.err(lines.joined(separator: "\n"))
@@ -77,9 +83,25 @@ struct OutcomePrinter {
         }
         var text = "error: "
         if let parameter = error.parameter { text += spell(parameter) + ": " }
-        text += error.message
+        text += commandSpelling(of: error.message, registry: runner?.context.registry)
         if let suggestion = error.suggestion { text += "; did you mean '\(suggestion)'?" }
         return text
+    }
+
+    /// "create one first with the intent createCalendar" said as the command to type.
+    static func commandSpelling(of message: String, registry: Registry?) -> String {
+        let marker = " with the intent "
+        guard let range = message.range(of: marker, options: .backwards) else { return message }
+        let name = String(message[range.upperBound...])
+        let command: String
+        if let preset = Commands.presets.first(where: { $0.intent == name }) {
+            command = "cometcal " + preset.path.joined(separator: " ") + " NAME"
+        } else {
+            let creator = registry?.domains.flatMap(\.intents).first { $0.name.name == name }
+            let required: String? = creator?.parameters.first(where: \.isRequired)?.name
+            command = "cometcal intent run \(name) " + (required.map { "\($0)=NAME" } ?? "NAME=VALUE")
+        }
+        return message[..<range.lowerBound] + ": " + command
     }
 
     /// A snippet as an aligned card.
@@ -121,7 +143,7 @@ struct OutcomePrinter {
         let width = min(40, described.map(\.title.count).max() ?? 0)
         for (record, candidate) in zip(result.records, described) {
             let title = candidate.title.count < width ? candidate.title + String(repeating: " ", count: width - candidate.title.count) : candidate.title
-            var line = terminal.style(title, .bold) + (candidate.subtitle.map { "  " + terminal.style($0, .dim) } ?? "")
+            var line = terminal.swatch(AgendaPrinter.color(of: record, in: context.registry)) + terminal.style(title, .bold) + (candidate.subtitle.map { "  " + terminal.style($0, .dim) } ?? "")
             // Kinds with a default (calendars): which one it is, and the id that names each exactly.
             if let marker = context.registry.entity(record.entity)?.properties.first(where: { $0.annotations.contains(named: "marksDefault") }) {
                 line += "  " + terminal.style(record.id.uuidString.lowercased(), .dim) + (record[marker.name] == .bool(true) ? "  " + terminal.style("default", .bold) : "")

@@ -1,16 +1,63 @@
 import Foundation
+import CometSchema
 
 /// Where output goes and how it looks: colour only on a terminal and never with NO_COLOR
 /// (https://no-color.org) or --no-color.
 struct Terminal {
     let useColor: Bool
     let isInteractive: Bool
+    /// How many colours the terminal draws: COLORTERM=truecolor (or 24bit) says 24-bit, a TERM
+    /// with 256color says 256, anything else gets the 8 basic ones.
+    var depth: ColorDepth = .basic
+
+    enum ColorDepth { case basic, palette256, trueColor }
 
     static func detect(noColorFlag: Bool) -> Terminal {
         let environment = ProcessInfo.processInfo.environment
         let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
         let noColor = noColorFlag || (environment["NO_COLOR"].map { !$0.isEmpty } ?? false) || environment["TERM"] == "dumb"
-        return Terminal(useColor: stdoutIsTTY && !noColor, isInteractive: stdoutIsTTY && isatty(STDIN_FILENO) == 1)
+        var depth = ColorDepth.basic
+        if ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "") {
+            depth = .trueColor
+        } else if environment["TERM"]?.contains("256color") == true {
+            depth = .palette256
+        }
+        return Terminal(useColor: stdoutIsTTY && !noColor, isInteractive: stdoutIsTTY && isatty(STDIN_FILENO) == 1, depth: depth)
+    }
+
+    /// The width to fit lines to: the terminal's (TIOCGWINSZ on standard error, then output),
+    /// else $COLUMNS, else 80.
+    static var columns: Int {
+        var size = winsize()
+        for descriptor in [STDERR_FILENO, STDOUT_FILENO] where isatty(descriptor) == 1 {
+            if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        }
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(text), value > 0 { return value }
+        return 80
+    }
+
+    /// Text drawn in a calendar's own colour (a CSS colour), at the depth the terminal has;
+    /// plain when colour is off or the colour is not one.
+    func colored(_ text: String, css: String?) -> String {
+        guard useColor, let css, let color = CSSColor(parsing: css) else { return text }
+        let code: String
+        switch depth {
+        case .trueColor: code = "38;2;\(color.red);\(color.green);\(color.blue)"
+        case .palette256:
+            // The 6×6×6 cube of the 256-colour palette.
+            func level(_ value: UInt8) -> Int { Int((Double(value) / 255 * 5).rounded()) }
+            code = "38;5;\(16 + 36 * level(color.red) + 6 * level(color.green) + level(color.blue))"
+        case .basic:
+            let bits = (color.red > 127 ? 1 : 0) | (color.green > 127 ? 2 : 0) | (color.blue > 127 ? 4 : 0)
+            code = "3\(bits == 0 ? 7 : bits)"
+        }
+        return "\u{1B}[" + code + "m" + text + "\u{1B}[0m"
+    }
+
+    /// A coloured dot for a calendar ("● "), or nothing without colour.
+    func swatch(_ css: String?) -> String {
+        guard useColor, let css, CSSColor(parsing: css) != nil else { return "" }
+        return colored("●", css: css) + " "
     }
 
     enum Style: String {

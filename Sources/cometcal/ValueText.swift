@@ -77,6 +77,58 @@ struct ValueText {
         }
     }
 
+    /// The answers an enum takes, for prompts and errors: each case's name, then its display
+    /// phrase ("this (only this event), future (this and future events), all (all events)").
+    static func answers(_ enumeration: EnumDefinition) -> String {
+        enumeration.cases.map { enumCase in
+            enumCase.phrases.first.map { "\(enumCase.name) (\($0))" } ?? enumCase.name
+        }.joined(separator: ", ")
+    }
+
+    /// "a" or "an", by the sound of the first letter (good enough for type names).
+    static func article(_ noun: String) -> String {
+        guard let first = noun.lowercased().first else { return "a" }
+        return "aeiou".contains(first) ? "an" : "a"
+    }
+
+    /// A reminder's time as people say it: `15m` and `15m before` count back from the start,
+    /// `5m after` and `+5m` forward, `-15m` back; an ISO 8601 duration (`-PT15M`) keeps its own
+    /// sign, as RFC 5545 writes it. Nil when the text is not a duration at all.
+    func leadTime(_ text: String) throws -> DurationValue? {
+        var body = text.lowercased().trimmingCharacters(in: .whitespaces)
+        var direction: Int?
+        for (suffix, sign) in [(" before the start", -1), (" after the start", 1), (" before start", -1), (" after start", 1),
+                               (" before", -1), (" after", 1), (" earlier", -1), (" later", 1)] where body.hasSuffix(suffix) {
+            body = String(body.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
+            direction = sign
+            break
+        }
+        let signed = body.first == "+" || body.first == "-"
+        if signed, direction != nil {
+            throw Problem(message: "'\(text)' says its direction twice; write 15m before, 5m after, -15m or +5m")
+        }
+        let unsigned = signed ? String(body.dropFirst()) : body
+        if unsigned.hasPrefix("p") {
+            guard direction == nil, let iso = DurationValue(parsing: body) else { return nil }
+            return iso
+        }
+        guard let length = try friendlyDuration(unsigned) else { return nil }
+        if body.first == "+" || direction == 1 || length.approximateSeconds == 0 { return length }
+        return DurationValue(isNegative: true, weeks: length.weeks, days: length.days, hours: length.hours, minutes: length.minutes, seconds: length.seconds)
+    }
+
+    /// The day a text names when it names only a day, no time: `friday`, `2026-06-15`,
+    /// `tomorrow`, `June 15th`. Nil for a moment (`friday 9am`, `+1h`, `now`).
+    func dateOnly(_ text: String) -> CalendarDate? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let date = CalendarDate(parsing: trimmed) { return date }
+        if trimmed.first == "+" || trimmed.first == "-" || trimmed.lowercased() == "now" { return nil }
+        if !trimmed.contains(" "), let local = try? relative(trimmed) { return local.date }
+        if (try? DateTimeValue(parsing: trimmed)) != nil { return nil }
+        if case .date(let date)? = try? temporal.parse(trimmed) { return date }
+        return nil
+    }
+
     /// The case of a union that holds plain text (a location's `text`), if any.
     private func textCase(of type: TypeExpression) -> String? {
         guard case .union(let name) = type.base else { return nil }
@@ -94,16 +146,35 @@ struct ValueText {
     private func parseSingle(_ text: String, as type: TypeExpression) throws -> Value {
         switch type.base {
         case .builtin(let builtin): return try parseBuiltin(text, builtin)
-        case .enumeration: return .enumCase(text)
+        case .enumeration(let name):
+            // A case by its name or by the words a prompt offers ("all events", "this and future").
+            guard let enumeration = registry.enumeration(name) else { throw Problem(message: "unknown enum \(name)") }
+            if let found = enumeration.enumCase(answering: text) { return .enumCase(found.name) }
+            throw Problem(message: "'\(text)' is not one of: \(ValueText.answers(enumeration))")
+
         case .union(let name):
             guard let union = registry.union(name) else { throw Problem(message: "unknown union \(name)") }
             // The first case (in schema order) that can read the text: "-15m" is an alarm's
             // `relative` duration before it is an absolute time; "Lab 3" is a location's `text`.
             for unionCase in union.cases {
+                if unionCase.annotations.contains(named: "leadTime"), unionCase.type.base == .builtin(.duration) {
+                    if let lead = try leadTime(text) { return .union(unionCase.name, .duration(lead)) }
+                    continue
+                }
                 if let value = try? parse(text, as: unionCase.type) { return .union(unionCase.name, value) }
             }
-            let cases = union.cases.map { "{\"\($0.name)\": …}" }.joined(separator: " or ")
-            throw Problem(message: "'\(text)' is not a \(name.name); write JSON such as \(cases)")
+            let noun = IntentFlags.kebab(name.name).replacingOccurrences(of: "-", with: " ")
+            let forms = union.cases.map { unionCase -> String in
+                if unionCase.annotations.contains(named: "leadTime") { return "a duration (15m or 1h before the start, 5m after)" }
+                switch unionCase.type.base {
+                case .builtin(.duration): return "a duration (15m, 1h30m)"
+                case .builtin(.dateTime): return "a date and time (friday 9:00, 2026-06-15 08:00)"
+                case .builtin(.date): return "a date (2026-06-15, friday)"
+                case .builtin(.string): return "text"
+                default: return "{\"\(unionCase.name)\": …} in JSON"
+                }
+            }
+            throw Problem(message: "'\(text)' is not \(ValueText.article(noun)) \(noun); write \(forms.joined(separator: " or "))")
         case .entity(let name):
             guard let entity = registry.entity(name), entity.kind == .transient, let title = entity.titleProperty else {
                 throw Problem(message: "name a \(name.name) by its title or id")
@@ -151,7 +222,14 @@ struct ValueText {
         case .place:
             throw Problem(message: "write a place as JSON: {\"name\": \"Observatory\", \"address\": \"…\", \"latitude\": 52.5, \"longitude\": 13.4}")
         case .recurrence:
-            do { return .recurrence(try RecurrenceRule(parsing: text)) } catch { throw Problem(message: error.message) }
+            do {
+                return .recurrence(try RecurrenceRule(parsing: text))
+            } catch {
+                // An RRULE's own error says which part is wrong; words are read as `when` reads them.
+                if text.contains("=") { throw Problem(message: error.message) }
+                if case .recurrence(let rule?)? = try? temporal.parse(text) { return .recurrence(rule) }
+                throw Problem(message: "'\(text)' is not a repeat rule; write daily, weekly, weekdays, every 2 weeks, every other tuesday, monthly, yearly, or an RRULE such as FREQ=WEEKLY;BYDAY=MO,WE")
+            }
         }
     }
 

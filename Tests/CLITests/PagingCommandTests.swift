@@ -171,10 +171,12 @@ struct PagingCommandTests: CLISuite {
             try run(["event", "add", "Party \(day)", "--start", "2026-06-\(day) 20:00"])
         }
         let result = try run(["event", "delete", "party", "--yes"], expect: 65)
-        #expect(result.stderr.contains(", and 2 more?"), "\(result.stderr)")
-        let idLines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("  ") }
+        // Said once, a line each: the count, ten candidates with their ids, how many more.
+        #expect(result.stderr.hasPrefix("error: 'party' matches 12 events:\n"), "\(result.stderr)")
+        #expect(!result.stderr.contains("did you mean"), "the candidates are not crammed into one sentence first\n\(result.stderr)")
+        let idLines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("  …") }
         #expect(idLines.count == 10)
-        #expect(result.stderr.contains("…and 2 more (use more of the title, or --json for all of them)."), "\(result.stderr)")
+        #expect(result.stderr.contains("  …and 2 more (use more of the title, or --json for all of them)."), "\(result.stderr)")
         let outcome = try json(["event", "delete", "party", "--yes"], expect: 65)
         #expect(outcome["total"] == 12)
         guard case .array(let candidates)? = outcome["candidates"] else {

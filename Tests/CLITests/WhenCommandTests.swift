@@ -144,7 +144,10 @@ struct TemporalFlagTests {
         #expect(try entity(["event", "add", "A", "--start", "friday 9am"])?["startDate"] == "2026-06-12T09:00:00+02:00[Europe/Berlin]")
         #expect(try entity(["event", "add", "B", "--start", "tomorrow 10:00"])?["startDate"] == "2026-06-11T10:00:00+02:00[Europe/Berlin]")
         #expect(try entity(["event", "add", "C", "--start", "+1h"])?["startDate"] == "2026-06-10T13:00:00+02:00[Europe/Berlin]")
-        #expect(try entity(["event", "add", "D", "--start", "2026-06-15"])?["startDate"] == "2026-06-15T00:00:00+02:00[Europe/Berlin]")
+        // A day with no time is an all-day event; --no-all-day keeps it a moment at midnight.
+        let allDay = try entity(["event", "add", "D", "--start", "2026-06-15"])
+        #expect(allDay?["startDate"] == "2026-06-15T00:00:00" && allDay?["isAllDay"] == true, "\(String(describing: allDay))")
+        #expect(try entity(["event", "add", "D2", "--start", "2026-06-15", "--no-all-day"])?["startDate"] == "2026-06-15T00:00:00+02:00[Europe/Berlin]")
         // One rule for "next": the Friday of next week, as `cometcal when` says.
         #expect(try entity(["event", "add", "E", "--start", "next friday 14:30"])?["startDate"] == "2026-06-19T14:30:00+02:00[Europe/Berlin]")
     }

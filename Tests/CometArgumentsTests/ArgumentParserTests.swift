@@ -297,7 +297,7 @@ struct UsageErrorTests {
     func rendering() throws {
         let error = try #require(usageError(["schema", "check", "--jsn"]))
         #expect(error.rendered == """
-            Error: Unknown option '--jsn'. Did you mean '--json'?
+            error: Unknown option '--jsn'. Did you mean '--json'?
 
             Usage: cometcal schema check [<dirs> ...] [--json]
             See 'cometcal schema check --help'.
@@ -309,7 +309,7 @@ struct UsageErrorTests {
     func invalidValueFactory() throws {
         let bare = UsageError.invalidValue(option: "start", value: "tomorrowish", reason: "expected a date")
         #expect(bare.code == .invalidValue)
-        #expect(bare.rendered == "Error: Invalid value 'tomorrowish' for '--start': expected a date.")
+        #expect(bare.rendered == "error: Invalid value 'tomorrowish' for '--start': expected a date.")
 
         let parsed = try parse(["schema", "check"])
         let contextual = UsageError.invalidValue(option: "<dirs>", value: "", reason: "Must not be empty!", in: parsed)

@@ -104,4 +104,16 @@ struct HelpFormatterTests {
         let help = HelpFormatter.render(command: Fixtures.root, path: ["schema", "nope"])
         #expect(help == HelpFormatter.render(command: Fixtures.root, path: ["schema"]))
     }
+
+    @Test("A long example breaks between words outside quotes, with a backslash, inside 80 columns")
+    func exampleWrapping() {
+        let example = "cometcal event add 'Zero Gravity Yoga on the upper deck' --start '2026-06-15 08:00' --end '2026-06-15 09:00' --calendar 'Lunar Orbit Log'"
+        let lines = HelpFormatter.wrapExample(example)
+        #expect(lines == [
+            "  cometcal event add 'Zero Gravity Yoga on the upper deck' --start \\",
+            "      '2026-06-15 08:00' --end '2026-06-15 09:00' --calendar 'Lunar Orbit Log'",
+        ])
+        #expect(lines.allSatisfy { $0.count <= 80 })
+        #expect(HelpFormatter.wrapExample("cometcal agenda") == ["  cometcal agenda"])
+    }
 }

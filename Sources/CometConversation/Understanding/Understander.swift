@@ -214,11 +214,7 @@ final class Understander {
         let said = " " + words.keyText + " "
         var best: (name: String, length: Int)?
         for enumCase in enumeration.cases {
-            var spellings = [enumCase.name.lowercased(), ConversationText.words(enumCase.name)]
-            if let display = enumCase.annotations.first(named: "display")?.firstString { spellings.append(display) }
-            if let spoken = enumCase.annotations.first(named: "spoken") {
-                spellings += spoken.positional.compactMap { if case .string(let text) = $0 { return text } else { return nil } }
-            }
+            let spellings = [enumCase.name.lowercased(), ConversationText.words(enumCase.name)] + enumCase.phrases
             for spelling in spellings {
                 let key = Utterance(spelling).keyText
                 guard !key.isEmpty, said.contains(" " + key + " ") else { continue }

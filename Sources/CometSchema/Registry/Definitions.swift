@@ -100,6 +100,16 @@ public struct EnumCaseDefinition: Sendable, Hashable {
     public let name: String
     public let doc: String?
     public let annotations: [Annotation]
+
+    /// How people name the case: `@display` first, then each `@spoken` phrase.
+    public var phrases: [String] {
+        var result: [String] = []
+        if let display = annotations.first(named: "display")?.firstString { result.append(display) }
+        for spoken in annotations.filter({ $0.name == "spoken" }) {
+            result += spoken.positional.compactMap { if case .string(let text) = $0 { return text } else { return nil } }
+        }
+        return result
+    }
 }
 
 public struct EnumDefinition: Sendable, Hashable {
@@ -110,6 +120,18 @@ public struct EnumDefinition: Sendable, Hashable {
     public let location: SourceLocation
 
     public func enumCase(_ name: String) -> EnumCaseDefinition? { cases.first { $0.name == name } }
+
+    /// The case an answer names: its name or one of its phrases, in any case, with spaces and
+    /// punctuation around words ignored ("All events.", "this and future", "ALL").
+    public func enumCase(answering text: String) -> EnumCaseDefinition? {
+        let key = Self.answerKey(text)
+        guard !key.isEmpty else { return nil }
+        return cases.first { $0.name.lowercased() == key } ?? cases.first { $0.phrases.contains { Self.answerKey($0) == key } }
+    }
+
+    private static func answerKey(_ text: String) -> String {
+        text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "'") }.joined(separator: " ")
+    }
 }
 
 public struct UnionCaseDefinition: Sendable, Hashable {

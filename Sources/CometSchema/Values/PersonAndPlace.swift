@@ -35,7 +35,18 @@ public struct PlaceValue: Sendable, Hashable {
         self.longitude = longitude
     }
 
+    /// Its name and address; a place known only by its coordinates shows them
+    /// ("52.5163° N, 13.3777° E"), so it never prints as nothing.
     public var displayText: String {
-        [name, address].compactMap { $0 }.joined(separator: ", ")
+        let text = [name, address].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
+        guard text.isEmpty, let latitude, let longitude else { return text }
+        return PlaceValue.degrees(latitude, positive: "N", negative: "S") + ", " + PlaceValue.degrees(longitude, positive: "E", negative: "W")
+    }
+
+    /// Four decimals (about 11 m), without Foundation's formatting.
+    private static func degrees(_ value: Double, positive: String, negative: String) -> String {
+        let scaled = Int((abs(value) * 10_000).rounded())
+        let fraction = String(scaled % 10_000)
+        return "\(scaled / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)° \(value < 0 ? negative : positive)"
     }
 }

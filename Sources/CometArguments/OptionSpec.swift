@@ -41,6 +41,18 @@ public struct OptionSpec: Sendable, Equatable {
         OptionSpec(long, short: short, kind: .value(valueName: valueName), repeatable: repeatable, help: help)
     }
 
+    /// Whether the option carries a value.
+    public var takesValue: Bool {
+        if case .value = kind { return true }
+        return false
+    }
+
+    /// The value's name (`path`, `this|future|all`), nil for flags.
+    public var valueName: String? {
+        if case .value(let name) = kind { return name }
+        return nil
+    }
+
     /// `--db <path>`, or `--json` for flags: how the option is written in usage and errors.
     var synopsis: String {
         switch kind {

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CSQLite
 
 /// The embedded store: one SQLite file (WAL, foreign keys, busy timeout), tables derived from
 /// the registry, a full-text index, an occurrence index and the undo journal.
@@ -32,6 +33,9 @@ public final class SQLiteStore: EntityStore {
     /// (32,768 of them and the page cache took 120 MiB): 8,192 hold the busiest month of a 50,000-event calendar
     /// (3,376 records) in about 30 MiB per connection.
     public static let recordCacheLimit = 8_192
+
+    /// The SQLite library the store runs on, for `--version`.
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
     struct RecordKey: Hashable {
         let table: String

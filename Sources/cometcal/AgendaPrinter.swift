@@ -10,7 +10,7 @@ struct AgendaPrinter {
 
     private var terminal: Terminal { context.terminal }
 
-    private struct Line {
+    struct Line {
         let day: CalendarDate
         let time: String
         let title: String
@@ -20,20 +20,30 @@ struct AgendaPrinter {
         let color: String?
     }
 
-    func print(_ occurrences: [Occurrence], from: Date? = nil, to: Date? = nil) {
+    /// With `everyDay` (the week view), each day of the range gets its heading, and a day with
+    /// nothing on it says so.
+    func print(_ occurrences: [Occurrence], from: Date? = nil, to: Date? = nil, everyDay: Bool = false) {
         let lines = occurrences.flatMap { self.lines(for: $0, from: from, to: to) }
-        guard !lines.isEmpty else {
+        guard !lines.isEmpty || everyDay else {
             terminal.out("Nothing scheduled.")
             return
         }
         let grouped = Dictionary(grouping: lines, by: \.day)
+        var days = grouped.keys.sorted()
+        if everyDay, let from, let to {
+            let first = DateTimeValue.utc(from).wallTime(in: context.zone).date.dayNumber
+            let last = DateTimeValue.utc(to.addingTimeInterval(-1)).wallTime(in: context.zone).date.dayNumber
+            if first <= last { days = (first...last).map { LocalDateTime(wallSeconds: $0 * 86_400).date } }
+        }
         let timeWidth = lines.map(\.time.count).max() ?? 0
         let titleWidth = min(40, lines.map { $0.title.count + ($0.recurring ? 2 : 0) }.max() ?? 0)
+        let today = DateTimeValue.utc(context.now).wallTime(in: context.zone).date
         var first = true
-        for day in grouped.keys.sorted() {
+        for day in days {
             if !first { terminal.out() }
             first = false
-            terminal.out(terminal.style(dayHeading(day), .bold))
+            terminal.out(terminal.style(dayHeading(day) + (everyDay && day == today ? " (today)" : ""), .bold))
+            if grouped[day] == nil { terminal.out("  " + terminal.style("Nothing scheduled.", .dim)) }
             for line in grouped[day] ?? [] {
                 let time = line.time.padding(toLength: timeWidth, withPad: " ", startingAt: 0)
                 var title = line.title + (line.recurring ? " ↻" : "")
@@ -45,15 +55,18 @@ struct AgendaPrinter {
         }
     }
 
-    private func dayHeading(_ day: CalendarDate) -> String {
-        let weekday = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][day.weekdayIndex]
-        let month = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][day.month - 1]
-        return "\(weekday), \(month) \(day.day), \(day.year)"
+    func dayHeading(_ day: CalendarDate) -> String {
+        DateFormat.format(context.config.dateFormat, date: day)
+    }
+
+    /// A time of day in the configured format (default 24-hour, 09:30).
+    func clock(_ time: LocalDateTime) -> String {
+        DateFormat.format(context.config.timeFormat, date: time.date, hour: time.hour, minute: time.minute)
     }
 
     /// One line per day the occurrence touches inside the range (all-day and multi-day events
     /// appear on each of their days).
-    private func lines(for occurrence: Occurrence, from: Date?, to: Date?) -> [Line] {
+    func lines(for occurrence: Occurrence, from: Date?, to: Date?) -> [Line] {
         let registry = context.registry
         let record = occurrence.record
         guard let entity = registry.entity(record.entity), let fields = entity.temporalFields else { return [] }
@@ -66,13 +79,13 @@ struct AgendaPrinter {
             guard property.name == "calendar" || property.name == "location", let value = record[property.name] else { continue }
             if case .reference(let id) = value, case .entity(let target) = property.type.base,
                let referenced = try? context.backend.record(target, id: id) {
-                details.append(registry.title(of: referenced))
+                details.append(Terminal.printable(registry.title(of: referenced)))
                 color = AgendaPrinter.color(of: referenced, in: registry)
             } else {
-                details.append(registry.displayText(value))
+                details.append(Terminal.printable(registry.displayText(value)))
             }
         }
-        let title = registry.title(of: record) + (statusSuffix(record))
+        let title = Terminal.printable(registry.title(of: record)) + (statusSuffix(record))
         let lastDay: CalendarDate = {
             if allDay || end.date != start.date {
                 let endSeconds = end.wallSeconds - (end.hour == 0 && end.minute == 0 && end.second == 0 ? 1 : 0)
@@ -92,12 +105,11 @@ struct AgendaPrinter {
             if allDay {
                 time = "all day"
             } else if start.date == lastDay {
-                time = end.wallSeconds == start.wallSeconds ? String(format: "%02d:%02d", start.hour, start.minute)
-                    : String(format: "%02d:%02d–%02d:%02d", start.hour, start.minute, end.hour, end.minute)
+                time = end.wallSeconds == start.wallSeconds ? clock(start) : clock(start) + "–" + clock(end)
             } else if day == start.date {
-                time = String(format: "%02d:%02d →", start.hour, start.minute)
+                time = clock(start) + " →"
             } else if day == lastDay {
-                time = String(format: "→ %02d:%02d", end.hour, end.minute)
+                time = "→ " + clock(end)
             } else {
                 time = "all day"
             }

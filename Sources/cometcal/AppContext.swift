@@ -18,6 +18,7 @@ final class AppContext {
     let valueText: ValueText
     let zone: TimeZone
     let now: Date
+    let config: Config
 
     init(parsed: ParsedCommand, terminal: Terminal, schemaPaths: [String]) throws {
         self.parsed = parsed
@@ -30,7 +31,8 @@ final class AppContext {
             throw CommandFailure(code: .noInput, message: error.description)
         }
         let environment = ProcessInfo.processInfo.environment
-        zone = environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current
+        config = try AppContext.loadConfig()
+        zone = config.timeZone ?? environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current
         // COMETCAL_NOW fixes the clock (an ISO 8601 instant): for reproducible demos and tests.
         if let fixed = environment["COMETCAL_NOW"], let instant = (try? DateTimeValue(parsing: fixed))?.instant {
             now = instant
@@ -70,8 +72,16 @@ final class AppContext {
 
     var wantsJSON: Bool { parsed.flag("json") }
 
+    static func loadConfig() throws -> Config {
+        do {
+            return try Config.load()
+        } catch let problem as Config.Problem {
+            throw CommandFailure(code: .config, message: problem.message)
+        }
+    }
+
     /// Commands that only read the store: on a store that does not exist they say so (66).
-    static let readCommands: Set<[String]> = [["agenda"], ["search"], ["export"], ["history"], ["event", "show"], ["calendar", "list"]]
+    static let readCommands: Set<[String]> = [["agenda"], ["today"], ["search"], ["export"], ["history"], ["event", "show"], ["event", "list"], ["calendar", "list"]]
 }
 
 /// A command that could not run: what to print and which exit code to use.

@@ -13,6 +13,7 @@ enum Commands {
         .flag("no-color", help: "Never colour the output (also: NO_COLOR=1)."),
         .flag("connect", help: "Run the command through cometcald instead of opening the store: --connect, or --connect SOCKET (docs/daemon.md)."),
         .value("socket", valueName: "path", help: "The daemon's socket for --connect. Default: $XDG_RUNTIME_DIR/cometcal/cometcald.sock, else beside the default store."),
+        .flag("version", help: "Print the version and exit."),
     ]
 
     /// How a preset command maps onto an intent.
@@ -36,6 +37,8 @@ enum Commands {
                           "cometcal event add Standup --start 'monday 9:30' --end 'monday 9:45' --repeat weekdays --alarm -5m"]),
         Preset(path: ["event", "update"], intent: "updateEvent", abstract: "Change an event: a flag sets, --clear FIELD removes, no flag leaves as is.", positional: ("event", "event"),
                examples: ["cometcal event update Picnic --start 'saturday 11:30'", "cometcal event update Standup --span this --occurrence '2026-06-16 09:30' --location 'Room 2'", "cometcal event update Picnic --clear location"]),
+        Preset(path: ["event", "edit"], intent: "updateEvent", abstract: "Edit an event in $EDITOR (with change flags: the same as update).", positional: ("event", "event"),
+               examples: ["cometcal event edit Picnic", "EDITOR=nano cometcal event edit Standup --span future --occurrence '2026-06-16 09:30'"]),
         Preset(path: ["event", "delete"], intent: "deleteEvent", abstract: "Delete an event, one occurrence, or future occurrences (asks first).", positional: ("event", "event"),
                examples: ["cometcal event delete Party", "cometcal event delete Standup --span this --occurrence 2026-06-16T09:30 --yes"], aliases: ["rm", "del"]),
         Preset(path: ["event", "list"], intent: "searchEvents", abstract: "List events, or those with these words.", positional: ("text", "text"),
@@ -61,12 +64,12 @@ enum Commands {
         var subcommands: [CommandSpec] = []
         if !calendar.subcommands.isEmpty { subcommands.append(calendar) }
         if !event.subcommands.isEmpty { subcommands.append(event) }
-        if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands.append(agenda) }
+        if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today] }
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand] }
         subcommands += [undo, redo, history, intentCommand, whenCommand]
         if registry != nil { subcommands.append(chatCommand) }
-        subcommands += [converseCommand, schema]
+        subcommands += [converseCommand, schema, completionsCommand]
         return CommandSpec(
             name: "cometcal",
             abstract: "A schema-driven calendar assistant backend.",
@@ -104,24 +107,37 @@ enum Commands {
         if let positional = preset.positional, let parameter = intent.parameter(positional.parameter) {
             positionals.append(PositionalSpec(positional.name, arity: .optional, help: IntentFlags.help(for: parameter, of: intent, registry: registry)))
         }
+        let discussion = preset.path == ["event", "edit"] ? Commands.editDiscussion
+            : (intent.doc.map { $0.replacingOccurrences(of: "\n", with: " ") + " " } ?? "") + "Runs the intent '\(intent.name.name)'."
         return CommandSpec(
             name: preset.path.last ?? preset.intent,
             abstract: preset.abstract,
-            discussion: (intent.doc.map { $0.replacingOccurrences(of: "\n", with: " ") + " " } ?? "") + "Runs the intent '\(intent.name.name)'.",
+            discussion: discussion,
             options: options, positionals: positionals, examples: preset.examples, aliases: preset.aliases
         )
     }
 
+    static let editDiscussion = "Opens the event as a small text form, one 'field: value' line each, in $VISUAL or $EDITOR (else vi), and applies what you save as one update: a line left as it is changes nothing, a line removed clears that field, a line changed or added sets it. A form that does not read, or a change that is refused, opens again with the error on top; an empty form, or the same form saved again, changes nothing. With --span and --occurrence it edits occurrences of a repeating event; with change flags (--start, --clear, …) it is update."
+
     static let agenda = CommandSpec(
-        name: "agenda", abstract: "Show what happens between two times, grouped by day.",
-        discussion: "Repeating events are expanded into their occurrences, in each event's own time zone.",
+        name: "agenda", abstract: "Show what happens between two times, grouped by day; or a week, or a month grid.",
+        discussion: "Repeating events are expanded into their occurrences, in each event's own time zone. --week lists every day of the week holding --from (today by default), empty days too; --month draws the month holding it as a grid, each day's events in its cell, in their calendar's colour. The week starts on the config file's week_start (Monday by default).",
         options: [
             .value("from", valueName: "when", help: "Start of the range (default: today)."),
             .value("to", valueName: "when", help: "End of the range (default: 7 days after --from)."),
             .value("days", valueName: "n", help: "Length of the range in days (instead of --to)."),
+            .flag("week", help: "The week holding --from, day by day."),
+            .flag("month", help: "The month holding --from, as a grid."),
             .value("calendar", valueName: "calendar", help: "Only events of this calendar."),
         ] + PageFlags.options,
-        examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work", "cometcal agenda --days 365 --limit 50"]
+        examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work", "cometcal agenda --days 365 --limit 50",
+                   "cometcal agenda --week", "cometcal agenda --month --from 'next month'"]
+    )
+
+    static let today = CommandSpec(
+        name: "today", abstract: "Show today's agenda.",
+        options: [.value("calendar", valueName: "calendar", help: "Only events of this calendar.")],
+        examples: ["cometcal today", "cometcal today --calendar Work"]
     )
 
     static let importCommand = CommandSpec(
@@ -171,6 +187,13 @@ enum Commands {
         name: "chat", abstract: "Talk to your calendar: one request or question per line.",
         discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. With --json each reply is one JSON line.",
         examples: ["cometcal chat", "echo \"what's on this week?\" | cometcal chat"]
+    )
+
+    static let completionsCommand = CommandSpec(
+        name: "completions", abstract: "Print shell completions for bash, zsh or fish.",
+        discussion: "Completes commands, flags, the values of enum flags, and event and calendar titles from your store. The script asks cometcal itself what may come next, so it always matches the commands you have.",
+        positionals: [PositionalSpec("shell", help: "bash, zsh or fish.")],
+        examples: ["source <(cometcal completions bash)", "cometcal completions zsh > ~/.zfunc/_cometcal", "cometcal completions fish > ~/.config/fish/completions/cometcal.fish"]
     )
 
     static let undo = CommandSpec(name: "undo", abstract: "Undo the last change (restores exactly what was there).")

@@ -19,13 +19,25 @@ struct Dispatcher {
             default: return commands.dump()
             }
         }
+        if parsed.path == ["completions"] {
+            let shell = parsed.positional("shell") ?? ""
+            guard let script = Completions.script(for: shell) else {
+                terminal.err("error: no completions for '\(Terminal.printable(shell))'; choose bash, zsh or fish")
+                return .usage
+            }
+            FileHandle.standardOutput.write(Data(script.utf8))
+            return .success
+        }
         if parsed.path == ["when"] { return WhenCommand(parsed: parsed, terminal: terminal).run() }
         if parsed.path == ["converse"] { return ConverseCommand(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths).run() }
         do {
             let context = try AppContext(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths)
             return try CalendarCommands(context: context).run(parsed.path)
         } catch let failure as CommandFailure {
-            terminal.err(failure.message)
+            // An empty message: what went wrong is already printed.
+            if !failure.message.isEmpty {
+                if failure.code == .success { terminal.out(failure.message) } else { terminal.err(failure.message) }
+            }
             return failure.code
         } catch {
             terminal.err("cometcal: internal error: \(error)")
@@ -44,12 +56,16 @@ struct CalendarCommands {
     func run(_ path: [String]) throws -> ExitCode {
         if let preset = Commands.presets.first(where: { $0.path == path }) {
             let intent = try engineIntent(preset.intent)
+            if path == ["event", "edit"], !givesChanges(intent) {
+                return try EditCommand(context: context, intent: intent).run(parsed, positional: preset.positional)
+            }
             let runner = IntentRunner(context: context, intent: intent)
             let request = try runner.request(fromFlags: parsed, positional: preset.positional)
             return perform(request, with: runner)
         }
         switch path {
         case ["agenda"]: return try agenda()
+        case ["today"]: return try agenda(today: true)
         case ["import"]: return try ICalCommands(context: context).importFiles()
         case ["export"]: return try ICalCommands(context: context).export()
         case ["chat"]: return try ChatCommand(context: context).run()
@@ -68,6 +84,15 @@ struct CalendarCommands {
         default:
             terminal.err("cometcal: internal error: no handler for '\(path.joined(separator: " "))'")
             return .internalError
+        }
+    }
+
+    /// Whether `event edit` was given flags that change fields (then it is `event update`).
+    private func givesChanges(_ intent: IntentDefinition) -> Bool {
+        if !parsed.values("clear").isEmpty { return true }
+        return IntentFlags(intent: intent).flags.contains { flag in
+            guard !flag.parameter.isTarget, flag.parameter.role == nil else { return false }
+            return !parsed.values(flag.long).isEmpty || parsed.flag(flag.long) || flag.negative.map { parsed.flag($0) } == true
         }
     }
 
@@ -102,35 +127,59 @@ struct CalendarCommands {
         return .success
     }
 
-    private func agenda() throws -> ExitCode {
+    /// `agenda` (a range, default the next 7 days), `today`, `agenda --week` (every day of the
+    /// week, empty ones too) and `agenda --month` (a grid).
+    private func agenda(today: Bool = false) throws -> ExitCode {
         let intent = try engineIntent("searchEvents")
         let runner = IntentRunner(context: context, intent: intent)
-        let from: DateTimeValue
+        let view: AgendaView = today ? .day : parsed.flag("month") ? .month : parsed.flag("week") ? .week : .range
+        if parsed.flag("week") && parsed.flag("month") { throw CommandFailure(code: .usage, message: "error: give --week or --month, not both") }
+        if view != .range, parsed.value("to") != nil || parsed.value("days") != nil {
+            throw CommandFailure(code: .usage, message: "error: --\(view == .month ? "month" : view == .week ? "week" : "days") sets the range itself; leave out --to and --days")
+        }
+        var anchor = DateTimeValue.utc(context.now).wallTime(in: context.zone).date
+        var from: DateTimeValue
         do {
             if let text = parsed.value("from") {
                 from = try context.valueText.dateTime(text)
+                anchor = from.wallTime(in: context.zone).date
             } else {
-                let today = DateTimeValue.utc(context.now).wallTime(in: context.zone).date
-                from = (LocalDateTime(date: today, hour: 0, minute: 0) ?? DateTimeValue.utc(context.now).localTime).dateTime(in: context.zone)
+                from = try midnight(anchor)
             }
         } catch let problem as ValueText.Problem {
             throw CommandFailure(code: .usage, message: "error: --from: \(problem.message)")
         }
         var to: DateTimeValue
-        if let text = parsed.value("to") {
-            do { to = try context.valueText.dateTime(text) } catch let problem as ValueText.Problem {
-                throw CommandFailure(code: .usage, message: "error: --to: \(problem.message)")
-            }
-            if parsed.value("days") != nil { throw CommandFailure(code: .usage, message: "error: give --to or --days, not both") }
-        } else {
-            var days = 7
-            if let text = parsed.value("days") {
-                guard let number = Int(text), number > 0, number <= 3660 else {
-                    throw CommandFailure(code: .usage, message: "error: --days takes a number of days from 1 to 3660, not '\(text)'")
+        var grid: MonthGrid?
+        switch view {
+        case .day:
+            from = try midnight(anchor)
+            to = from.adding(days: 1)
+        case .week:
+            let first = CalendarViews.weekStart(containing: anchor, weekStart: context.config.weekStart)
+            from = try midnight(first)
+            to = from.adding(days: 7)
+        case .month:
+            let month = MonthGrid(year: anchor.year, month: anchor.month, weekStart: context.config.weekStart, today: DateTimeValue.utc(context.now).wallTime(in: context.zone).date)
+            grid = month
+            from = try midnight(month.firstShown)
+            to = try midnight(month.lastShown).adding(days: 1)
+        case .range:
+            if let text = parsed.value("to") {
+                do { to = try context.valueText.dateTime(text) } catch let problem as ValueText.Problem {
+                    throw CommandFailure(code: .usage, message: "error: --to: \(problem.message)")
                 }
-                days = number
+                if parsed.value("days") != nil { throw CommandFailure(code: .usage, message: "error: give --to or --days, not both") }
+            } else {
+                var days = 7
+                if let text = parsed.value("days") {
+                    guard let number = Int(text), number > 0, number <= 3660 else {
+                        throw CommandFailure(code: .usage, message: "error: --days takes a number of days from 1 to 3660, not '\(text)'")
+                    }
+                    days = number
+                }
+                to = from.adding(days: days)
             }
-            to = from.adding(days: days)
         }
         var request = IntentRequest(intent: intent.name.description)
         guard let fromParameter = intent.parameter(role: .from), let toParameter = intent.parameter(role: .to) else {
@@ -143,8 +192,12 @@ struct CalendarCommands {
         let (outcome, code) = runner.run(request)
         if !context.wantsJSON, case .done(let result) = outcome {
             let printer = OutcomePrinter(context: context)
-            // An empty page past the end is not an empty agenda: the note says what there is.
-            if !result.occurrences.isEmpty || (result.page?.total ?? 0) == 0 {
+            if let grid {
+                CalendarViews(context: context).printMonth(grid, occurrences: result.occurrences)
+            } else if view == .week {
+                AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant, everyDay: true)
+            } else if !result.occurrences.isEmpty || (result.page?.total ?? 0) == 0 {
+                // An empty page past the end is not an empty agenda: the note says what there is.
                 AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant)
             }
             printer.pageNote(result)
@@ -152,6 +205,15 @@ struct CalendarCommands {
         }
         OutcomePrinter(context: context).print(outcome, runner: runner)
         return code
+    }
+
+    private enum AgendaView { case range, day, week, month }
+
+    private func midnight(_ date: CalendarDate) throws -> DateTimeValue {
+        guard let local = LocalDateTime(date: date, hour: 0, minute: 0) else {
+            throw CommandFailure(code: .usage, message: "error: \(date) has no midnight")
+        }
+        return local.dateTime(in: context.zone)
     }
 
     private func history() throws -> ExitCode {

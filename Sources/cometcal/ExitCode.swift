@@ -8,4 +8,6 @@ enum ExitCode: Int32, Error {
     case noInput = 66
     case internalError = 70
     case ioError = 74
+    /// A bad config file (EX_CONFIG).
+    case config = 78
 }

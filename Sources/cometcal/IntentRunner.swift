@@ -41,6 +41,7 @@ struct IntentRunner {
         }
         try applyClears(parsed.values("clear"), flags: flags, to: &request)
         try applyTimeForms(parsed, flags: flags, to: &request)
+        try applyConfigDefaults(to: &request)
         if PageFlags.apply(to: intent) { request.page = try PageFlags.page(from: parsed) }
         return request
     }
@@ -87,6 +88,32 @@ struct IntentRunner {
         }
     }
 
+    /// The config file's defaults for a new record: its calendar, its length, its alarm. A flag
+    /// given (or a field cleared) wins.
+    private func applyConfigDefaults(to request: inout IntentRequest) throws {
+        guard intent.action == .create else { return }
+        let config = context.config
+        if let calendar = config.calendar,
+           let parameter = intent.parameters.first(where: { if case .entity(let name) = $0.type.base { return name.name == "Calendar" } else { return false } }),
+           request.parameters[parameter.name] == .unset, request.references[parameter.name] == nil {
+            request.references[parameter.name] = calendar
+        }
+        guard let entity = intent.entity.flatMap({ context.registry.entity($0) }), let fields = entity.temporalFields else { return }
+        if let length = config.eventLength, let endField = fields.end, intent.parameter(endField) != nil, request.parameters[endField] == .unset,
+           case .set(.dateTime(let start)) = request.parameters[fields.start],
+           !(fields.isAllDay.map { request.parameters[$0] == .set(.bool(true)) } ?? false),
+           let end = try? start.adding(days: length.signedDays).checkedAdding(seconds: Int64(length.signedTimeSeconds)) {
+            request.parameters[endField] = .set(.dateTime(end))
+        }
+        if let alarm = config.alarm, let parameter = intent.parameters.first(where: { IntentFlags.flagName($0) == "alarm" }), request.parameters[parameter.name] == .unset {
+            do {
+                request.parameters[parameter.name] = .set(try context.valueText.parseArray([alarm], as: parameter.type))
+            } catch let problem as ValueText.Problem {
+                throw CommandFailure(code: .config, message: "error: \(context.config.path ?? "config"): alarm: \(problem.message)")
+            }
+        }
+    }
+
     /// `+1h`, `90m`, `1h30m`, `+P1D`: a length, not a moment. `-1h` is a moment (an hour ago).
     private func endLength(_ text: String) throws -> DurationValue? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -94,18 +121,25 @@ struct IntentRunner {
         let body = trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed
         if let iso = DurationValue(parsing: body.uppercased()), trimmed.hasPrefix("+") || body.hasPrefix("p") { return iso }
         do {
-            return try context.valueText.friendlyDuration(body)
+            return try ValueText.friendlyDuration(body)
         } catch let problem as ValueText.Problem {
             throw usage("--end: \(problem.message)")
         }
     }
 
-    /// The start an update's target has now, read through the open intent of its kind (so a
-    /// title that matches several asks which one, once: the answer becomes the target).
+    /// The start an update's target has now (its record is then the target, by id).
     private func currentStart(of target: ParameterDefinition, field: String, in request: inout IntentRequest) throws -> DateTimeValue {
+        let record = try currentRecord(of: target, in: &request)
+        guard case .dateTime(let start)? = record[field] else { throw usage("the event has no start to count the end from") }
+        return start
+    }
+
+    /// The record an update's target names, read through the open intent of its kind, so a
+    /// title that matches several asks which one, once: the answer becomes the target, by id.
+    func currentRecord(of target: ParameterDefinition, in request: inout IntentRequest) throws -> EntityRecord {
         guard let open = context.registry.domains.flatMap(\.intents).first(where: { $0.action == .open && $0.entity == intent.entity }),
               let openTarget = open.targetParameter else {
-            throw usage("give --start with an end written as a length")
+            throw usage("\(intent.name.name) has no open intent of its kind to read the record with")
         }
         var lookup = IntentRequest(intent: open.name.description)
         if let reference = request.references[target.name] { lookup.references[openTarget.name] = reference }
@@ -113,14 +147,20 @@ struct IntentRunner {
         let (outcome, _) = IntentRunner(context: context, intent: open).run(lookup)
         switch outcome {
         case .done(let result):
-            guard let record = result.record, case .dateTime(let start)? = record[field] else { throw usage("the event has no start to count the end from") }
+            guard let record = result.record else { throw usage("nothing was found to change") }
             request.references[target.name] = nil
             request.parameters[target.name] = .set(.reference(record.id))
-            return start
+            return record
         case .failed(let error):
             throw CommandFailure(code: exitCode(for: outcome), message: OutcomePrinter.message(error, runner: self, request: request))
+        case .cancelled(let dialog):
+            throw CommandFailure(code: .success, message: dialog.full)
+        case .needsValue:
+            throw usage("name the \(target.name) to change")
         default:
-            throw usage("say which event (its id, or more of its title) before its end can count from its start")
+            // Without a terminal several matches are listed, as for any other command.
+            OutcomePrinter(context: context).print(outcome, runner: IntentRunner(context: context, intent: open), request: lookup)
+            throw CommandFailure(code: .dataError, message: "")
         }
     }
 
@@ -150,7 +190,7 @@ struct IntentRunner {
         return request
     }
 
-    private func assign(_ texts: [String], to parameter: ParameterDefinition, in request: inout IntentRequest, spelling: String) throws {
+    func assign(_ texts: [String], to parameter: ParameterDefinition, in request: inout IntentRequest, spelling: String) throws {
         if !parameter.type.isArray, texts.count > 1 {
             throw usage("\(spelling) is given \(texts.count) times, but \(parameter.name) takes one value")
         }

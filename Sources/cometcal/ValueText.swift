@@ -112,7 +112,7 @@ struct ValueText {
             guard direction == nil, let iso = DurationValue(parsing: body) else { return nil }
             return iso
         }
-        guard let length = try friendlyDuration(unsigned) else { return nil }
+        guard let length = try Self.friendlyDuration(unsigned) else { return nil }
         if body.first == "+" || direction == 1 || length.approximateSeconds == 0 { return length }
         return DurationValue(isNegative: true, weeks: length.weeks, days: length.days, hours: length.hours, minutes: length.minutes, seconds: length.seconds)
     }
@@ -292,7 +292,7 @@ struct ValueText {
         let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
         if lower == "now" { return today }
         if let first = lower.first, first == "+" || first == "-", lower.count > 1 {
-            guard let offset = try DurationValue(parsing: lower) ?? friendlyDuration(lower) else { return nil }
+            guard let offset = try DurationValue(parsing: lower) ?? Self.friendlyDuration(lower) else { return nil }
             do {
                 let moved = try DateTimeValue.utc(now).checkedAdding(seconds: Int64(offset.approximateSeconds))
                 return LocalDateTime(wallSeconds: moved.wallTime(in: zone).wallSeconds)
@@ -349,13 +349,15 @@ struct ValueText {
         return (hour, minute)
     }
 
-    func duration(_ text: String) throws -> DurationValue {
+    func duration(_ text: String) throws -> DurationValue { try Self.duration(text) }
+
+    static func duration(_ text: String) throws -> DurationValue {
         if let parsed = try DurationValue(parsing: text) ?? friendlyDuration(text.lowercased()) { return parsed }
         throw Problem(message: "'\(text)' is not a duration; write 15m, 1h30m, 2d, -10m or PT15M")
     }
 
     /// `15m`, `1h30m`, `2d`, `1w`, `-10m`, `90 minutes`.
-    func friendlyDuration(_ text: String) throws -> DurationValue? {
+    static func friendlyDuration(_ text: String) throws -> DurationValue? {
         var body = Substring(text.replacingOccurrences(of: " ", with: ""))
         var negative = false
         if body.first == "-" || body.first == "+" {

@@ -29,11 +29,26 @@ let arguments = connectSpelled(Array(CommandLine.arguments.dropFirst()))
 let schemaPaths = SchemaLocator.directories(flag: SchemaLocator.schemaFlags(in: arguments))
 let registry = try? Registry.load(paths: schemaPaths)
 let root = Commands.root(registry: registry)
+// `cometcal __complete SHELL -- WORDS…`: what the completion scripts ask (not a command people type).
+if arguments.first == "__complete" {
+    let words = Array(arguments.drop { $0 != "--" }.dropFirst())
+    let found = Completions.candidates(for: words.isEmpty ? [""] : words, root: root, registry: registry, schemaPaths: schemaPaths)
+    if !found.isEmpty { FileHandle.standardOutput.write(Data((found.joined(separator: "\n") + "\n").utf8)) }
+    exit(0)
+}
+// `cometcal __man`: the man page, made from the same specs as --help (scripts/manpage writes it).
+if arguments.first == "__man" {
+    FileHandle.standardOutput.write(Data(ManPage.render(root: root, source: "cometcal \(Version.number)", extra: ManualSections.all).utf8))
+    exit(0)
+}
 let code: ExitCode
 do {
     let parsed = try ArgumentParser.parse(arguments, root: root)
     let terminal = Terminal.detect(noColorFlag: parsed.flag("no-color"))
-    if parsed.isHelpRequested || !parsed.command.subcommands.isEmpty {
+    if parsed.flag("version") {
+        terminal.out(Version.text)
+        code = .success
+    } else if parsed.isHelpRequested || !parsed.command.subcommands.isEmpty {
         terminal.out(HelpFormatter.render(command: root, path: parsed.path))
         code = parsed.isHelpRequested || parsed.path.isEmpty ? .success : .usage
     } else {

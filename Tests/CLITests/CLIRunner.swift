@@ -37,6 +37,9 @@ enum CLIRunner {
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         env.removeValue(forKey: "COMETCAL_SCHEMAS")
+        env.removeValue(forKey: "COMETCAL_CONFIG")
+        // The developer's own config file must not change what a test sees.
+        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.currentDirectoryURL = currentDirectory ?? repositoryRoot

@@ -38,6 +38,8 @@ final class PseudoTerminal: @unchecked Sendable {
         env.removeValue(forKey: "NO_COLOR")
         env.removeValue(forKey: "COMETCAL_SCHEMAS")
         env.removeValue(forKey: "COLUMNS")
+        env.removeValue(forKey: "COMETCAL_CONFIG")
+        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
         env["TERM"] = "xterm-256color"
         for (key, value) in environment { env[key] = value }
         process.environment = env

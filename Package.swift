@@ -88,7 +88,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["CometSchema"]
+            dependencies: ["CometSchema"],
+            // Golden transcripts, read from the source tree.
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "SystemLibraryTests",

@@ -20,7 +20,7 @@ public enum HelpFormatter {
         var sections: [[String]] = []
 
         if !command.abstract.isEmpty {
-            sections.append(["OVERVIEW: \(command.abstract)"])
+            sections.append(TextWrapper.wrap(command.abstract, width: width, firstPrefix: "OVERVIEW: ", indent: 10))
         }
         if let discussion = command.discussion, !discussion.isEmpty {
             sections.append(TextWrapper.wrap(discussion, width: width))

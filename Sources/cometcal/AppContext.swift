@@ -59,7 +59,7 @@ final class AppContext {
                 case .cannotOpen, .permissions, .corrupt: code = .ioError
                 default: code = .dataError
                 }
-                throw CommandFailure(code: code, message: "cannot use the store at \(path): \(error.message)")
+                throw CommandFailure(code: code, message: "error: cannot use the store at \(path): \(error.message)")
             }
             let clock = now
             let fixedClock = environment["COMETCAL_NOW"] != nil

@@ -107,8 +107,9 @@ enum Commands {
         if let positional = preset.positional, let parameter = intent.parameter(positional.parameter) {
             positionals.append(PositionalSpec(positional.name, arity: .optional, help: IntentFlags.help(for: parameter, of: intent, registry: registry)))
         }
-        let discussion = preset.path == ["event", "edit"] ? Commands.editDiscussion
+        var discussion = preset.path == ["event", "edit"] ? Commands.editDiscussion
             : (intent.doc.map { $0.replacingOccurrences(of: "\n", with: " ") + " " } ?? "") + "Runs the intent '\(intent.name.name)'."
+        if preset.path == ["event", "add"] || preset.path == ["event", "update"] { discussion += " " + Commands.timeForms }
         return CommandSpec(
             name: preset.path.last ?? preset.intent,
             abstract: preset.abstract,
@@ -116,6 +117,8 @@ enum Commands {
             options: options, positionals: positionals, examples: preset.examples, aliases: preset.aliases
         )
     }
+
+    static let timeForms = "Times read as 'cometcal when' reads them: 2026-06-15 08:00, friday 9am, next friday at noon, in 2 hours. A day with no time (--start friday) makes an all-day event, and --end then names its last day. --end +1h (or 90m) counts from the start. --alarm 15m is fifteen minutes before the start; 5m after is after. --attendee takes 'Ada <ada@example.org>'."
 
     static let editDiscussion = "Opens the event as a small text form, one 'field: value' line each, in $VISUAL or $EDITOR (else vi), and applies what you save as one update: a line left as it is changes nothing, a line removed clears that field, a line changed or added sets it. A form that does not read, or a change that is refused, opens again with the error on top; an empty form, or the same form saved again, changes nothing. With --span and --occurrence it edits occurrences of a repeating event; with change flags (--start, --clear, …) it is update."
 

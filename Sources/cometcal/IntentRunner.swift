@@ -31,6 +31,8 @@ struct IntentRunner {
             }
             let texts = parsed.values(flag.long)
             guard !texts.isEmpty else { continue }
+            // An end written as a length is read once the start is known (applyTimeForms).
+            if parameter.name == endFieldName, texts.count == 1, try endLength(texts[0]) != nil { continue }
             try assign(texts, to: parameter, in: &request, spelling: "--\(flag.long)")
         }
         if let positional, let text = parsed.positional(positional.name), let parameter = intent.parameter(positional.parameter) {
@@ -86,6 +88,11 @@ struct IntentRunner {
         } catch {
             throw usage("--\(endFlag.long) \(endText): the end is out of range (CometCal holds years 1–9999)")
         }
+    }
+
+    /// The parameter that sets the end (DTEND), when the intent's entity has one.
+    private var endFieldName: String? {
+        intent.entity.flatMap { context.registry.entity($0)?.temporalFields?.end }
     }
 
     /// The config file's defaults for a new record: its calendar, its length, its alarm. A flag

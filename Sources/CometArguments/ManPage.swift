@@ -106,7 +106,7 @@ public enum ManPage {
     /// Text made safe for roff: backslashes doubled as `\e`, hyphens as `\-` (so they stay
     /// ASCII hyphens, which people copy), other characters as Unicode escapes, and a line
     /// starting with `.` or `'` guarded by `\&`.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var escaped = ""
         for character in text {
             switch character {

@@ -47,7 +47,7 @@ struct CalendarViews {
         let printer = AgendaPrinter(context: context)
         let lines = occurrences.flatMap { printer.lines(for: $0, from: nil, to: nil) }
         let byDay = Dictionary(grouping: lines, by: \.day)
-        let columns = terminal.isInteractive || isatty(STDOUT_FILENO) == 1 ? Terminal.columns : 80
+        let columns = Terminal.columns
         // Under 6 columns a cell holds no title: a narrow terminal gets the day numbers, a dot
         // marking the days with events.
         let compact = (columns - 8) / 7 < 6

@@ -31,6 +31,7 @@ struct Dispatcher {
         if parsed.path == ["when"] { return WhenCommand(parsed: parsed, terminal: terminal).run() }
         if parsed.path == ["converse"] { return ConverseCommand(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths).run() }
         do {
+            try CalendarCommands.checkAgendaFlags(parsed)
             let context = try AppContext(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths)
             return try CalendarCommands(context: context).run(parsed.path)
         } catch let failure as CommandFailure {
@@ -133,10 +134,6 @@ struct CalendarCommands {
         let intent = try engineIntent("searchEvents")
         let runner = IntentRunner(context: context, intent: intent)
         let view: AgendaView = today ? .day : parsed.flag("month") ? .month : parsed.flag("week") ? .week : .range
-        if parsed.flag("week") && parsed.flag("month") { throw CommandFailure(code: .usage, message: "error: give --week or --month, not both") }
-        if view != .range, parsed.value("to") != nil || parsed.value("days") != nil {
-            throw CommandFailure(code: .usage, message: "error: --\(view == .month ? "month" : view == .week ? "week" : "days") sets the range itself; leave out --to and --days")
-        }
         var anchor = DateTimeValue.utc(context.now).wallTime(in: context.zone).date
         var from: DateTimeValue
         do {
@@ -208,6 +205,15 @@ struct CalendarCommands {
     }
 
     private enum AgendaView { case range, day, week, month }
+
+    /// The view flags' conflicts: a mistake in the command line, said before any store is opened.
+    static func checkAgendaFlags(_ parsed: ParsedCommand) throws {
+        guard parsed.path == ["agenda"] else { return }
+        if parsed.flag("week") && parsed.flag("month") { throw CommandFailure(code: .usage, message: "error: give --week or --month, not both") }
+        if parsed.flag("week") || parsed.flag("month"), parsed.value("to") != nil || parsed.value("days") != nil {
+            throw CommandFailure(code: .usage, message: "error: --\(parsed.flag("month") ? "month" : "week") sets the range itself; leave out --to and --days")
+        }
+    }
 
     private func midnight(_ date: CalendarDate) throws -> DateTimeValue {
         guard let local = LocalDateTime(date: date, hour: 0, minute: 0) else {

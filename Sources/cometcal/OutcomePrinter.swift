@@ -73,7 +73,7 @@ struct OutcomePrinter {
         if error.code == .unknownParameter, let name = error.parameter, let runner {
             // Said in the words the person used: `--clear NAME`, or NAME=VALUE.
             if request?.parameters[name] == .cleared, runner.spellsParametersAsFlags {
-                let fields = runner.intent.parameters.filter { !$0.isRequired && !$0.isTarget }.map { IntentFlags.flagName($0) }
+                let fields = runner.intent.parameters.filter { !$0.isRequired && !$0.isTarget && $0.role == nil }.map { IntentFlags.flagName($0) }
                 let hint = error.suggestion.flatMap { runner.intent.parameter($0) }.map { " Did you mean '\(IntentFlags.flagName($0))'?" } ?? ""
                 return "error: --clear \(name): no such field.\(hint) Fields that can be cleared: \(fields.joined(separator: ", "))."
             }

@@ -117,3 +117,33 @@ struct HelpFormatterTests {
         #expect(HelpFormatter.wrapExample("cometcal agenda") == ["  cometcal agenda"])
     }
 }
+
+@Suite("Man page rendering")
+struct ManPageTests {
+    @Test("roff text: backslashes, hyphens, a leading dot and non-ASCII are escaped")
+    func escaping() {
+        #expect(ManPage.escape("a\\b --json") == "a\\eb \\-\\-json")
+        #expect(ManPage.escape(".not a macro\n'nor this") == "\\&.not a macro\n\\&'nor this")
+        #expect(ManPage.escape("“quoted” …") == "\\[u201C]quoted\\[u201D] \\[u2026]")
+    }
+
+    @Test("every runnable command gets a section with its usage, options and examples")
+    func sections() {
+        let page = ManPage.render(root: Fixtures.root, source: "test 1")
+        #expect(page.hasPrefix(".TH COMETCAL 1 \"\" \"test 1\" \"User Commands\"\n.SH NAME\n"))
+        #expect(page.contains(".SS \"cometcal schema check\""))
+        #expect(page.contains("\\fB\\-\\-json\\fR"))
+    }
+}
+
+@Suite("Completion")
+struct CompleterTests {
+    @Test("subcommands, then options by prefix, then an option's value slot")
+    func slots() {
+        let completer = Completer(root: Fixtures.root)
+        #expect(completer.slot(for: ["sch"]) == .words(["schema"]))
+        #expect(completer.slot(for: ["schema", ""]) == .words(["check"]))
+        if case .words(let options) = completer.slot(for: ["schema", "check", "--j"]) { #expect(options == ["--json"]) } else { Issue.record("no options") }
+        #expect(completer.slot(for: ["--db", ""]) == .value(kind: "path", fixed: []))
+    }
+}

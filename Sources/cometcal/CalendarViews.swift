@@ -52,8 +52,8 @@ struct CalendarViews {
         // marking the days with events.
         let compact = (columns - 8) / 7 < 6
         let width = compact ? 4 : min(24, (columns - 8) / 7)
-        let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let names = DateFormat.weekdays
+        let months = DateFormat.months
         let total = width * 7 + 8
         let title = "\(months[grid.month - 1]) \(grid.year)"
         terminal.out(String(repeating: " ", count: max(0, (total - title.count) / 2)) + terminal.style(title, .bold))
@@ -105,16 +105,12 @@ struct CalendarViews {
 
     private func dayNumberCell(_ day: CalendarDate, grid: MonthGrid, width: Int) -> String {
         let inMonth = day.month == grid.month
-        let label = inMonth || day.day != 1 ? String(day.day) : "\(String(months(day.month).prefix(3))) 1"
+        let label = inMonth || day.day != 1 ? String(day.day) : "\(DateFormat.months[day.month - 1].prefix(3)) 1"
         if day == grid.today {
             if terminal.useColor { return fit(label, width: width, style: [.bold], reversed: true) }
             return fit("[" + label + "]", width: max(width, label.count + 2))
         }
         return fit(label, width: width, style: inMonth ? [] : [.dim])
-    }
-
-    private func months(_ month: Int) -> String {
-        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][month - 1]
     }
 
     /// Text cut (with "…") or padded to exactly `width` columns, then styled: escapes are added

@@ -111,7 +111,7 @@ struct Config {
             }
             timeZone = zone
         case "week_start":
-            let names = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+            let names = DateFormat.weekdays.map { $0.lowercased() }
             guard let index = names.firstIndex(where: { $0 == value.lowercased() || $0.prefix(3) == value.lowercased() }) else {
                 throw Problem(message: "'\(value)' is not a day; write monday, sunday or saturday")
             }
@@ -153,9 +153,10 @@ enum DateFormat {
         return nil
     }
 
+    static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
     static func format(_ format: String, date: CalendarDate, hour: Int = 0, minute: Int = 0) -> String {
-        let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         var result = ""
         var characters = Array(format)[...]

@@ -115,34 +115,40 @@ public final class Daemon: @unchecked Sendable {
     static func handle(_ body: [UInt8], on connection: Connection, service: DaemonService, logger: Logger?) {
         connection.work.async {
             defer { connection.finished() }
-            func answer(_ request: RPCRequest) -> JSONValue? {
-                let started = DispatchTime.now()
-                let result = service.handle(request.method, request.params, connection: connection.id)
-                if let logger {
-                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
-                    logger.info("request", [("connection", String(connection.id)), ("method", request.method),
-                                            ("ms", String(format: "%.2f", elapsed)), ("ok", String(describing: (try? result.get()) != nil))])
-                }
-                guard let id = request.id else { return nil }  // a notification: no answer
-                switch result {
-                case .success(let value): return RPCMessage.response(id: id, result: value)
-                case .failure(let error): return RPCMessage.response(id: id, error: error)
+            if let reply = answer(body, service: service, connection: connection.id, logger: logger) {
+                connection.sendFrame(Array(JSONWriter.compact(reply).utf8))
+            }
+        }
+    }
+
+    /// What a frame's body is answered with (nil for notifications only): the dispatch, apart
+    /// from any socket, so it can be driven directly (the fuzz target does).
+    static func answer(_ body: [UInt8], service: DaemonService, connection: Int, logger: Logger? = nil) -> JSONValue? {
+        func answer(_ request: RPCRequest) -> JSONValue? {
+            let started = DispatchTime.now()
+            let result = service.handle(request.method, request.params, connection: connection)
+            if let logger {
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+                logger.info("request", [("connection", String(connection)), ("method", request.method),
+                                        ("ms", String(format: "%.2f", elapsed)), ("ok", String(describing: (try? result.get()) != nil))])
+            }
+            guard let id = request.id else { return nil }  // a notification: no answer
+            switch result {
+            case .success(let value): return RPCMessage.response(id: id, result: value)
+            case .failure(let error): return RPCMessage.response(id: id, error: error)
+            }
+        }
+        switch RPCMessage.parse(body) {
+        case .single(.success(let request)): return answer(request)
+        case .single(.failure(let failure)): return RPCMessage.response(id: failure.id, error: failure.error)
+        case .batch(let items):
+            let answers = items.compactMap { item -> JSONValue? in
+                switch item {
+                case .success(let request): return answer(request)
+                case .failure(let failure): return RPCMessage.response(id: failure.id, error: failure.error)
                 }
             }
-            let reply: JSONValue?
-            switch RPCMessage.parse(body) {
-            case .single(.success(let request)): reply = answer(request)
-            case .single(.failure(let failure)): reply = RPCMessage.response(id: failure.id, error: failure.error)
-            case .batch(let items):
-                let answers = items.compactMap { item -> JSONValue? in
-                    switch item {
-                    case .success(let request): return answer(request)
-                    case .failure(let failure): return RPCMessage.response(id: failure.id, error: failure.error)
-                    }
-                }
-                reply = answers.isEmpty ? nil : .array(answers)
-            }
-            if let reply { connection.sendFrame(Array(JSONWriter.compact(reply).utf8)) }
+            return answers.isEmpty ? nil : .array(answers)
         }
     }
 

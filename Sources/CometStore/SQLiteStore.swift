@@ -169,6 +169,16 @@ public final class SQLiteStore: EntityStore {
         }
     }
 
+    /// SQLite's `PRAGMA integrity_check`: nil when the file is sound, else what is wrong
+    /// (its first lines). Reads only.
+    public func integrityProblems() throws -> String? {
+        var lines: [String] = []
+        try connection.readTransaction {
+            try connection.prepare("PRAGMA integrity_check(20)").query { row in lines.append(row.text(0) ?? "") }
+        }
+        return lines == ["ok"] ? nil : lines.joined(separator: "; ")
+    }
+
     public func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try connection.readTransaction {
             try beginTransaction()

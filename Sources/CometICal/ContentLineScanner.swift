@@ -171,9 +171,15 @@ struct ContentLineScanner {
     }
 
     /// One physical line's bytes (without its terminator), or nil at the end.
+    /// Where the search for the next line feed goes on: bytes before it (from `position`) are
+    /// known to hold none. Without it, a line longer than a chunk was searched again from its
+    /// start after every chunk, which is quadratic in the line's length (a 16 MB inline ATTACH).
+    private var searchFrom = 0
+
     private mutating func physicalLineBytes() -> ArraySlice<UInt8>? {
         while true {
-            if let newline = buffer[position...].firstIndex(of: 0x0A) {
+            if let newline = buffer[max(position, searchFrom)...].firstIndex(of: 0x0A) {
+                searchFrom = newline + 1
                 // Any run of CRs before the LF is one line ending (some tools write CR CR LF).
                 var end = newline
                 while end > position, buffer[end - 1] == 0x0D { end -= 1 }
@@ -193,9 +199,11 @@ struct ContentLineScanner {
                 physicalLine += 1
                 return slice
             }
+            searchFrom = buffer.count
             // Compact what was consumed, then read more.
             if position > 0 {
                 buffer.removeSubrange(0..<position)
+                searchFrom -= position
                 position = 0
             }
             if !read(&buffer) { finished = true }

@@ -2,6 +2,10 @@ import Foundation
 import CometSchema
 
 extension Session {
+    /// The most instances of one series a query reads (a week of FREQ=SECONDLY, with the margin
+    /// read around the range): past it, the query fails and says to ask for less.
+    static let maximumExpandedPerSeries = 1_000_000
+
     /// The occurrence query: index rows (and, outside the materialized window, series expanded on
     /// the fly), filtered exactly and ordered from their keys alone, counted, and only then the
     /// records of the requested page read. The total costs no record decoding.
@@ -20,6 +24,9 @@ extension Session {
         let index = store.occurrenceIndex(layout)
         let maximumDuration = try store.maximumDuration(layout)
         let outsideWindow = fromKey < store.window.lowerBound || toKey > store.window.upperBound
+        // Dense series are never materialized: they are expanded over this range, in or out of
+        // the window. Outside it, every series is.
+        let expanded = try index.seriesOverlapping(from: fromKey, to: toKey, within: within, onlyDense: !outsideWindow)
 
         // Floating times happen at their wall reading in the viewer's zone; the order is total
         // (instant, then record id), so pages neither overlap nor leave gaps.
@@ -34,7 +41,7 @@ extension Session {
         var records: [UUID: EntityRecord] = [:]
         let placed: [(row: OccurrenceIndex.Row, instant: Int64, id: (UInt64, UInt64))]
         let total: Int
-        if let limit, !outsideWindow {
+        if let limit, !outsideWindow, expanded.isEmpty {
             // A page inside the window: rows with fixed times come from SQLite already in order,
             // only as many as the page can need, and counted there; floating rows (few) are
             // placed here. The page is the first rows of the two merged.
@@ -46,16 +53,20 @@ extension Session {
             total = fixed.total + floating.count
         } else {
             var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
-            // Outside the materialized window, expand series on the fly (which needs their records).
-            if outsideWindow {
+            // Series not materialized over this range are expanded over it (which needs their
+            // records): the work is bounded by the range asked for, never by the rule.
+            if !expanded.isEmpty {
                 var seen = Set(rows.map { "\($0.id)|\($0.start)" })
-                for id in try index.seriesOverlapping(from: fromKey, to: toKey, within: within) {
+                for (id, dense) in expanded {
                     guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
                     records[id] = record
                     let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
                     let slack = OccurrenceKey.floatingSlack
-                    for key in shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, limit: 100_000)
-                    where !(key >= store.window.lowerBound && key <= store.window.upperBound) && !overridden.contains(key) {
+                    let (keys, complete) = shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, reading: Session.maximumExpandedPerSeries)
+                    if !complete {
+                        throw StoreError(.invalidData, "one repeating event has more than \(Session.maximumExpandedPerSeries.formatted()) occurrences in this range; ask for a shorter range")
+                    }
+                    for key in keys where (dense || !(key >= store.window.lowerBound && key <= store.window.upperBound)) && !overridden.contains(key) {
                         if seen.insert("\(id)|\(key)").inserted {
                             rows.append(OccurrenceIndex.Row(id: id, start: key, end: key + shape.durationSeconds, original: key, isInstance: true, isFloating: shape.isFloating))
                         }

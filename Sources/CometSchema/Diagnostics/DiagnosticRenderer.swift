@@ -32,8 +32,23 @@ public struct DiagnosticRenderer: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    public func render(_ diagnostics: [Diagnostic]) -> String {
-        diagnostics.map { render($0) + "\n" }.joined()
+    /// How many diagnostics are shown, as a compiler stops after a screenful: the rest are
+    /// counted on a last line, never dropped silently.
+    public static let shownLimit = 50
+
+    /// The first `limit` diagnostics, then how many more there are of each kind.
+    public func render(_ diagnostics: [Diagnostic], limit: Int = DiagnosticRenderer.shownLimit) -> String {
+        var text = diagnostics.prefix(limit).map { render($0) + "\n" }.joined()
+        let rest = diagnostics.dropFirst(limit)
+        if !rest.isEmpty {
+            let errors = rest.filter { $0.severity == .error }.count
+            let others = rest.count - errors
+            var parts: [String] = []
+            if errors > 0 { parts.append("\(errors) more error\(errors == 1 ? "" : "s")") }
+            if others > 0 { parts.append("\(others) more warning\(others == 1 ? "" : "s")") }
+            text += "note: \(parts.joined(separator: " and ")) not shown; fix these first, or see them all with --json\n"
+        }
+        return text
     }
 
     /// The quoted source line and the caret, with tabs kept so the caret lines up.

@@ -29,8 +29,9 @@ struct OccurrenceIndex {
     let layout: TableLayout
     let window: ClosedRange<Int64>
 
-    /// Upper bound on instances materialized per series (the window is three years; the
-    /// importer refuses unbounded rules denser than 100 a day), so no rule can flood the table.
+    /// Upper bound on instances materialized per series, so no rule can flood the table. A
+    /// series with more in the window (FREQ=SECONDLY, COUNT=10^9) is marked dense instead:
+    /// none of its instances are stored, and each query expands it over the query's own range.
     static let maximumInstancesPerSeries = 120_000
 
     private var table: String { layout.occurrenceTable ?? "" }
@@ -54,13 +55,18 @@ struct OccurrenceIndex {
             return
         }
         if let series = shape.series {
-            let starts = shape.instanceKeys(series, from: window.lowerBound, through: window.upperBound, limit: OccurrenceIndex.maximumInstancesPerSeries)
-            for key in starts {
-                try insert.run([id, .integer(key), .integer(key + shape.durationSeconds), floating, uid, .integer(key), .integer(0), .integer(1)])
+            let (starts, complete) = shape.instanceKeys(series, from: window.lowerBound, through: window.upperBound,
+                                                        reading: OccurrenceIndex.maximumInstancesPerSeries + 1)
+            let dense = !complete || starts.count > OccurrenceIndex.maximumInstancesPerSeries
+            if !dense {
+                for key in starts {
+                    try insert.run([id, .integer(key), .integer(key + shape.durationSeconds), floating, uid, .integer(key), .integer(0), .integer(1)])
+                }
             }
-            let last = series.isUnbounded ? SQLValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
-            try connection.prepare("INSERT OR REPLACE INTO \(quote(table + "_series")) (entity_id, first_key, last_key) VALUES (?, ?, ?)")
-                .run([id, .integer(shape.startKey), last])
+            // A COUNT that large is as good as no end: its last instance is not worked out.
+            let last = series.isUnbounded || dense ? SQLValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
+            try connection.prepare("INSERT OR REPLACE INTO \(quote(table + "_series")) (entity_id, first_key, last_key, dense) VALUES (?, ?, ?, ?)")
+                .run([id, .integer(shape.startKey), last, .integer(dense ? 1 : 0)])
         } else {
             try insert.run([id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid, .integer(shape.startKey), .integer(0), .integer(0)])
         }
@@ -152,14 +158,17 @@ struct OccurrenceIndex {
 
     /// Series of the selected records whose instances may fall in [from, to) but were not
     /// materialized there.
-    func seriesOverlapping(from: Int64, to: Int64, within selection: RecordSelection?) throws -> [UUID] {
-        var ids: [UUID] = []
-        let sql = "SELECT o.entity_id FROM \(quote(table + "_series")) o WHERE o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) \(OccurrenceIndex.restriction(selection))"
+    /// With `onlyDense`, only the dense series (whose instances are never materialized); the
+    /// flag says which each one is.
+    func seriesOverlapping(from: Int64, to: Int64, within selection: RecordSelection?, onlyDense: Bool = false) throws -> [(id: UUID, dense: Bool)] {
+        var found: [(id: UUID, dense: Bool)] = []
+        let sql = "SELECT o.entity_id, o.dense FROM \(quote(table + "_series")) o WHERE o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) "
+            + (onlyDense ? "AND o.dense = 1 " : "") + OccurrenceIndex.restriction(selection)
         try connection.prepare(sql)
             .query([.integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? [])) { row in
-                if let text = row.text(0), let id = UUID(parsing: text) { ids.append(id) }
+                if let text = row.text(0), let id = UUID(parsing: text) { found.append((id, row.integer(1) == 1)) }
             }
-        return ids
+        return found
     }
 
     /// `AND o.entity_id IN (…)`: only rows of the selected records.
@@ -243,11 +252,17 @@ struct SeriesShape {
 
     /// Keys of instances whose start lies in [from, through].
     func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, limit: Int) -> [Int64] {
+        instanceKeys(series, from: from, through: through, reading: limit).keys
+    }
+
+    /// The keys, and whether the rule was read to the end of the range: false when `reading`
+    /// instances (counted before the exact filter) were not enough.
+    func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, reading limit: Int) -> (keys: [Int64], complete: Bool) {
         // Wall times differ from instants by at most the zone offset: widen by a day, then filter exactly.
         let fromWall = LocalDateTime(wallSeconds: from - 86_400 - durationSeconds)
         let throughWall = LocalDateTime(wallSeconds: through + 86_400)
-        return series.occurrences(from: fromWall, through: throughWall, limit: limit)
-            .map { key(of: $0) }
-            .filter { $0 + durationSeconds >= from && $0 <= through }
+        let read = series.occurrences(from: fromWall, through: throughWall, limit: limit)
+        let keys = read.map { key(of: $0) }.filter { $0 + durationSeconds >= from && $0 <= through }
+        return (keys, read.count < limit)
     }
 }

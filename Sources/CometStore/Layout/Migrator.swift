@@ -18,7 +18,7 @@ struct Migrator {
 
     /// The shape of the occurrence tables, kept in _meta per table: 2 is clustered by start
     /// (WITHOUT ROWID) with the `overridden` and `is_instance` columns.
-    static let occurrenceFormat = "2"
+    static let occurrenceFormat = "3"
 
     func migrate() throws {
         try connection.transaction {
@@ -231,7 +231,10 @@ struct Migrator {
             CREATE TABLE IF NOT EXISTS \(quote(occurrences + "_series")) (
                 entity_id TEXT PRIMARY KEY NOT NULL REFERENCES \(quote(layout.table))("id") ON DELETE CASCADE,
                 first_key INTEGER NOT NULL,
-                last_key INTEGER
+                last_key INTEGER,
+                -- 1 for a series with more instances in the window than are materialized
+                -- (FREQ=SECONDLY): none are stored, and every query expands it over its range.
+                dense INTEGER NOT NULL DEFAULT 0
             );
             """)
         try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)").run([formatKey, .text(Migrator.occurrenceFormat)])

@@ -76,6 +76,10 @@ enum ReaderEvent {
 struct ComponentReader {
     private var scanner: ContentLineScanner
     private var stack: [RawComponent] = []
+    /// How deep nesting may go (VCALENDAR > VEVENT > VALARM is 3; unknown X- components add a
+    /// few), and how many BEGINs past it are being skipped.
+    static let maximumDepth = 32
+    private var skippedDepth = 0
     private var inCalendar = false
     private var calendarBeginLine = 1
     private var implicitCalendar = false
@@ -139,10 +143,25 @@ struct ComponentReader {
         if name == "BEGIN", line.startsProperty {
             flushCalendarProperty()
             flushStrayRun()
+            // Nesting past any real file's (an alarm in an event in a calendar is 3) is refused,
+            // and its components are skipped by count: the recursion over children stays shallow.
+            if stack.count >= ComponentReader.maximumDepth || skippedDepth > 0 {
+                if skippedDepth == 0 {
+                    queue.append(.problem(ICalProblem(line: line.line, uid: stack.first(where: { $0.value("UID") != nil })?.value("UID"),
+                                                      message: "components are nested more than \(ComponentReader.maximumDepth) deep; no calendar program writes that, so the item is left out")))
+                    taintInnermostItem()
+                }
+                skippedDepth += 1
+                return
+            }
             begin(line.value.trimmedBlanks.uppercased(), at: line.line)
         } else if name == "END", line.startsProperty {
             flushCalendarProperty()
             flushStrayRun()
+            if skippedDepth > 0 {
+                skippedDepth -= 1
+                return
+            }
             end(line.value.trimmedBlanks.uppercased(), at: line.line)
         } else if !stack.isEmpty || (inCalendar && !calendarEndIsTentative) {
             if !line.startsProperty, line.valueSeparator != nil {

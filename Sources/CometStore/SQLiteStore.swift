@@ -203,6 +203,13 @@ public final class SQLiteStore: EntityStore {
         }
     }
 
+    /// Drops every cached record (after the whole content was replaced under this connection).
+    func forgetCachedRecords() {
+        recentRecords.removeAll(keepingCapacity: true)
+        olderRecords.removeAll(keepingCapacity: true)
+        maximumDurations.removeAll()
+    }
+
     func cachedRecord(_ key: RecordKey) -> EntityRecord? {
         if let record = recentRecords[key] { return record }
         guard let record = olderRecords[key] else { return nil }

@@ -11,8 +11,9 @@ final class AppContext {
     let registry: Registry
     /// What the commands run on: the local engine, or the daemon with `--connect`.
     let backend: CalendarBackend
-    /// The local engine; nil with `--connect`.
+    /// The local engine and its store; nil with `--connect`.
     let localEngine: IntentEngine?
+    let localStore: SQLiteStore?
     let terminal: Terminal
     let parsed: ParsedCommand
     let valueText: ValueText
@@ -42,6 +43,7 @@ final class AppContext {
         if parsed.flag("connect") {
             backend = try RemoteBackend(socket: parsed.value("socket") ?? DaemonPaths.defaultSocket(), registry: registry, zone: zone, now: now)
             localEngine = nil
+            localStore = nil
         } else {
             let path = parsed.value("db") ?? SQLiteStore.defaultPath()
             // Only the default location is made with its folders on first use: a path someone
@@ -66,6 +68,7 @@ final class AppContext {
             let engine = IntentEngine(store: store, timeZone: zone, clock: { fixedClock ? clock : Date() })
             backend = engine
             localEngine = engine
+            localStore = store
         }
         valueText = ValueText(registry: registry, zone: zone, now: now)
     }
@@ -81,7 +84,8 @@ final class AppContext {
     }
 
     /// Commands that only read the store: on a store that does not exist they say so (66).
-    static let readCommands: Set<[String]> = [["agenda"], ["today"], ["search"], ["export"], ["history"], ["event", "show"], ["event", "list"], ["calendar", "list"]]
+    static let readCommands: Set<[String]> = [["agenda"], ["today"], ["search"], ["export"], ["history"], ["event", "show"], ["event", "list"],
+                                              ["calendar", "list"], ["backup"]]
 }
 
 /// A command that could not run: what to print and which exit code to use.

@@ -66,7 +66,7 @@ enum Commands {
         if !event.subcommands.isEmpty { subcommands.append(event) }
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today] }
         subcommands += topLevel
-        if registry != nil { subcommands += [importCommand, exportCommand] }
+        if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
         subcommands += [undo, redo, history, intentCommand, whenCommand]
         if registry != nil { subcommands.append(chatCommand) }
         subcommands += [converseCommand, schema, completionsCommand]
@@ -190,6 +190,20 @@ enum Commands {
         name: "chat", abstract: "Talk to your calendar: one request or question per line.",
         discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. With --json each reply is one JSON line.",
         examples: ["cometcal chat", "echo \"what's on this week?\" | cometcal chat"]
+    )
+
+    static let backupCommand = CommandSpec(
+        name: "backup", abstract: "Copy the store to a new file, consistent even while it is in use.",
+        discussion: "Uses SQLite's online backup API: the copy is the store as of one moment, also while cometcald or another cometcal is writing. The file is private to you (0600) and checked with SQLite's integrity check; an existing file is never overwritten.",
+        positionals: [PositionalSpec("path", help: "The new file.")],
+        examples: ["cometcal backup ~/cometcal-$(date +%F).sqlite"]
+    )
+
+    static let restoreCommand = CommandSpec(
+        name: "restore", abstract: "Replace the store's content with a backup (asks first).",
+        discussion: "Checks the backup first (SQLite's integrity check, a CometCal store, these schemas can open it) and changes nothing when it fails. Then keeps the current content beside the store (cal.sqlite.before-restore-DATE) and replaces it in one transaction, so an interrupted restore leaves the store as it was. The undo history is the backup's. With cometcald running, stop it first or restart it after.",
+        positionals: [PositionalSpec("path", help: "The backup to restore.")],
+        examples: ["cometcal restore ~/cometcal-2026-06-01.sqlite", "cometcal restore backup.sqlite --yes"]
     )
 
     static let completionsCommand = CommandSpec(

@@ -2,6 +2,7 @@ import Foundation
 import CometArguments
 import CometSchema
 import CometIntents
+import CometStore
 
 /// Runs one parsed command. Each command prints for people by default and JSON with `--json`.
 struct Dispatcher {
@@ -73,6 +74,8 @@ struct CalendarCommands {
         case ["undo"]: return replay(context.backend.undo())
         case ["redo"]: return replay(context.backend.redo())
         case ["history"]: return try history()
+        case ["backup"]: return try backup()
+        case ["restore"]: return try restore()
         case ["intent", "list"]: return listIntents()
         case ["intent", "run"]:
             guard let name = parsed.positional("intent") else { throw CommandFailure(code: .usage, message: "error: name the intent to run") }
@@ -220,6 +223,57 @@ struct CalendarCommands {
             throw CommandFailure(code: .usage, message: "error: \(date) has no midnight")
         }
         return local.dateTime(in: context.zone)
+    }
+
+    private func localStore(for command: String) throws -> SQLiteStore {
+        guard let store = context.localStore else {
+            throw CommandFailure(code: .usage, message: "error: \(command) works on the store file itself, not through --connect; run it without --connect (it is safe while cometcald runs)")
+        }
+        return store
+    }
+
+    private func backup() throws -> ExitCode {
+        let store = try localStore(for: "backup")
+        guard let path = parsed.positional("path") else { throw CommandFailure(code: .usage, message: "error: give the backup's file name: cometcal backup PATH") }
+        do {
+            try store.backup(to: path)
+        } catch let error as StoreError {
+            throw CommandFailure(code: error.code == .invalidData ? .dataError : .ioError, message: "error: \(error.message)")
+        }
+        if context.wantsJSON {
+            terminal.out(JSONWriter.pretty(["backup": .string(path), "store": .string(store.path)]))
+        } else {
+            terminal.out("Backed up \(store.path) to \(path).")
+        }
+        return .success
+    }
+
+    private func restore() throws -> ExitCode {
+        let store = try localStore(for: "restore")
+        guard let path = parsed.positional("path") else { throw CommandFailure(code: .usage, message: "error: give the backup to restore: cometcal restore PATH") }
+        if !parsed.flag("yes") {
+            guard terminal.isInteractive else {
+                throw CommandFailure(code: .usage, message: "error: this needs confirmation: replace everything in \(store.path) with \(path)?\nAdd --yes to confirm without a terminal.")
+            }
+            guard terminal.ask("Replace everything in \(store.path) with \(path)? The current content is kept beside it. [y/N] ").map({ ["y", "yes"].contains($0.lowercased()) }) == true else {
+                terminal.out("OK, nothing was changed.")
+                return .success
+            }
+        }
+        let stamp = DateTimeValue.utc(context.now).wallTime(in: context.zone)
+        let keeping = store.path + String(format: ".before-restore-%04d%02d%02d-%02d%02d%02d", stamp.date.year, stamp.date.month, stamp.date.day, stamp.hour, stamp.minute, stamp.second)
+        do {
+            try store.restore(from: path, keeping: keeping)
+        } catch let error as StoreError {
+            let code: ExitCode = error.code == .notFound ? .noInput : error.code == .corrupt || error.code == .invalidData || error.code == .newerStore || error.code == .destructiveMigration ? .dataError : .ioError
+            throw CommandFailure(code: code, message: "error: \(error.message)")
+        }
+        if context.wantsJSON {
+            terminal.out(JSONWriter.pretty(["restored": .string(path), "store": .string(store.path), "kept": .string(keeping)]))
+        } else {
+            terminal.out("Restored \(store.path) from \(path). The content it had is kept in \(keeping).")
+        }
+        return .success
     }
 
     private func history() throws -> ExitCode {

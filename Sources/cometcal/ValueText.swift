@@ -63,7 +63,7 @@ struct ValueText {
         } catch {
             guard ValueText.opensJSON(text) else { return nil }
             let hint = textCase(of: type).map { "; for text that starts like JSON, write {\"\($0)\": \"…\"}" } ?? ""
-            throw Problem(message: "'\(text)' is not valid JSON: \(error)\(hint)")
+            throw Problem(message: "'\(ValueText.shown(text))' is not valid JSON: \(error)\(hint)")
         }
         do {
             return try registry.decode(parsed, as: type)
@@ -83,6 +83,13 @@ struct ValueText {
         enumeration.cases.map { enumCase in
             enumCase.phrases.first.map { "\(enumCase.name) (\($0))" } ?? enumCase.name
         }.joined(separator: ", ")
+    }
+
+    /// A value quoted in a message: a long one (a pasted file) shown by its start and length,
+    /// so an error never repeats megabytes back.
+    static func shown(_ text: String) -> String {
+        guard text.count > 80 else { return text }
+        return String(text.prefix(60)) + "… (\(text.count.formatted()) characters)"
     }
 
     /// "a" or "an", by the sound of the first letter (good enough for type names).
@@ -105,7 +112,7 @@ struct ValueText {
         }
         let signed = body.first == "+" || body.first == "-"
         if signed, direction != nil {
-            throw Problem(message: "'\(text)' says its direction twice; write 15m before, 5m after, -15m or +5m")
+            throw Problem(message: "'\(ValueText.shown(text))' says its direction twice; write 15m before, 5m after, -15m or +5m")
         }
         let unsigned = signed ? String(body.dropFirst()) : body
         if unsigned.hasPrefix("p") {
@@ -150,7 +157,7 @@ struct ValueText {
             // A case by its name or by the words a prompt offers ("all events", "this and future").
             guard let enumeration = registry.enumeration(name) else { throw Problem(message: "unknown enum \(name)") }
             if let found = enumeration.enumCase(answering: text) { return .enumCase(found.name) }
-            throw Problem(message: "'\(text)' is not one of: \(ValueText.answers(enumeration))")
+            throw Problem(message: "'\(ValueText.shown(text))' is not one of: \(ValueText.answers(enumeration))")
 
         case .union(let name):
             guard let union = registry.union(name) else { throw Problem(message: "unknown union \(name)") }
@@ -174,7 +181,7 @@ struct ValueText {
                 default: return "{\"\(unionCase.name)\": …} in JSON"
                 }
             }
-            throw Problem(message: "'\(text)' is not \(ValueText.article(noun)) \(noun); write \(forms.joined(separator: " or "))")
+            throw Problem(message: "'\(ValueText.shown(text))' is not \(ValueText.article(noun)) \(noun); write \(forms.joined(separator: " or "))")
         case .entity(let name):
             guard let entity = registry.entity(name), entity.kind == .transient, let title = entity.titleProperty else {
                 throw Problem(message: "name a \(name.name) by its title or id")
@@ -191,16 +198,16 @@ struct ValueText {
         switch builtin {
         case .string: return .string(text)
         case .int:
-            guard let number = Int(text) else { throw Problem(message: "'\(text)' is not a whole number") }
+            guard let number = Int(text) else { throw Problem(message: "'\(ValueText.shown(text))' is not a whole number") }
             return .int(number)
         case .double:
-            guard let number = Double(text) else { throw Problem(message: "'\(text)' is not a number") }
+            guard let number = Double(text) else { throw Problem(message: "'\(ValueText.shown(text))' is not a number") }
             return .double(number)
         case .bool:
             switch text.lowercased() {
             case "true", "yes", "y", "1", "on": return .bool(true)
             case "false", "no", "n", "0", "off": return .bool(false)
-            default: throw Problem(message: "'\(text)' is not yes or no")
+            default: throw Problem(message: "'\(ValueText.shown(text))' is not yes or no")
             }
         case .date:
             if let date = CalendarDate(parsing: text) { return .date(date) }
@@ -208,15 +215,15 @@ struct ValueText {
             switch try? temporal.parse(text) {
             case .date(let date)?: return .date(date)
             case .instant(let value)?: return .date(value.wallTime(in: zone).date)
-            default: throw Problem(message: "'\(text)' is not a date; write 2026-06-15, today, tomorrow, June 15th or next friday")
+            default: throw Problem(message: "'\(ValueText.shown(text))' is not a date; write 2026-06-15, today, tomorrow, June 15th or next friday")
             }
         case .dateTime: return .dateTime(try dateTime(text))
         case .duration: return .duration(try duration(text))
         case .url:
-            guard let url = URL(string: text), url.scheme != nil else { throw Problem(message: "'\(text)' is not an absolute URL (https://…)") }
+            guard let url = URL(string: text), url.scheme != nil else { throw Problem(message: "'\(ValueText.shown(text))' is not an absolute URL (https://…)") }
             return .url(url)
         case .uuid:
-            guard let uuid = UUID(uuidString: text) else { throw Problem(message: "'\(text)' is not a UUID") }
+            guard let uuid = UUID(uuidString: text) else { throw Problem(message: "'\(ValueText.shown(text))' is not a UUID") }
             return .uuid(uuid)
         case .person: return .person(PersonValue(displayText: text))
         case .place:
@@ -228,7 +235,7 @@ struct ValueText {
                 // An RRULE's own error says which part is wrong; words are read as `when` reads them.
                 if text.contains("=") { throw Problem(message: error.message) }
                 if case .recurrence(let rule?)? = try? temporal.parse(text) { return .recurrence(rule) }
-                throw Problem(message: "'\(text)' is not a repeat rule; write daily, weekly, weekdays, every 2 weeks, every other tuesday, monthly, yearly, or an RRULE such as FREQ=WEEKLY;BYDAY=MO,WE")
+                throw Problem(message: "'\(ValueText.shown(text))' is not a repeat rule; write daily, weekly, weekdays, every 2 weeks, every other tuesday, monthly, yearly, or an RRULE such as FREQ=WEEKLY;BYDAY=MO,WE")
             }
         }
     }
@@ -266,7 +273,7 @@ struct ValueText {
         do {
             resolution = try temporal.parse(text)
         } catch {
-            throw Problem(message: "'\(text)' is not a date and time (\(error)); write 2026-06-15 08:00, 2026-06-15T08:00:00+02:00, tomorrow 10:00, friday 9am, next friday at noon, in 2 hours or +1h")
+            throw Problem(message: "'\(ValueText.shown(text))' is not a date and time (\(error)); write 2026-06-15 08:00, 2026-06-15T08:00:00+02:00, tomorrow 10:00, friday 9am, next friday at noon, in 2 hours or +1h")
         }
         switch resolution {
         case .instant(let value):
@@ -276,7 +283,7 @@ struct ValueText {
         case .timeOfDay(let hour, let minute):
             return try wall(today.date, hour, minute).dateTime(in: zone)
         default:
-            throw Problem(message: "'\(text)' is \(WhenCommand.article(resolution)), not a date and time; write one moment, such as next friday at noon or in 2 hours")
+            throw Problem(message: "'\(ValueText.shown(text))' is \(WhenCommand.article(resolution)), not a date and time; write one moment, such as next friday at noon or in 2 hours")
         }
     }
 
@@ -297,7 +304,7 @@ struct ValueText {
                 let moved = try DateTimeValue.utc(now).checkedAdding(seconds: Int64(offset.approximateSeconds))
                 return LocalDateTime(wallSeconds: moved.wallTime(in: zone).wallSeconds)
             } catch {
-                throw Problem(message: "'\(text)' is out of range: CometCal holds dates of years 1–9999")
+                throw Problem(message: "'\(ValueText.shown(text))' is out of range: CometCal holds dates of years 1–9999")
             }
         }
         let words = lower.split(separator: " ").map(String.init)
@@ -353,7 +360,7 @@ struct ValueText {
 
     static func duration(_ text: String) throws -> DurationValue {
         if let parsed = try DurationValue(parsing: text) ?? friendlyDuration(text.lowercased()) { return parsed }
-        throw Problem(message: "'\(text)' is not a duration; write 15m, 1h30m, 2d, -10m or PT15M")
+        throw Problem(message: "'\(ValueText.shown(text))' is not a duration; write 15m, 1h30m, 2d, -10m or PT15M")
     }
 
     /// `15m`, `1h30m`, `2d`, `1w`, `-10m`, `90 minutes`.
@@ -378,7 +385,7 @@ struct ValueText {
             let (seconds, overflow) = number.multipliedReportingOverflow(by: unit.1)
             let (sum, sumOverflow) = total.addingReportingOverflow(seconds)
             guard !overflow, !sumOverflow, Int64(sum) <= DurationValue.maximumSeconds else {
-                throw Problem(message: "'\(text)' is out of range: longer than 10,000 years, more than any two dates of years 1–9999 can be apart")
+                throw Problem(message: "'\(ValueText.shown(text))' is out of range: longer than 10,000 years, more than any two dates of years 1–9999 can be apart")
             }
             total = sum
             sawUnit = true

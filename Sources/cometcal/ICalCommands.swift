@@ -39,13 +39,13 @@ struct ICalCommands {
             terminal.out(JSONWriter.pretty(report.json))
         } else {
             for warning in report.warnings {
-                terminal.err("\(warning.source):\(warning.line): warning: " + warning.message + (warning.uid.map { " [UID \($0)]" } ?? ""))
+                terminal.err(Terminal.printable("\(warning.source):\(warning.line): warning: " + warning.message + (warning.uid.map { " [UID \($0)]" } ?? "")))
             }
             // With --skip-invalid an invalid component is left out, as asked: said as such.
             let label = report.written ? "skipped: " : "error: "
             for problem in report.problems {
                 let place = problem.line > 0 ? "\(problem.source):\(problem.line): " : "\(problem.source): "
-                terminal.err(place + label + problem.message + (problem.uid.map { " [UID \($0)]" } ?? ""))
+                terminal.err(Terminal.printable(place + label + problem.message + (problem.uid.map { " [UID \($0)]" } ?? "")))
             }
             terminal.out(summary(report))
         }

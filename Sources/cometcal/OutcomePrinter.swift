@@ -20,7 +20,7 @@ struct OutcomePrinter {
                 printSearch(result)
                 return
             }
-            terminal.out(result.dialog.full)
+            terminal.out(Terminal.printable(result.dialog.full))
             if let snippet = result.snippet, result.action != .delete {
                 terminal.out()
                 card(snippet)
@@ -54,9 +54,9 @@ struct OutcomePrinter {
             lines.append("Name one by its id, or use more of its title.")
             terminal.err(lines.joined(separator: "\n"))
         case .cancelled(let dialog):
-            terminal.out(dialog.full)
+            terminal.out(Terminal.printable(dialog.full))
         case .failed(let error):
-            terminal.err(OutcomePrinter.message(error, runner: runner, request: request))
+            terminal.err(Terminal.printable(OutcomePrinter.message(error, runner: runner, request: request)))
         }
     }
 
@@ -136,10 +136,10 @@ struct OutcomePrinter {
         }
         guard !result.records.isEmpty else {
             // Past the last page the note says what there is; otherwise "I didn't find any …".
-            if (result.page?.total ?? 0) == 0 { terminal.out(result.dialog.full) }
+            if (result.page?.total ?? 0) == 0 { terminal.out(Terminal.printable(result.dialog.full)) }
             return
         }
-        let described = result.records.map(context.backend.describe)
+        let described = result.records.map(context.backend.describe).map { Candidate(id: $0.id, title: Terminal.printable($0.title), subtitle: $0.subtitle.map(Terminal.printable)) }
         let width = min(40, described.map(\.title.count).max() ?? 0)
         for (record, candidate) in zip(result.records, described) {
             let title = candidate.title.count < width ? candidate.title + String(repeating: " ", count: width - candidate.title.count) : candidate.title

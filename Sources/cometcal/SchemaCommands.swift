@@ -28,7 +28,7 @@ struct SchemaCommands {
         case .failure(let code): return .failure(code)
         case .success(let result):
             guard let registry = result.registry else {
-                terminal.err(DiagnosticRenderer(sources: result.sources).render(result.diagnostics)
+                terminal.err(Terminal.printable(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))
                              + "error: the schemas have \(result.errorCount) error(s); fix them, then try again ('cometcal schema check')")
                 return .failure(.dataError)
             }
@@ -56,7 +56,7 @@ struct SchemaCommands {
         }
         if !result.diagnostics.isEmpty {
             let renderer = DiagnosticRenderer(sources: result.sources, showCodes: !parsed.flag("no-codes"))
-            terminal.err(renderer.render(result.diagnostics).trimmingCharacters(in: .newlines))
+            terminal.err(Terminal.printable(renderer.render(result.diagnostics).trimmingCharacters(in: .newlines)))
         }
         let files = "\(result.sources.count) file\(result.sources.count == 1 ? "" : "s")"
         guard let registry = result.registry else {

@@ -119,6 +119,8 @@ final class RPCClient {
         while true {
             let message = try receive(timeout: timeout)
             if message["id"] == .int(id) { return message["result"] ?? message["error"] ?? .null }
+            // An error for no request in particular (a connection refused, a frame unread) is this call's answer.
+            if message["id"] == .null, let error = message["error"] { return error }
             if message["method"] != nil { notifications.append(message) }
         }
     }

@@ -36,6 +36,8 @@ public struct RPCError: Error, Sendable, Hashable {
     public static let requestTooLarge = -32001
     public static let requestTimedOut = -32002
     public static let shuttingDown = -32003
+    /// The daemon already serves as many connections as it takes; the client may try again.
+    public static let tooManyConnections = -32004
 
     var json: JSONValue {
         var object = JSONObject([("code", .int(code)), ("message", .string(message))])

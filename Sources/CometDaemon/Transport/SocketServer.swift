@@ -186,6 +186,12 @@ public final class SocketServer: @unchecked Sendable {
             }
             guard let connection else {
                 handlers.log("connection refused", [("reason", "over \(limits.maximumConnections) connections")])
+                // Said before closing, so the client knows why (a short write to a new socket
+                // does not block; if it does not fit, the close says enough).
+                let body = #"{"jsonrpc":"2.0","id":null,"error":{"code":-32004,"message":"the daemon serves at most \#(limits.maximumConnections) connections at once; try again when others have closed","data":{"limit":\#(limits.maximumConnections)}}}"#
+                let frame = FrameDecoder.frame(Array(body.utf8))
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = frame.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue
             }

@@ -87,7 +87,7 @@ public final class SQLiteStore: EntityStore {
                 try index.update(try reader.record(from: row), isNew: true)
             }
         }
-        try migrator.migrate()
+        if try !migrator.isCurrent() { try migrator.migrate() }
         try refreshWindowIfNeeded()
     }
 

@@ -20,6 +20,34 @@ struct Migrator {
     /// (WITHOUT ROWID) with the `overridden` and `is_instance` columns.
     static let occurrenceFormat = "3"
 
+    /// Everything the migration makes the tables match, as one text: the formats, and each
+    /// table's columns with their signatures and its searchable columns. Kept in _meta after a
+    /// migration, so a store already in line is opened with reads alone: a command that only
+    /// reads never takes the write lock, and works on a store it may not write.
+    var fingerprint: String {
+        var parts = ["format=\(Migrator.formatVersion)", "occurrences=\(Migrator.occurrenceFormat)"]
+        for layout in layouts {
+            parts.append(layout.table + "(" + layout.columns.map { "\($0.column)=\($0.signature)" }.joined(separator: ",") + ")"
+                         + " search(" + layout.entity.searchableProperties.map(\.name).joined(separator: ",") + ")"
+                         + " occ(" + (layout.occurrenceTable ?? "") + ")")
+        }
+        return parts.joined(separator: ";")
+    }
+
+    /// Whether the store already matches, read without a write transaction.
+    func isCurrent() throws -> Bool {
+        guard case .integer(let version)? = try connection.prepare("PRAGMA user_version").scalar(), version == Int64(Migrator.formatVersion) else { return false }
+        guard try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_meta'").scalar() == .integer(1) else { return false }
+        guard try connection.prepare("SELECT value FROM _meta WHERE key = 'layout'").scalar() == .text(fingerprint) else { return false }
+        // Each derived table's own format mark too (what the migration itself goes by).
+        for layout in layouts {
+            guard let occurrences = layout.occurrenceTable else { continue }
+            let format = try connection.prepare("SELECT value FROM _meta WHERE key = ?").scalar([.text("occurrences:" + occurrences)])
+            if format != .text(Migrator.occurrenceFormat) { return false }
+        }
+        return true
+    }
+
     func migrate() throws {
         try connection.transaction {
             let version = try connection.prepare("PRAGMA user_version").scalar()
@@ -49,6 +77,7 @@ struct Migrator {
                 throw StoreError(.destructiveMigration, "the schema change would lose data, so nothing was changed:\n  - " + problems.joined(separator: "\n  - "))
             }
             try connection.execute("PRAGMA user_version = \(Migrator.formatVersion)")
+            try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('layout', ?)").run([.text(fingerprint)])
         }
     }
 

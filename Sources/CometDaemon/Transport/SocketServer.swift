@@ -68,6 +68,12 @@ public final class SocketServer: @unchecked Sendable {
         } catch {
             throw StartError(description: "cannot create the socket's folder \(folder): \(error.localizedDescription)")
         }
+        // A folder someone else can write to, or a link someone else placed, would let them
+        // swap the socket for their own: refused. (lstat: the link itself, then what it names.)
+        var link = stat()
+        if lstat(folder, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, link.st_uid != getuid() {
+            throw StartError(description: "the socket's folder \(folder) is a symbolic link owned by another user (uid \(link.st_uid)); use a folder of your own")
+        }
         var status = stat()
         guard stat(folder, &status) == 0, status.st_uid == getuid(), status.st_mode & 0o077 == 0 else {
             throw StartError(description: "the socket's folder \(folder) must belong to you and be closed to others (chmod 700 \(folder))")
@@ -86,17 +92,22 @@ public final class SocketServer: @unchecked Sendable {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         // A socket file left by a daemon that died is removed; the lock file says none runs.
         unlink(path)
-        let previous = umask(0o177)
+        // No umask change (it is the whole process's, and other threads create files): the
+        // folder is the owner's alone, so the socket is out of reach until it is made 0600.
         let bound = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        umask(previous)
         guard bound == 0 else {
             let message = String(cString: strerror(errno))
             close(fd)
             throw StartError(description: "cannot listen at \(path): \(message)")
         }
-        chmod(path, 0o600)
+        guard chmod(path, 0o600) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            unlink(path)
+            throw StartError(description: "cannot make the socket \(path) private (0600): \(message)")
+        }
         guard listen(fd, 512) == 0 else {
             close(fd)
             throw StartError(description: "listen(): \(String(cString: strerror(errno)))")

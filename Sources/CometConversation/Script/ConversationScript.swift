@@ -51,6 +51,10 @@ public struct ConversationScript: Sendable {
     public static let sizeLimit = 1_000_000
 
     public static func load(path: String) throws(Problem) -> ConversationScript {
+        // The size first: a file past the limit is refused without being read.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > sizeLimit {
+            throw Problem(path: path, line: 0, message: "the script is \(size) bytes; scripts are limited to \(sizeLimit) bytes")
+        }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw Problem(path: path, line: 0, message: "cannot read the script: \(error.localizedDescription)")

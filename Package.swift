@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CometText"),
         // The embedded store: SQLite tables derived from the registry, full-text and occurrence
         // indexes, the undo journal.
-        .target(name: "CometStore", dependencies: ["CometSchema", "CSQLite"]),
+        .target(name: "CometStore", dependencies: ["CometSchema", "CometText", "CSQLite"]),
         // iCalendar through libical: a streaming reader with line numbers, the schema-driven
         // mapping entity ⇄ component, and the writer.
         .target(name: "CometICal", dependencies: ["CometSchema", "CLibical"]),

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 
 extension Session {
     /// The most instances of one series a query reads (a week of FREQ=SECONDLY, with the margin
@@ -64,7 +65,7 @@ extension Session {
                     let slack = OccurrenceKey.floatingSlack
                     let (keys, complete) = shape.instanceKeys(series, from: fromKey - slack, through: toKey + slack, reading: Session.maximumExpandedPerSeries)
                     if !complete {
-                        throw StoreError(.invalidData, "one repeating event has more than \(Session.maximumExpandedPerSeries.formatted()) occurrences in this range; ask for a shorter range")
+                        throw StoreError(.invalidData, "one repeating event has more than \(NumberText.grouped(Session.maximumExpandedPerSeries)) occurrences in this range; ask for a shorter range")
                     }
                     for key in keys where (dense || !(key >= store.window.lowerBound && key <= store.window.upperBound)) && !overridden.contains(key) {
                         if seen.insert("\(id)|\(key)").inserted {

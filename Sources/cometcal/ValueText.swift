@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 import CometConversation
 
 /// Reads the values people type on a command line: ISO 8601 and simple date forms
@@ -89,7 +90,7 @@ struct ValueText {
     /// so an error never repeats megabytes back.
     static func shown(_ text: String) -> String {
         guard text.count > 80 else { return text }
-        return String(text.prefix(60)) + "… (\(text.count.formatted()) characters)"
+        return String(text.prefix(60)) + "… (\(NumberText.grouped(text.count)) characters)"
     }
 
     /// "a" or "an", by the sound of the first letter (good enough for type names).

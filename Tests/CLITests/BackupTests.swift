@@ -25,17 +25,7 @@ struct BackupTests: CLISuite {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
 
-    func integrity(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, "PRAGMA integrity_check;"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
-    }
+    func integrity(_ path: String) throws -> String { try CLIRunner.integrity(of: path) }
 
     @Test("backups taken while the daemon writes are each sound and hold a whole prefix of the writes")
     func backupDuringWrites() throws {

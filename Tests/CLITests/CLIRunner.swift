@@ -61,6 +61,21 @@ enum CLIRunner {
                          stderr: String(decoding: stderrData, as: UTF8.self))
     }
 
+    /// What `PRAGMA integrity_check` says of a store, through the sqlite3 shell (not CometCal):
+    /// "ok\n" for a sound one.
+    static func integrity(of path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", path, "PRAGMA integrity_check;"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+
     /// A fresh temporary directory, removed by the caller.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-cli-\(UUID().uuidString)")

@@ -46,17 +46,7 @@ struct CrashConsistencyTests: CLISuite {
         return process
     }
 
-    func integrityOK() throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", storePath, "PRAGMA integrity_check;"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text == "ok\n"
-    }
+    func integrityOK() throws -> Bool { try CLIRunner.integrity(of: storePath) == "ok\n" }
 
     func total() throws -> Int {
         guard case .int(let count)? = try json(["event", "list", "--limit", "1"])["total"] else { return -1 }

@@ -45,9 +45,7 @@ struct HostileInputTests: CLISuite {
 
     /// The store, as SQLite sees it: sound, and how many events it holds.
     func storeState() throws -> (ok: Bool, events: Int) {
-        let check = try shell("sqlite3", [storePath, "PRAGMA integrity_check;"])
-        let count = try shell("sqlite3", [storePath, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%event%' AND type = 'table';"])
-        _ = count
+        let check = try CLIRunner.integrity(of: storePath)
         let events = try json(["event", "list"])["total"]
         guard case .int(let total)? = events else { return (check == "ok\n", -1) }
         return (check == "ok\n", total)

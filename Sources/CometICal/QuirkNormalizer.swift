@@ -62,9 +62,9 @@ enum QuirkNormalizer {
         let upper = message.uppercased()
         for line in raw.properties + raw.children.flatMap(\.properties) {
             let value = line.value.trimmingSpaces()
-            if !value.isEmpty, message.contains(value) { return line.line }
+            if !value.isEmpty, message.containsBytes(value) { return line.line }
         }
-        for line in raw.properties + raw.children.flatMap(\.properties) where upper.contains(line.name) && line.name.count > 2 {
+        for line in raw.properties + raw.children.flatMap(\.properties) where upper.containsBytes(line.name) && line.name.count > 2 {
             return line.line
         }
         return raw.beginLine

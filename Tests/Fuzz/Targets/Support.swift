@@ -4,7 +4,7 @@ import CometSchema
 /// What every fuzz target shares: the repository's schemas, loaded once, and a scratch folder
 /// removed when the process ends. Targets run from the repository root (scripts/fuzz).
 enum FuzzSupport {
-    nonisolated(unsafe) static let registry: Registry = {
+    static let registry: Registry = {
         do {
             return try Registry.load(paths: [ProcessInfo.processInfo.environment["COMETCAL_FUZZ_SCHEMAS"] ?? "Schemas"])
         } catch {
@@ -12,7 +12,7 @@ enum FuzzSupport {
         }
     }()
 
-    nonisolated(unsafe) static let scratch: URL = {
+    static let scratch: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-fuzz-\(getpid())")
         try? FileManager.default.removeItem(at: url)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -13,7 +13,7 @@ nonisolated(unsafe) var imports = 0
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let file = FuzzSupport.scratch.appendingPathComponent("input.ics")
-    FileManager.default.createFile(atPath: file.path, contents: Data(bytes: data, count: size))
+    _ = FileManager.default.createFile(atPath: file.path, contents: Data(bytes: data, count: size))
     guard let handle = FileHandle(forReadingAtPath: file.path) else { return 0 }
     defer { try? handle.close() }
     _ = importEngine.importCalendars([ImportSource(name: "fuzz.ics", handle: handle, registry: FuzzSupport.registry)],

@@ -68,8 +68,9 @@ def main():
     fds_start = fds(daemon.pid)
 
     acknowledged = [[] for _ in range(options.clients)]
+    deleted = [[] for _ in range(options.clients)]
     errors = []
-    counts = {"reads": 0, "writes": 0, "updates": 0}
+    counts = {"reads": 0, "writes": 0, "updates": 0, "deletes": 0}
     lock = threading.Lock()
     stop = time.time() + options.seconds
 
@@ -96,6 +97,17 @@ def main():
                         continue
                     mine.append(title)
                     with lock: counts["writes"] += 1
+                    # Each client keeps its last 50: the store stays the same size, so memory
+                    # that grows is memory kept, not data added.
+                    if len(mine) > 50:
+                        oldest = mine[0]
+                        result = client.call("intent.perform", intent="deleteEvent", parameters={"event": oldest}, confirmed=True)
+                        if result.get("outcome") != "done":
+                            errors.append(f"client {number}: delete {oldest}: {result.get('outcome')} {result.get('error')}")
+                            continue
+                        mine.pop(0)
+                        deleted[number].append(oldest)
+                        with lock: counts["deletes"] += 1
                 elif roll < 0.45 and mine:
                     title = rng.choice(mine)
                     result = client.call("intent.perform", intent="updateEvent", parameters={"event": title, "note": f"touched {sequence}"}, confirmed=True)
@@ -153,6 +165,7 @@ def main():
                 break
             offset += len(entities)
     missing = set(expected) - set(found)
+    resurrected = set(title for titles in deleted for title in titles) & set(found)
     duplicated = len(found) - len(set(found))
     daemon.terminate()
     daemon.wait(timeout=30)
@@ -161,16 +174,16 @@ def main():
     growth = (rss_end - baseline) / baseline * 100 if baseline else 0.0
     figures = {
         "seconds": round(elapsed, 1), "clients": options.clients,
-        "requests": counts["reads"] + counts["writes"] + counts["updates"], "reads": counts["reads"],
-        "writes": counts["writes"], "updates": counts["updates"],
-        "requestsPerSecond": round((counts["reads"] + counts["writes"] + counts["updates"]) / elapsed, 1),
-        "errors": len(errors), "missing": len(missing), "duplicated": duplicated, "stored": len(found), "seeded": options.seed,
+        "requests": sum(counts.values()), "reads": counts["reads"],
+        "writes": counts["writes"], "updates": counts["updates"], "deletes": counts["deletes"],
+        "requestsPerSecond": round(sum(counts.values()) / elapsed, 1),
+        "errors": len(errors), "missing": len(missing), "deletedButPresent": len(resurrected), "duplicated": duplicated, "stored": len(found), "seeded": options.seed,
         "rssStartMiB": round(samples[0][1] / 1024, 1) if samples else None, "rssAfterWarmupMiB": round(baseline / 1024, 1),
         "rssEndMiB": round(rss_end / 1024, 1), "rssPeakMiB": round(rss_peak / 1024, 1), "rssGrowthPercent": round(growth, 1),
         "fdsStart": fds_start, "fdsEnd": fds_end,
         "rssEvery30sMiB": [round(rss / 1024) for at, rss in samples if int(at) % 30 == 0][::1],
     }
-    ok = not errors and not missing and duplicated == 0 and len(found) == len(expected) + options.seed and growth < 10 and fds_end <= fds_start
+    ok = not errors and not missing and not resurrected and duplicated == 0 and len(found) == len(expected) + options.seed and growth < 10 and fds_end <= fds_start
     if options.json:
         print(json.dumps({"ok": ok, **figures, "firstErrors": errors[:5]}, indent=2))
     else:

@@ -29,6 +29,15 @@ struct Lexer {
     }
 
     private mutating func next() -> Token {
+        // A loop, not a recursion past unexpected characters: thousands of them in a row (a
+        // binary file) overflowed the stack of a debug build (found by the fuzz corpus replay).
+        while true {
+            if let token = nextOrSkip() { return token }
+        }
+    }
+
+    /// The next token, or nil after reporting an unexpected character (the caller goes on).
+    private mutating func nextOrSkip() -> Token? {
         skipTriviaAndComments()
         let start = offset
         let startsLine = !lineHasToken
@@ -58,13 +67,23 @@ struct Lexer {
             if isDigit(byte) || (byte == UInt8(ascii: "-") && peek(1).map(isDigit) == true) {
                 return lexNumber(startsLine: startsLine)
             }
-            // Report one unexpected character (a whole UTF-8 scalar) and move past it.
-            let scalarLength = utf8Length(leading: byte)
-            offset = min(bytes.count, offset + scalarLength)
+            // Report a run of unexpected characters (whole UTF-8 scalars) once and move past
+            // it: one diagnostic per character made binary input quadratic (each one's column
+            // is counted from its line's start).
+            repeat {
+                offset = min(bytes.count, offset + utf8Length(leading: bytes[offset]))
+            } while offset < bytes.count && isUnexpected(bytes[offset]) && offset - start < 64
             let text = String(decoding: bytes[start..<offset], as: UTF8.self)
+            while offset < bytes.count, isUnexpected(bytes[offset]) { offset = min(bytes.count, offset + utf8Length(leading: bytes[offset])) }
             diagnostics.append(.unexpectedCharacter(text, at: source.location(ofOffset: start)))
-            return next()
+            return nil
         }
+    }
+
+    /// A byte no token starts with, and not space or a line break.
+    private func isUnexpected(_ byte: UInt8) -> Bool {
+        if isIdentifierStart(byte) || isDigit(byte) { return false }
+        return !Array("{}()[]:,=?@.\"/- \t\r\n".utf8).contains(byte)
     }
 
     private mutating func skipTriviaAndComments() {

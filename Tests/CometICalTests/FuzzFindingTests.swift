@@ -10,7 +10,7 @@ struct FuzzFindingTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/fuzz")
 
-    @Test("every finding is read to its end, as text (bytes repaired) and as a file", arguments: ["ical-crash-quirk-line.ics"])
+    @Test("every finding is read to its end, as text (bytes repaired) and as a file", arguments: ["ical-crash-quirk-line.ics", "import-timeout-rfc-examples.ics", "import-timeout-materialization.ics"])
     func finding(name: String) throws {
         let registry = try Registry.load(paths: [Self.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Schemas").path])

@@ -83,8 +83,10 @@ struct Lexer {
     /// A byte no token starts with, and not space or a line break.
     private func isUnexpected(_ byte: UInt8) -> Bool {
         if isIdentifierStart(byte) || isDigit(byte) { return false }
-        return !Array("{}()[]:,=?@.\"/- \t\r\n".utf8).contains(byte)
+        return !Lexer.tokenOrSpaceBytes.contains(byte)
     }
+
+    private static let tokenOrSpaceBytes = Set("{}()[]:,=?@.\"/- \t\r\n".utf8)
 
     private mutating func skipTriviaAndComments() {
         while let byte = peek() {

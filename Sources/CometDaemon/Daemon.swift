@@ -126,6 +126,8 @@ public final class Daemon: @unchecked Sendable {
     static func answer(_ body: [UInt8], service: DaemonService, connection: Int, logger: Logger? = nil) -> JSONValue? {
         func answer(_ request: RPCRequest) -> JSONValue? {
             let started = DispatchTime.now()
+            // Logged before the work too, so whoever reads the log knows a request is in flight.
+            logger?.info("received", [("connection", String(connection)), ("method", request.method)])
             let result = service.handle(request.method, request.params, connection: connection)
             if let logger {
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6

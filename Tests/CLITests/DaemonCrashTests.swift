@@ -7,11 +7,11 @@ import CometSchema
 struct DaemonCrashTests {
     private func object(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
 
-    static func calendar(events: Int) -> String {
+    static func calendar(events: Int, prefix: String = "bulk") -> String {
         var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nX-WR-CALNAME:Bulk\r\n"
         for index in 0..<events {
             let day = 1 + index % 28
-            text += "BEGIN:VEVENT\r\nUID:bulk-\(index)@test\r\nDTSTAMP:20260601T120000Z\r\nSUMMARY:Bulk \(index)\r\n"
+            text += "BEGIN:VEVENT\r\nUID:\(prefix)-\(index)@test\r\nDTSTAMP:20260601T120000Z\r\nSUMMARY:Bulk \(index)\r\n"
                 + String(format: "DTSTART;TZID=America/Los_Angeles:202607%02dT090000\r\n", day) + "DESCRIPTION:Number \(index)\r\nEND:VEVENT\r\n"
         }
         return text + "END:VCALENDAR\r\n"
@@ -23,22 +23,27 @@ struct DaemonCrashTests {
         return total
     }
 
-    @Test("SIGTERM during a long import: it finishes first, so after a restart it is whole")
+    @Test("SIGTERM while two imports are in flight: both finish and are answered first, so after a restart both are whole")
     func termDuringImport() throws {
         let daemon = try DaemonHarness()
-        let client = try daemon.client()
-        client.sendFrame(object([("jsonrpc", "2.0"), ("id", 1), ("method", "ical.import"), ("params", object([("content", .string(DaemonCrashTests.calendar(events: 3_000)))]))]))
-        usleep(300_000)
+        let first = try daemon.client(), second = try daemon.client()
+        for (client, prefix) in [(first, "bulk"), (second, "more")] {
+            client.sendFrame(object([("jsonrpc", "2.0"), ("id", 1), ("method", "ical.import"),
+                                     ("params", object([("content", .string(DaemonCrashTests.calendar(events: 3_000, prefix: prefix)))]))]))
+        }
+        // The daemon logs each request as it starts working on it: both are in flight at the signal.
+        let deadline = Date().addingTimeInterval(30)
+        while daemon.readLog().components(separatedBy: "msg=received").count - 1 < 2, Date() < deadline { usleep(5_000) }
+        #expect(daemon.logText.components(separatedBy: "msg=received").count - 1 == 2, "both imports were received: \(daemon.logText.suffix(600))")
+        #expect(!daemon.logText.contains("msg=request"), "neither had finished before the signal")
         daemon.signal(SIGTERM)
-        let answer = try? client.receive(timeout: 30)
+        for client in [first, second] {
+            let answer = try client.receive(timeout: 30)
+            #expect(answer["result"]?["written"] == true, "each request in flight gets its answer: \(answer)")
+        }
         #expect(daemon.stop() == 0)
         let again = try DaemonHarness(directory: daemon.directory)
-        let total = try count(try again.client(), "bulk")
-        if answer?["result"]?["written"] == true {
-            #expect(total == 3_000, "an import answered as written is whole")
-        } else {
-            #expect(total == 0 || total == 3_000, "whole or absent, never part: \(total)")
-        }
+        #expect(try count(try again.client(), "bulk") == 6_000, "both imports answered as written are whole")
     }
 
     @Test("kill -9 during a long import and during writes: after a restart the import is whole or absent, and every write answered is there")

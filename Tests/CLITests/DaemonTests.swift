@@ -213,6 +213,23 @@ struct DaemonTests {
         #expect(try garbage.call("health")["status"] == "ok")
     }
 
+    @Test("a frame not complete 30 seconds after its first byte is answered with -32002 and its connection is closed")
+    func frameDeadline() throws {
+        let daemon = try DaemonHarness()
+        let slow = try daemon.client()
+        let started = Date()
+        slow.sendRaw(Array("Content-Length: 100\r\n\r\n{\"jsonrpc\"".utf8))  // and stops
+        let answer = try slow.receive(timeout: 45)
+        let waited = Date().timeIntervalSince(started)
+        #expect(answer["error"]?["code"] == .int(-32002), "\(answer)")
+        #expect(answer["error"]?["message"]?.stringValue?.contains("within 30 s") == true, "\(answer)")
+        #expect(waited >= 30 && waited < 40, "answered after \(waited) s")
+        var closed = false
+        do { _ = try slow.receive(timeout: 5) } catch DaemonHarness.HarnessError.closed { closed = true }
+        #expect(closed, "then the connection is closed")
+        #expect(try daemon.client().call("health")["status"] == "ok")
+    }
+
     @Test("one daemon per store: a second start says who holds it")
     func lockFile() throws {
         let first = try DaemonHarness()

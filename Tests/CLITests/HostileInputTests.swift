@@ -285,25 +285,39 @@ struct HostileInputTests: CLISuite {
             for _ in range(2000):
                 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(30); socks.append(s)
             served = refused = other = 0
+            limits = set()
+            resets = []
             for s in socks:
                 try: s.sendall(frame(b'{"jsonrpc":"2.0","id":1,"method":"health"}'))
                 except OSError: pass
                 data = b''
-                while b'}}' not in data:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    data += chunk
-                if b'"status":"ok"' in data: served += 1
-                elif b'-32004' in data: refused += 1
+                try:
+                    while True:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        data += chunk
+                        head, _, body = data.partition(b"\\r\\n\\r\\n")
+                        if _ and len(body) >= int(head.split(b":")[1]): break
+                except OSError as error:
+                    resets.append(str(error)); continue
+                body = data.split(b"\\r\\n\\r\\n", 1)[-1]
+                try: answer = json.loads(body)
+                except ValueError: answer = {}
+                error = answer.get("error") or {}
+                if (answer.get("result") or {}).get("status") == "ok": served += 1
+                elif error.get("code") == -32004:
+                    refused += 1
+                    limits.add((error.get("data") or {}).get("limit"))
                 else: other += 1
             for s in socks: s.close()
-            print(json.dumps({"served": served, "refused": refused, "other": other}))
+            print(json.dumps({"served": served, "refused": refused, "other": other, "limits": sorted(limits, key=str), "resets": resets[:3], "reset": len(resets)}))
             """
         let counter = Process()
         counter.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         counter.arguments = ["python3", "-c", script, daemon.socket]
         let out = Pipe()
         counter.standardOutput = out
+        counter.standardError = out
         try counter.run()
         var data = Data()
         while counter.isRunning {
@@ -311,12 +325,16 @@ struct HostileInputTests: CLISuite {
             usleep(50_000)
         }
         data = out.fileHandleForReading.readDataToEndOfFile()
-        let counts = try JSONParser.parse(String(decoding: data, as: UTF8.self))
-        guard case .int(let served)? = counts["served"], case .int(let refused)? = counts["refused"] else {
+        guard let counts = try? JSONParser.parse(String(decoding: data, as: UTF8.self)),
+              case .int(let served)? = counts["served"], case .int(let refused)? = counts["refused"] else {
             Issue.record("no counts: \(String(decoding: data, as: UTF8.self))")
             return
         }
-        #expect(served >= 1_000 && served + refused == 2_000, "served \(served), refused \(refused), other \(String(describing: counts["other"]))")
+        let said = "served \(served), refused \(refused), other \(String(describing: counts["other"]))"
+        #expect(served + refused == 2_000, "every connection got an answer: \(said), resets \(String(describing: counts["reset"])) \(String(describing: counts["resets"]))")
+        #expect(served >= 1_000 && served <= 1_024, "up to the limit are served: \(said)")
+        #expect(refused >= 2_000 - 1_024, "the ones past the limit are refused with -32004: \(said)")
+        #expect(counts["limits"] == .array([.int(1_024)]), "each refusal says the limit in data.limit: \(String(describing: counts["limits"]))")
         for _ in 0..<20 {
             daemon.readLog()
             usleep(50_000)

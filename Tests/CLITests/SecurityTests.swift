@@ -47,12 +47,20 @@ struct SecurityTests: CLISuite {
         try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let link = scratch.url.appendingPathComponent("link")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: mine)
+        // A link placed by someone else: as root, one we hand to nobody, pointing at a folder of
+        // ours; as anyone else, root's /bin (a link to usr/bin on a merged-/usr Debian).
+        let foreign: String
         if getuid() == 0 {
-            // A link placed by someone else (nobody), pointing at a folder of ours.
             #expect(lchown(link.path, 65534, 65534) == 0)
-            let result = try startDaemon(socket: link.appendingPathComponent("d.sock").path)
-            #expect(result.status != 0 && result.stderr.contains("is a symbolic link owned by another user"), "\(result.stderr)")
+            foreign = link.path
+        } else {
+            var bin = stat()
+            try #require(lstat("/bin", &bin) == 0 && bin.st_mode & S_IFMT == S_IFLNK && bin.st_uid == 0, "/bin is root's link here")
+            foreign = "/bin"
         }
+        let refused = try startDaemon(socket: foreign + "/d.sock")
+        #expect(refused.status != 0 && refused.stderr.contains("is a symbolic link owned by another user"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: foreign + "/d.sock"))
         // The socket itself is the owner's alone.
         let daemon = try DaemonHarness()
         defer { _ = daemon.stop() }

@@ -216,11 +216,22 @@ struct ConversationTests {
         let fixture = try ConversationFixture()
         let before = try fixture.fingerprint()
         let started = Date()
-        for text in ["open \"quoted* NEAR(", "delete -", "move OR to noon", "who's coming to \u{1B}[31mred", "open \0nul",
-                     String(repeating: "move it to noon ", count: 20), String(repeating: "x", count: 5_000), "where is ******"] {
-            let turn = fixture.say(text)
-            #expect(turn.outcome != .done || !turn.reply.isEmpty, "\(text.prefix(40))")
-            #expect(turn.outcome != .needsConfirmation || text.hasPrefix("delete"), "\(text.prefix(40)): \(turn.reply)")
+        // Each is answered with what it is, never with an action: the words name nothing that
+        // exists, are too long, or (a search word that every title's note holds) ask which one.
+        let cases: [(text: String, outcome: TurnOutcome, reply: String)] = [
+            ("open \"quoted* NEAR(", .failed, "I couldn't find an event called “quoted* NEAR(”."),
+            ("delete -", .failed, "I couldn't find an event called “-”."),
+            ("move OR to noon", .needsDisambiguation(count: 2), "Which event did you mean: “Picnic”"),
+            ("who's coming to \u{1B}[31mred", .failed, "I couldn't find an event called “\u{1B}[31mred”."),
+            ("open \0nul", .failed, "I couldn't find an event called “\0nul”."),
+            (String(repeating: "move it to noon ", count: 20), .failed, "That's more than I can take in at once (40 words at most)"),
+            (String(repeating: "x", count: 5_000), .failed, "That's more than I can take in at once (1000 characters at most)"),
+            ("where is ******", .failed, "I couldn't find an event called “******”."),
+        ]
+        for item in cases {
+            let turn = fixture.say(item.text)
+            #expect(turn.outcome == item.outcome, "\(item.text.prefix(40)): \(turn.outcome) \(turn.reply)")
+            #expect(turn.reply.hasPrefix(item.reply), "\(item.text.prefix(40)): \(turn.reply)")
             fixture.say("never mind")
         }
         #expect(Date().timeIntervalSince(started) < 10)

@@ -71,6 +71,21 @@ struct DocConversationTests {
         #expect(fixture.start("Tea") == "2026-06-08 15:00")
     }
 
+    @Test("a repeating event named without a day means its next occurrence: “…, only this one” deletes that one alone")
+    func onlyThisOneInOneBreath() throws {
+        let fixture = try ConversationFixture(seeds: ["lunar-orbit-log.ics"])
+        let before = fixture.events.count
+        let asked = fixture.say("delete the oxygen systems check, only this one")
+        #expect(asked.outcome == .needsConfirmation, "\(asked.reply)")
+        #expect(asked.reply.contains("only the occurrence on Tue Jun 16"), "\(asked.reply)")
+        #expect(fixture.say("yes").outcome == .done)
+        let series = try #require(fixture.events.first { fixture.registry.title(of: $0) == "Oxygen Systems Check" && $0["recurrenceId"] == nil })
+        #expect(series["recurrence"] != nil, "the series stays")
+        #expect(fixture.events.count == before, "one occurrence is excluded; no event is removed")
+        let excluded = fixture.registry.displayText(series["excludedDates"] ?? .array([]))
+        #expect(excluded.contains("2026-06-16"), "the June 16 occurrence is excluded: \(excluded)")
+    }
+
     @Test("a list names 20 items and counts the rest")
     func longLists() throws {
         let fixture = try ConversationFixture(seeds: [])
@@ -83,9 +98,26 @@ struct DocConversationTests {
 
     @Test("without @now the clock is Monday 2026-06-08 09:00 UTC; scripts over 1 MB are refused")
     func scriptDefaults() throws {
-        let script = try ConversationScript.parse("> what's on today\n< Jun 8\n", path: ConversationFixture.examples.appendingPathComponent("x.convo").path)
+        // Events at fixed instants: "today" must be Monday June 8 2026, and "at 8am" (a time
+        // alone, for a create) must fall on Tuesday because 09:00 UTC has passed 08:00 UTC.
+        let text = """
+            > schedule Dentist on June 8 2026 at 3pm
+            > schedule Haircut on June 9 2026 at 3pm
+            > what's on today
+            < Dentist
+            < Jun 8
+            < 15:00
+            > schedule Coffee for 8am
+            @expect event "Coffee" startDate 2026-06-09 08:00
+            > schedule Tea for 10am
+            @expect event "Tea" startDate 2026-06-08 10:00
+
+            """
+        let script = try ConversationScript.parse(text, path: ConversationFixture.examples.appendingPathComponent("x.convo").path)
         let result = ScriptRunner(registry: ScriptTests.registry).run(script)
-        #expect(result.failures.isEmpty || result.failures[0].got.contains("didn't find"), "\(result.failures.map(\.description))")
+        #expect(result.failures.isEmpty, "\(result.failures.map(\.description))")
+        let wrongDay = try ConversationScript.parse(text.replacingOccurrences(of: "< Dentist", with: "< Haircut"), path: ConversationFixture.examples.appendingPathComponent("x.convo").path)
+        #expect(!ScriptRunner(registry: ScriptTests.registry).run(wrongDay).failures.isEmpty, "the check itself can fail")
         let big = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).convo")
         try String(repeating: "# padding\n", count: 110_000).write(to: big, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: big) }

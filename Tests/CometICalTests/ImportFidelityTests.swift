@@ -636,7 +636,16 @@ struct ImportReviewTests {
     func gapStartLongEvent() throws {
         let session = try Corpus.Session()
         defer { session.close() }
-        _ = session.importText(calendar(vevent("long@test", ["DTSTART;TZID=America/New_York:20250309T023000", "DTEND;TZID=America/New_York:20250310T023000"])), name: "long.ics")
+        let report = session.importText(calendar(vevent("long@test", ["DTSTART;TZID=America/New_York:20250309T023000", "DTEND;TZID=America/New_York:20250310T023000"])), name: "long.ics")
+        #expect(report.written && report.added == 1, "\(report.problems)")
+        // 02:30 does not exist that day: it is read as 03:30 EDT (07:30Z), and the event keeps its day-long length.
+        let stored = try only(session, "long@test")
+        func utc(_ field: String) -> String? {
+            guard case .dateTime(let value)? = stored[field] else { return nil }
+            return LocalDateTime(wallSeconds: value.sortKey).description + "Z"
+        }
+        #expect(utc("startDate") == "2025-03-09T07:30:00Z")
+        #expect(utc("endDate") == "2025-03-10T07:30:00Z")
         try roundTripIsStable(session)
     }
 

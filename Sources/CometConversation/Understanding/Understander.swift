@@ -71,7 +71,26 @@ final class Understander {
         guard !words.isEmpty else { return nil }
         if Understander.undoWords.contains(words.keys) { return .undo }
         if Understander.redoWords.contains(words.keys) { return .redo }
-        return readPatterns(words, strict: true) ?? readJoined(words) ?? readPatterns(words, strict: false)
+        return readWithTrailingChoice(words) ?? readPatterns(words, strict: true) ?? readJoined(words) ?? readPatterns(words, strict: false)
+    }
+
+    /// "delete the standup, only this one": a clause after the last pause that answers one of
+    /// the intent's enum parameters the rest left unset, by a case's name or its `@spoken` or
+    /// `@display` words (the rule the engine's own prompts use).
+    private func readWithTrailingChoice(_ words: Utterance) -> Reading? {
+        guard let pause = words.words.indices.dropLast().last(where: { words.words[$0].pauseAfter }) else { return nil }
+        let tail = words[(pause + 1)..<words.words.count].keyText
+        let answered = registry.allEnums.filter { $0.enumCase(answering: tail) != nil }
+        guard !answered.isEmpty else { return nil }
+        let head = words[0..<(pause + 1)]
+        guard case .request(var draft)? = readPatterns(head, strict: true) ?? readPatterns(head, strict: false) else { return nil }
+        for parameter in draft.intent.parameters where draft.slots[parameter.name] == nil {
+            guard case .enumeration(let name) = parameter.type.base, let definition = answered.first(where: { $0.name == name }),
+                  let chosen = definition.enumCase(answering: tail) else { continue }
+            draft.slots[parameter.name] = .value(.enumCase(chosen.name))
+            return .request(draft)
+        }
+        return nil
     }
 
     /// "change this to repeat weekly and move it to my Deep Space calendar": two requests of

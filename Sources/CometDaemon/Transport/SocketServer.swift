@@ -203,6 +203,11 @@ public final class SocketServer: @unchecked Sendable {
                 let frame = FrameDecoder.frame(Array(body.utf8))
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 _ = frame.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                // What the client already sent is read and dropped first: a socket closed with
+                // unread data resets the connection, and the client could lose the answer above.
+                shutdown(fd, Int32(SHUT_WR))
+                var sink = [UInt8](repeating: 0, count: 4096)
+                while Glibc.recv(fd, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 {}
                 close(fd)
                 continue
             }

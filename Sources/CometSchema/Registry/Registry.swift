@@ -106,6 +106,7 @@ public struct Registry: Sendable {
     /// Intents of every domain, in a stable order.
     public var allIntents: [IntentDefinition] { domains.flatMap(\.intents) }
     public var allEntities: [EntityDefinition] { domains.flatMap(\.entities) }
+    public var allEnums: [EnumDefinition] { domains.flatMap(\.enums) }
 }
 
 /// A schema that did not compile: all of its diagnostics, renderable with their sources.

@@ -48,6 +48,7 @@ final class Connection {
 
     /// Runs SQL without results (DDL, pragmas). Never for SQL built from input: use `prepare`.
     func execute(_ sql: String) throws {
+        SQLAudit.record(sql)
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {

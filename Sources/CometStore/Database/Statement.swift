@@ -18,6 +18,7 @@ final class Statement {
     init(connection: Connection, sql: String) throws {
         self.connection = connection
         self.sql = sql
+        SQLAudit.record(sql)
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard rc == SQLITE_OK, let statement else {

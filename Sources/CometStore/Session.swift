@@ -215,8 +215,10 @@ struct Session: StoreTransaction {
             guard case .array(let items) = try JSONParser.parse(changesText) else {
                 throw StoreError(.invalidData, "journal entry \(seq) is damaged")
             }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary,
-                                created: (try? DateTimeValue(parsing: created))?.instant ?? Date(timeIntervalSince1970: 0),
+            guard let createdAt = (try? DateTimeValue(parsing: created))?.instant else {
+                throw StoreError(.invalidData, "journal entry \(seq) is damaged: its time '\(created.prefix(40))' is not a date and time")
+            }
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: createdAt,
                                 changes: try items.map(decodeChange), isUndone: state == "undone")
         }
     }

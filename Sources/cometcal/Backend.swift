@@ -96,10 +96,19 @@ final class RemoteBackend: CalendarBackend {
     func redo() -> IntentOutcome { outcome("redo", JSONObject()) }
 
     func history(limit: Int) throws -> [JournalEntry] {
-        guard case .success(let json) = try call("history", JSONObject([("limit", .int(limit))])), case .array(let items)? = json["entries"] else { return [] }
-        return items.map { item in
+        let json: JSONValue
+        switch try call("history", JSONObject([("limit", .int(limit))])) {
+        case .success(let value): json = value
+        case .failure(let error): throw CommandFailure(code: .ioError, message: "error: the calendar store could not do that: \(error.message)")
+        }
+        guard case .array(let items)? = json["entries"] else {
+            throw CommandFailure(code: .internalError, message: "error: the daemon's history has no entries list; is it the same version as this cometcal?")
+        }
+        return try items.map { item in
             let sequence: Int64? = { if case .int(let value)? = item["sequence"] { return Int64(value) } else { return nil } }()
-            let created = item["created"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date(timeIntervalSince1970: 0)
+            guard let created = item["created"]?.stringValue.flatMap({ ISO8601DateFormatter().date(from: $0) }) else {
+                throw CommandFailure(code: .dataError, message: "error: the daemon's history entry \(sequence.map(String.init) ?? "?") has no readable time")
+            }
             let count: Int = { if case .int(let value)? = item["changes"] { return value } else { return 0 } }()
             // The daemon lists how many records an entry changed, not the records themselves.
             let placeholders = (0..<count).map { _ in JournalEntry.Change(entity: QualifiedName(domain: "", name: ""), id: UUID(), before: nil, after: nil) }

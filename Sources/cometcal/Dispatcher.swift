@@ -41,6 +41,10 @@ struct Dispatcher {
                 if failure.code == .success { terminal.out(failure.message) } else { terminal.err(failure.message) }
             }
             return failure.code
+        } catch let error as StoreError {
+            // As an intent's storage failure is said and exits (IntentRunner.exitCode).
+            terminal.err("error: the calendar store could not do that: \(error)")
+            return .ioError
         } catch {
             terminal.err("cometcal: internal error: \(error)")
             return .internalError

@@ -11,10 +11,10 @@ final class DaemonHarness: @unchecked Sendable {
     let log = Pipe()
     private(set) var logText = ""
 
-    init(schemas: String? = nil, arguments: [String] = [], environment: [String: String] = [:], directory existing: URL? = nil) throws {
+    init(schemas: String? = nil, arguments: [String] = [], environment: [String: String] = [:], directory existing: URL? = nil, store existingStore: String? = nil) throws {
         directory = try existing ?? CLIRunner.temporaryDirectory()
         socket = directory.appendingPathComponent("run/d.sock").path
-        store = directory.appendingPathComponent("cal.sqlite").path
+        store = existingStore ?? directory.appendingPathComponent("cal.sqlite").path
         process.executableURL = try CLIRunner.binary("cometcald")
         process.arguments = ["--db", store, "--socket", socket, "--schemas", schemas ?? CLIRunner.repositoryRoot.appendingPathComponent("Schemas").path, "--verbose"] + arguments
         var env = ProcessInfo.processInfo.environment

@@ -126,12 +126,13 @@ struct SecurityTests: CLISuite {
     func noSQLFromInput() throws {
         let found = try Self.interpolations()
         #expect(found.count > 20, "the scan found the store's SQL: \(found.count)")
-        // Identifiers (from the registry, through quote) and fragments the store builds itself
-        // from such identifiers and placeholders; never a value, which is always bound (?).
-        let allowed: [String] = ["quote(", "layout.", "selection.", "RecordSelection.", "OccurrenceIndex.restriction", "Migrator.",
-                                 "condition", "columns", "selectList", "filled", "sqlType", "table", "orderBy", "placeholders", "setList",
-                                 "clause", "where", "limitClause", "pageClause", "definition", "joins", "column.column", "assignments"]
-        let suspicious = found.filter { item in !allowed.contains { item.expression.hasPrefix($0) || item.expression == $0 } }
+        // Identifiers from the registry, through quote(…), and the fragments the store builds
+        // itself from such identifiers and placeholders, by their exact names: a new name is a
+        // new review. (SQL built in a variable first is not read here; SQLAuditTests watches
+        // every statement at run time.)
+        let fragments: Set<String> = ["Migrator.formatVersion", "assignments", "columns", "layout.columnDefinition(column)", "layout.selectList",
+                                      "placeholders", "selection.from", "selection.whereClause"]
+        let suspicious = found.filter { item in !(item.expression.hasPrefix("quote(") && item.expression.hasSuffix(")")) && !fragments.contains(item.expression) }
         #expect(suspicious.isEmpty, "SQL that interpolates something not known to be an identifier or the store's own SQL: \(suspicious.map { "\($0.file): \\(\($0.expression))" })")
     }
 

@@ -141,12 +141,18 @@ public final class DaemonService: @unchecked Sendable {
         lock.withLock { _ = subscriptions.removeValue(forKey: connection) }
     }
 
+    /// Reads the store (its `_meta` and a page of each entity's records) rather than only
+    /// saying it runs: "ok", or "error" with what could not be read.
     private func health() -> JSONValue {
-        .object(JSONObject([
-            ("status", .string("ok")), ("version", .string(DaemonService.version)), ("store", .string(configuration.storePath)),
+        let check = readers.run { $0.checkStore() }
+        var object = JSONObject([
+            ("status", .string(check.isHealthy ? "ok" : "error")), ("version", .string(DaemonService.version)), ("store", .string(configuration.storePath)),
             ("uptime", .double((Date().timeIntervalSince(started) * 1000).rounded() / 1000)),
             ("conversations", .int(lock.withLock { conversations.count })),
-        ]))
+            ("records", .object(JSONObject(check.records.map { ($0.entity.name, JSONValue.int($0.count)) }))),
+        ])
+        if let problem = check.problem { object["problem"] = .string(problem) }
+        return .object(object)
     }
 
     // MARK: Intents

@@ -97,6 +97,15 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
     /// Parses the forms `description` produces, plus an offset without a zone (read as that
     /// instant in UTC) and `Z` with a bracketed zone.
     public init(parsing text: String) throws(ValueError) {
+        self = try DateTimeValue.parse(text)
+        // An instant past the ends of the years 1 to 9999 has no date to show (an offset can
+        // push 9999-12-31T23:00 into the year 10000): refused, never shown as another date.
+        if let instant = instant, !TimeZones.representable.contains(Int64(instant.timeIntervalSince1970)) {
+            throw ValueError(.invalidDateTime, "'\(text)' is outside the years 1 to 9999 in UTC")
+        }
+    }
+
+    private static func parse(_ text: String) throws(ValueError) -> DateTimeValue {
         var body = Substring(text)
         var zoneName: String?
         if body.hasSuffix("]"), let open = body.lastIndex(of: "[") {
@@ -134,14 +143,14 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
                     throw ValueError(.invalidDateTime, "offset \(TimeZones.offsetText(offsetSeconds)) in '\(text)' does not match time zone '\(zoneName)' (\(TimeZones.offsetText(actual)) at that time)")
                 }
                 // The zone keeps the name it was written with: Foundation would rename `UTC` to `GMT`.
-                self.init(kind: .zoned(epochSeconds: instant, timeZone: zoneName))
+                return DateTimeValue(kind: .zoned(epochSeconds: instant, timeZone: zoneName))
             } else {
-                self = try DateTimeValue.zoned(local, timeZone: zoneName)
+                return try DateTimeValue.zoned(local, timeZone: zoneName)
             }
         } else if let offsetSeconds {
-            self.init(kind: .utc(epochSeconds: TimeZones.epochSeconds(of: local, offset: offsetSeconds)))
+            return DateTimeValue(kind: .utc(epochSeconds: TimeZones.epochSeconds(of: local, offset: offsetSeconds)))
         } else {
-            self.init(kind: .floating(local))
+            return DateTimeValue(kind: .floating(local))
         }
     }
 }
@@ -217,7 +226,15 @@ public enum TimeZones {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// Seconds since 1970 of 0001-01-01T00:00:00 through 9999-12-31T23:59:59: the instants a
+    /// date can be shown for. `DateTimeValue(parsing:)` refuses the others.
+    public static let representable: ClosedRange<Int64> = -62_135_596_800 ... 253_402_300_799
+
+    /// The wall reading of seconds since 1970. Past the representable years (reached only by a
+    /// zone's offset at their very ends, since values outside them are refused when read) it
+    /// stops at the first or last second, never at another date.
     static func localFromEpoch(_ seconds: Int64) -> LocalDateTime {
+        let seconds = min(max(seconds, representable.lowerBound), representable.upperBound)
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
@@ -230,7 +247,7 @@ public enum TimeZones {
         let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
         let month = Int(mp < 10 ? mp + 3 : mp - 9)
         let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
-        let date = CalendarDate(year: year, month: month, day: day) ?? CalendarDate(year: 1970, month: 1, day: 1)!
+        let date = CalendarDate(year: year, month: month, day: day)!  // within 1...9999 by the bound above
         let r = Int(rest)
         return LocalDateTime(date: date, hour: r / 3600, minute: (r % 3600) / 60, second: r % 60)!
     }

@@ -13,8 +13,13 @@ struct RecordReader {
         var values: [String: Value] = [:]
         var index = offset + 1
         for column in layout.columns {
-            if let value = try coding.value(from: row[index], for: column, table: layout.table) {
-                values[column.property.name] = value
+            do {
+                if let value = try coding.value(from: row[index], for: column, table: layout.table) {
+                    values[column.property.name] = value
+                }
+            } catch let error as StoreError {
+                // Named by the record, so whoever reads it knows which one to mend or delete.
+                throw StoreError(error.code, "record \(idText) (\(layout.entity.name.name)): \(error.message)")
             }
             index += column.keyColumn == nil ? 1 : 2
         }

@@ -26,6 +26,7 @@ let root = CommandSpec(
         .value("max-request", valueName: "bytes", help: "The largest request accepted (default 67108864, 64 MiB)."),
         .value("request-seconds", valueName: "seconds", help: "How long one request may work on the store before it is stopped and rolled back (default 30)."),
         .flag("verbose", short: "v", help: "Log every request and connection."),
+        .flag("version", help: "Print the version and exit."),
     ],
     examples: ["cometcald", "cometcald --db ~/cal.sqlite --socket /tmp/cometcal.sock --verbose"]
 )
@@ -40,6 +41,10 @@ do {
 }
 if parsed.isHelpRequested {
     print(HelpFormatter.render(command: root, path: []))
+    exit(0)
+}
+if parsed.flag("version") {
+    print("cometcald \(DaemonService.version) (SQLite \(SQLiteStore.libraryVersion))")
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)

@@ -95,6 +95,12 @@ struct HelpTextTests {
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("cometcal 0."), "\(version.stdout)")
         #expect(version.stdout.contains("SQLite 3."))
+        // One version, from one place: the daemon says the same, and so does its health.
+        let number = try #require(version.stdout.split(separator: " ").dropFirst().first)
+        let daemonVersion = try CLIRunner.run(["--version"], program: "cometcald")
+        #expect(daemonVersion.status == 0 && daemonVersion.stdout.hasPrefix("cometcald \(number) (SQLite 3."), "\(daemonVersion.stdout)\(daemonVersion.stderr)")
+        let daemon = try DaemonHarness()
+        #expect(try daemon.client().call("health")["version"] == .string(String(number)))
         let page = try CLIRunner.run(["__man"], environment: ["COMETCAL_SCHEMAS": "Schemas"])
         let committed = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("docs/man/cometcal.1"), encoding: .utf8)
         #expect(page.stdout == committed, "docs/man/cometcal.1 is out of date: run scripts/manpage")

@@ -31,7 +31,7 @@ public final class DaemonService: @unchecked Sendable {
 
     public enum Topic: String, Sendable, CaseIterable { case changes, alarms }
 
-    public static let version = "0.9.0"
+    public static let version = CometCalVersion.number
 
     let configuration: Configuration
     private let lock = NSLock()

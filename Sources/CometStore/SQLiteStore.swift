@@ -93,6 +93,19 @@ public final class SQLiteStore: EntityStore {
 
     /// The store holds personal data: its directory is private to the owner (0700) and the file
     /// readable and writable by the owner only (0600). SQLite gives -wal/-shm the file's mode.
+    /// A file that is not empty and does not start as every SQLite database does is not a store:
+    /// said plainly (SQLite would say "file is not a database"), with what it seems to be.
+    private static func refuseIfNotDatabase(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }  // unreadable: opening says why
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        guard !head.isEmpty, head != Data("SQLite format 3\u{0}".utf8) else { return }
+        let calendar = String(decoding: head, as: UTF8.self).uppercased().hasPrefix("BEGIN:VCALENDAR")
+        throw StoreError(.cannotOpen, "'\(path)' is not a CometCal store" + (calendar
+            ? ": it is an iCalendar file; to read its events into your store, use cometcal import \(path)"
+            : " (nor any SQLite database); give the path of a store, or a new file name to start one"))
+    }
+
     private static func prepareFile(at path: String, creating: Creation) throws {
         let manager = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
@@ -101,6 +114,7 @@ public final class SQLiteStore: EntityStore {
             guard !isFolder.boolValue else {
                 throw StoreError(.cannotOpen, "'\(path)' is a folder, not a store; give the path of a store file in it")
             }
+            try refuseIfNotDatabase(path)
         } else if creating == .nothing {
             throw StoreError(.notFound, "there is no store at '\(path)' yet, and reading creates none; check the path, or add a calendar or an event to start one")
         } else if creating == .fileOnly, !directory.isEmpty, !manager.fileExists(atPath: directory) {

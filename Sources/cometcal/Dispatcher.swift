@@ -65,8 +65,10 @@ struct CalendarCommands {
             if path == ["event", "edit"], !givesChanges(intent) {
                 return try EditCommand(context: context, intent: intent).run(parsed, positional: preset.positional)
             }
-            let runner = IntentRunner(context: context, intent: intent)
+            var runner = IntentRunner(context: context, intent: intent)
             let request = try runner.request(fromFlags: parsed, positional: preset.positional)
+            // Given as the command's argument, the parameter is spoken of without a flag.
+            if let positional = preset.positional, parsed.positional(positional.name) != nil { runner.argumentParameter = positional.parameter }
             return perform(request, with: runner)
         }
         switch path {

@@ -11,6 +11,9 @@ struct IntentRunner {
     let intent: IntentDefinition
     /// Presets take flags; `intent run` takes NAME=VALUE.
     var spellsParametersAsFlags = true
+    /// The parameter given as the command's argument (`event show NAME`): messages about it
+    /// name no flag the person did not type.
+    var argumentParameter: String?
 
     var terminal: Terminal { context.terminal }
 
@@ -336,6 +339,7 @@ struct IntentRunner {
     /// for `intent run`, where parameters are given as NAME=VALUE.
     func flagSpelling(_ parameter: String) -> String {
         guard spellsParametersAsFlags else { return parameter }
+        if parameter == argumentParameter, let definition = intent.parameter(parameter) { return "<\(IntentFlags.flagName(definition))>" }
         return intent.parameter(parameter).map { "--" + IntentFlags.flagName($0) } ?? parameter
     }
 }

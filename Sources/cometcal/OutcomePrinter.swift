@@ -82,7 +82,7 @@ struct OutcomePrinter {
             return "error: '\(name)' is not a parameter of \(runner.intent.name.name).\(hint) Parameters: \(names.joined(separator: ", "))."
         }
         var text = "error: "
-        if let parameter = error.parameter { text += spell(parameter) + ": " }
+        if let parameter = error.parameter, parameter != runner?.argumentParameter { text += spell(parameter) + ": " }
         text += commandSpelling(of: error.message, registry: runner?.context.registry)
         if let suggestion = error.suggestion { text += "; did you mean '\(suggestion)'?" }
         return text

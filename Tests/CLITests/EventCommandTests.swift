@@ -20,6 +20,16 @@ struct EventCommandTests: CLISuite {
         try run(["event", "add", "Picnic", "--start", "2026-06-13 12:00", "--end", "2026-06-13 15:00", "--location", "Tempelhofer Feld", "--note", "bring chocolate cake"])
     }
 
+    @Test("a name given as the argument is spoken of without a flag the person did not type; given with --event, with the flag")
+    func argumentNotFlag() throws {
+        try run(["event", "add", "Picnic", "--start", "2026-06-13 12:00"])
+        for command in [["event", "show", "zzzz"], ["event", "delete", "zzzz", "--yes"], ["event", "update", "zzzz", "--title", "X"]] {
+            let result = try run(command, expect: 66)
+            #expect(result.stderr == "error: no event matches 'zzzz'\n", "\(command): \(result.stderr)")
+        }
+        #expect(try run(["event", "update", "--event", "zzzz", "--title", "X"], expect: 66).stderr == "error: --event: no event matches 'zzzz'\n")
+    }
+
     @Test("--location sets, --clear location clears, and no flag leaves the location alone")
     func updateSemantics() throws {
         try seed()

@@ -150,8 +150,13 @@ struct HostileInputTests: CLISuite {
         for command in [["calendar", "add", "X"], ["agenda"], ["import", try file("e.ics", calendar(event("e@h", "")))]] {
             let result = try bounded(["--db", path.path] + command).result
             #expect(result.status == 74, "\(command): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("is not a CometCal store (nor any SQLite database)"), "\(result.stderr)")
         }
         #expect(try String(contentsOf: path, encoding: .utf8) == text)
+        // A calendar file given as the store: said so, with the command that reads it.
+        let ics = try file("week.ics", calendar(event("w@h", "")))
+        let given = try bounded(["--db", ics, "agenda"]).result
+        #expect(given.status == 74 && given.stderr.contains("is not a CometCal store: it is an iCalendar file; to read its events into your store, use cometcal import"), "\(given.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path.path + "-wal"))
     }
 

@@ -40,7 +40,11 @@ struct EditCommand {
         let record = try runner.currentRecord(of: target, in: &base)
         let original = form(for: record)
         let file = try scratchFile()
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        EditScratch.guardAgainstSignals(file)
+        defer {
+            try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+            EditScratch.release()
+        }
         var text = header(for: record) + original.text
         while true {
             try Data(text.utf8).write(to: file)
@@ -52,6 +56,7 @@ struct EditCommand {
             do {
                 entries = try parse(edited)
             } catch let problem as FormProblem {
+                try giveUpWithoutTerminal(problem.message)
                 text = retry(edited, problems: [problem.message])
                 continue
             }
@@ -63,6 +68,7 @@ struct EditCommand {
             do {
                 try apply(entries, against: original, to: &request, runner: runner)
             } catch let problem as FormProblem {
+                try giveUpWithoutTerminal(problem.message)
                 text = retry(edited, problems: [problem.message])
                 continue
             }
@@ -72,7 +78,9 @@ struct EditCommand {
             }
             let (outcome, code) = runner.run(request)
             if case .failed(let error) = outcome, error.code != .storage {
-                text = retry(edited, problems: [OutcomePrinter.message(error, runner: runner, request: request)])
+                let message = OutcomePrinter.message(error, runner: runner, request: request)
+                try giveUpWithoutTerminal(message)
+                text = retry(edited, problems: [message])
                 continue
             }
             OutcomePrinter(context: context).print(outcome, runner: runner, request: request)
@@ -266,6 +274,14 @@ struct EditCommand {
         }
     }
 
+    /// A refused form goes back into the editor only when a person is at a terminal to fix
+    /// it; a script as the editor would be sent back for ever.
+    private func giveUpWithoutTerminal(_ problem: String) throws {
+        guard !terminal.isInteractive else { return }
+        let text = problem.hasPrefix("error: ") ? String(problem.dropFirst(7)) : problem
+        throw CommandFailure(code: .dataError, message: "error: the edited form was refused: \(text); nothing was changed (without a terminal the editor is not opened again)")
+    }
+
     /// The form again, with what went wrong on top.
     private func retry(_ edited: String, problems: [String]) -> String {
         let kept = edited.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("# error:") || $0.hasPrefix("#   ") }.map(String.init)
@@ -285,21 +301,82 @@ struct EditCommand {
     }
 
     /// $VISUAL, else $EDITOR, else vi, run through the shell (so `EDITOR="code --wait"` works)
-    /// on this terminal.
+    /// on this terminal. It is spawned in cometcal's own process group, the terminal's
+    /// foreground group (Foundation's `Process` starts a session of its own, where a terminal
+    /// editor is stopped or finds no terminal). While it runs, cometcal ignores Ctrl-C and
+    /// Ctrl-\ as `system()` does: they are the editor's to handle.
     private func openEditor(on file: URL) throws {
         let environment = ProcessInfo.processInfo.environment
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", editor + " \"$1\"", "sh", file.path]
-        do {
-            try process.run()
-        } catch {
-            throw CommandFailure(code: .ioError, message: "error: cannot start the editor '\(editor)': \(error.localizedDescription); set $EDITOR")
+        let arguments = ["/bin/sh", "-c", editor + " \"$1\"", "sh", file.path]
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let oldInterrupt = signal(SIGINT, SIG_IGN)
+        let oldQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, oldInterrupt)
+            signal(SIGQUIT, oldQuit)
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailure(code: .ioError, message: "error: the editor '\(editor)' exited with status \(process.terminationStatus); nothing was changed")
+        var pid: pid_t = 0
+        let started = EditCommand.withCStrings(arguments) { argv in
+            posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
         }
+        guard started == 0 else {
+            throw CommandFailure(code: .ioError, message: "error: cannot start the editor '\(editor)': \(String(cString: strerror(started))); set $EDITOR")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let exited = status & 0x7F == 0
+        if !exited {
+            throw CommandFailure(code: .ioError, message: "error: the editor '\(editor)' was stopped by signal \(status & 0x7F); nothing was changed")
+        }
+        let code = (status >> 8) & 0xFF
+        guard code == 0 else {
+            throw CommandFailure(code: .ioError, message: "error: the editor '\(editor)' exited with status \(code); nothing was changed")
+        }
+    }
+
+    /// NUL-terminated C strings for argv, alive for the call.
+    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> T) -> T {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
+    }
+}
+
+/// The form's scratch file, removed when a signal ends cometcal while the editor has it (the
+/// terminal closed, a kill): nothing personal is left in the temporary folder. Only
+/// async-signal-safe calls (unlink, rmdir, raise) run in the handler.
+enum EditScratch {
+    nonisolated(unsafe) private static var file: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var folder: UnsafeMutablePointer<CChar>?
+
+    static func guardAgainstSignals(_ url: URL) {
+        file = strdup(url.path)
+        folder = strdup(url.deletingLastPathComponent().path)
+        for number in [SIGHUP, SIGTERM] {
+            signal(number) { number in
+                if let file = EditScratch.file { unlink(file) }
+                if let folder = EditScratch.folder { rmdir(folder) }
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+    }
+
+    static func release() {
+        for number in [SIGHUP, SIGTERM] { signal(number, SIG_DFL) }
+        free(file)
+        free(folder)
+        file = nil
+        folder = nil
     }
 }

@@ -86,8 +86,10 @@ struct EditCommandTests: CLISuite {
             *) sed -i 's/^end: .*/end: 2026-06-13 16:00/' "$1" ;;
             esac
             """)
-        let result = try CLIRunner.run(["event", "edit", "Picnic"], environment: env)
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // A person at a terminal is sent back into the editor with the error on top.
+        let session = try PseudoTerminal(["event", "edit", "Picnic"], environment: env)
+        let (status, output) = try session.finish()
+        #expect(status == 0, "\(output)")
         let second = try form(2)
         let third = try form(3)
         #expect(second.hasPrefix("# error: line "), "\(second)")
@@ -95,6 +97,45 @@ struct EditCommandTests: CLISuite {
         #expect(third.contains("# error: --end: the end (Sat Jun 13 2026 11:00) is before the start"), "\(third)")
         #expect(!third.contains("lokation"), "the person's own edits are kept, and the old error is gone")
         #expect(try json(["event", "show", "Picnic"])["entity"]?["endDate"] == "2026-06-13T16:00:00+02:00[Europe/Berlin]")
+    }
+
+    @Test("without a terminal, a refused form is not opened again: the error is said and nothing changes")
+    func refusedWithoutTerminal() throws {
+        try seed()
+        let before = try json(["event", "show", "Picnic"])["entity"]
+        let result = try CLIRunner.run(["event", "edit", "Picnic"], environment: try editor("sed -i 's/^end: .*/end: 2026-06-13 11:00/' \"$1\""))
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: the edited form was refused: --end: the end (Sat Jun 13 2026 11:00) is before the start"), "\(result.stderr)")
+        #expect(result.stderr.contains("without a terminal the editor is not opened again"))
+        #expect(try String(contentsOf: scratch.url.appendingPathComponent("calls"), encoding: .utf8) == "1\n", "the editor ran once")
+        #expect(try json(["event", "show", "Picnic"])["entity"] == before)
+    }
+
+    @Test("in a terminal the editor is in the foreground: it reads the terminal, and Ctrl-C is the editor's, leaving no form behind")
+    func editorOwnsTheTerminal() throws {
+        try seed()
+        let temporary = scratch.url.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        // A terminal editor reads /dev/tty: in a background process group it would be stopped,
+        // without the terminal it could not open it.
+        var env = try editor("printf 'new title? ' > /dev/tty; read title < /dev/tty || exit 9; sed -i \"s/^title: .*/title: $title/\" \"$1\"")
+        env["TMPDIR"] = temporary.path
+        let session = try PseudoTerminal(["event", "edit", "Picnic"], environment: env)
+        try session.answer(after: "new title? ", with: "Tea party")
+        let (status, output) = try session.finish()
+        #expect(status == 0, "\(output)")
+        #expect(try json(["event", "show", "Tea party"])["entity"]?["location"] == ["text": "Tempelhofer Feld"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "the form is removed")
+
+        // Ctrl-C while the editor waits: the editor is interrupted, cometcal says so and cleans up.
+        let interrupted = try PseudoTerminal(["event", "edit", "Tea party"], environment: env)
+        try interrupted.wait(for: "new title? ")
+        interrupted.type("\u{03}")
+        let (code, said) = try interrupted.finish()
+        #expect(code == 74, "\(said)")
+        #expect(said.contains("was stopped by signal 2; nothing was changed"), "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "no form is left behind")
+        #expect(try json(["event", "show", "Tea party"])["entity"] != nil)
     }
 
     @Test("an empty form, or an editor that fails, changes nothing")

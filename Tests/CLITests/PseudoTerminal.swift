@@ -32,8 +32,11 @@ final class PseudoTerminal: @unchecked Sendable {
             throw PseudoTerminalError.cannotOpen("/dev/pts/\(number)")
         }
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        process.executableURL = try CLIRunner.binary()
-        process.arguments = arguments
+        // As a terminal emulator starts a shell: the program leads a session of its own whose
+        // controlling terminal is this one (util-linux's setsid --ctty; --wait passes the exit
+        // status back), so /dev/tty, job control and the foreground process group are real.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--ctty", "--wait", try CLIRunner.binary().path] + arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
         env.removeValue(forKey: "COMETCAL_SCHEMAS")

@@ -183,6 +183,30 @@ struct NonFatalImportTests {
         ])
     }
 
+    @Test("A this-and-future edit of a series with several RRULEs keeps its occurrences: the old series stops before the cut under every rule")
+    func splitSeveralRules() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        _ = try session.importFile("rrule-multiple-rrules.ics")
+        let before = try starts(session, uid: "two-rules@fixtures.cometcal.test", from: "2026-12-01", to: "2027-04-03")
+        let series = try record(session, uid: "two-rules@fixtures.cometcal.test")
+        let cut = DateTimeValue(kind: .utc(epochSeconds: try #require(LocalDateTime(parsing: "2027-01-04T10:00:00")).dateTime(in: TimeZone(identifier: "UTC")).sortKey))
+        let outcome = session.engine.perform(IntentRequest(intent: "updateEvent", parameters: ParameterBindings([
+            "event": .set(.reference(series.id)),
+            "note": .set(.string("From January on")),
+            "span": .set(.enumCase("future")),
+            "occurrence": .set(.dateTime(cut)),
+        ]), confirmation: .confirmed))
+        guard case .done = outcome else { Issue.record("the update did not happen: \(outcome)"); return }
+        let old = try starts(session, uid: "two-rules@fixtures.cometcal.test", from: "2026-12-01", to: "2027-04-03")
+        #expect(old == before.filter { $0 < "2027-01-04" })
+        let all = try session.store.transaction { try $0.fetchAll(event, matching: [.equals("relatedTo", .string("two-rules@fixtures.cometcal.test"))], limit: nil) }
+        let newSeries = try #require(all.first)
+        guard case .string(let newUID)? = newSeries["uid"] else { Issue.record("no UID"); return }
+        #expect(newSeries["moreRules"] == .array([.recurrence(try RecurrenceRule(parsing: "FREQ=MONTHLY;BYMONTHDAY=1"))]))
+        #expect(try starts(session, uid: newUID, from: "2026-12-01", to: "2027-04-03") == before.filter { $0 >= "2027-01-04" })
+    }
+
     @Test("RSCALE=GREGORIAN (RFC 7529) is accepted and written back; another RSCALE is refused with its reason")
     func gregorianScale() throws {
         let session = try Corpus.Session()

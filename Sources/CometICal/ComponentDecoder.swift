@@ -150,12 +150,14 @@ struct ComponentDecoder {
             decoded.problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
         }
         if let fields = entity.temporalFields {
-            // Every RRULE of the series, each at its own line (the first is the rule field's).
-            let ruleLines = raw.properties.filter { $0.name == "RRULE" }.map(\.line)
-            let rules = ([fields.recurrence.flatMap { values[$0] }].compactMap { $0 } + fields.extraRules(of: values).more.map(Value.recurrence))
-            for (rule, line) in zip(rules, ruleLines) {
-                guard case .recurrence(let rule) = rule, let message = ComponentDecoder.unusable(rule) else { continue }
-                decoded.problems.append(ICalProblem(line: line, uid: uid, message: message))
+            // Every RRULE and EXRULE of the series, each at its own line (the first RRULE is the
+            // rule field's): an EXRULE is expanded as far as the series, so it is held to the same bounds.
+            let first: [RecurrenceRule] = { if let property = fields.recurrence, case .recurrence(let rule)? = values[property] { return [rule] } else { return [] } }()
+            let extra = fields.extraRules(of: values)
+            for (name, rules) in [("RRULE", first + extra.more), ("EXRULE", extra.exclusions)] {
+                for (rule, line) in zip(rules, raw.properties.filter({ $0.name == name }).map(\.line)) {
+                    if let message = ComponentDecoder.unusable(rule) { decoded.problems.append(ICalProblem(line: line, uid: uid, message: message)) }
+                }
             }
         }
         /// Kept lines that hold only while a field keeps the value read from them, by line.

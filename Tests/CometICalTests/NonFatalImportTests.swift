@@ -162,6 +162,14 @@ struct NonFatalImportTests {
         let lines = try exportedLines(session)
         #expect(lines.contains("RRULE:FREQ=DAILY"))
         #expect(lines.contains("EXRULE:FREQ=WEEKLY;BYDAY=SA,SU"))
+
+        // An EXRULE is held to the bounds of an RRULE: no end and more than 100 a day is refused at its line.
+        let flood = session.importText("""
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:flood@test\r\nDTSTART:20261201T100000Z\r\nRRULE:FREQ=DAILY\r\nEXRULE:FREQ=SECONDLY\r\nSUMMARY:Flood\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """, name: "flood.ics")
+        #expect(!flood.written)
+        #expect(flood.problems.map(\.line) == [7])
+        #expect(flood.problems.first?.message.contains("FREQ=SECONDLY") == true)
     }
 
     @Test("A rule set or cleared by the user replaces every rule of a series that had several")

@@ -177,6 +177,7 @@ struct NonFatalImportTests {
         let session = try Corpus.Session()
         defer { session.close() }
         _ = try session.importFile("rrule-multiple-rrules.ics")
+        _ = try session.importFile("rrule-exrule.ics")
         let series = try record(session, uid: "two-rules@fixtures.cometcal.test")
         let outcome = session.engine.perform(IntentRequest(intent: "updateEvent", parameters: ParameterBindings([
             "event": .set(.reference(series.id)),
@@ -189,6 +190,16 @@ struct NonFatalImportTests {
         #expect(try starts(session, uid: "two-rules@fixtures.cometcal.test", from: "2026-12-08", to: "2027-01-06") == [
             "2026-12-08T10:00:00", "2026-12-15T10:00:00", "2026-12-22T10:00:00", "2026-12-29T10:00:00", "2027-01-05T10:00:00",
         ])
+
+        // "Do not repeat" on a series with an EXRULE: a single event, its EXRULE gone with its rule.
+        let weekdays = try record(session, uid: "exrule@fixtures.cometcal.test")
+        #expect(weekdays["exclusionRules"] != .array([]))
+        let cleared = session.engine.perform(IntentRequest(intent: "updateEvent", parameters: ParameterBindings([
+            "event": .set(.reference(weekdays.id)), "recurrence": .cleared, "span": .set(.enumCase("all")),
+        ]), confirmation: .confirmed))
+        guard case .done = cleared else { Issue.record("the update did not happen: \(cleared)"); return }
+        #expect(try record(session, uid: "exrule@fixtures.cometcal.test")["exclusionRules"] == .array([]))
+        #expect(try starts(session, uid: "exrule@fixtures.cometcal.test", from: "2026-12-01", to: "2027-01-01") == ["2026-12-07T10:00:00"])
     }
 
     @Test("A this-and-future edit of a series with several RRULEs keeps its occurrences: the old series stops before the cut under every rule")
@@ -243,6 +254,12 @@ struct NonFatalImportTests {
         #expect(!hebrew.written)
         #expect(hebrew.problems.map(\.line) == [6])
         #expect(hebrew.problems.first?.message.contains("RSCALE=HEBREW") == true)
+        let backward = session.importText("""
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:backward@test\r\nDTSTART;VALUE=DATE:20260131\r\nRRULE:RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD\r\nSUMMARY:Month end\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """, name: "backward.ics")
+        #expect(!backward.written)
+        #expect(backward.problems.map(\.line) == [6])
+        #expect(backward.problems.first?.message.contains("SKIP=BACKWARD") == true)
     }
 
     @Test("DTEND and DURATION that disagree keep DTEND, with a warning at the DURATION line giving both ends")

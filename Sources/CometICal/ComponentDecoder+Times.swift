@@ -30,7 +30,7 @@ extension ComponentDecoder {
                 periodEnd = DateTimeValue(kind: .zoned(epochSeconds: periodEnd.sortKey, timeZone: zone))
             }
             var override = values
-            for name in [fields.recurrence, fields.exclusions, fields.additions].compactMap({ $0 }) {
+            for name in fields.seriesProperties {
                 override[name] = entity.property(name)?.defaultValue
             }
             override[recurrenceField] = .dateTime(periodStart)
@@ -122,7 +122,8 @@ extension ComponentDecoder {
             }
             if let durationProperty, let duration = DurationValue(parsing: durationProperty.writtenValue) {
                 if let implied = try? startValue.adding(duration), implied.sortKey != endValue.sortKey {
-                    problem("DURATION", "both DTEND and DURATION are given and they disagree (\(durationProperty.writtenValue) from the start is \(implied), DTEND is \(endValue)); keep one", durationProperty)
+                    // RFC 5545 allows one of the two; DTEND is the one producers keep in sync.
+                    warn("DURATION", "both DTEND and DURATION are given and they disagree (\(durationProperty.writtenValue) from the start is \(implied), DTEND is \(endValue)): DTEND is kept and DURATION left out", durationProperty)
                 } else {
                     warn("DURATION", "both DTEND and DURATION are given (RFC 5545 allows one); they agree, so DTEND is kept and DURATION left out", durationProperty)
                 }

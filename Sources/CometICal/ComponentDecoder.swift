@@ -68,6 +68,7 @@ struct ComponentDecoder {
         // The component's properties by name, in file order: each field looks up its own.
         var byName: [String: [LibicalProperty]] = [:]
         for property in properties { byName[property.name, default: []].append(property) }
+        let overflowing = ComponentDecoder.overflowingNames(entity)
         func read(_ property: PropertyDefinition) {
             guard let ical = property.ical else { return }
             let name = property.icalName
@@ -99,6 +100,11 @@ struct ComponentDecoder {
                 }
             }
             mapped.insert(name)
+            if overflowing.contains(name) {
+                // A single field and a list on one property (RRULE): the first value is the
+                // field's, the others the list's.
+                sources = property.type.isArray ? Array(sources.dropFirst()) : Array(sources.prefix(1))
+            }
             if !property.type.isArray, sources.count > 1 {
                 let extra = sources.dropFirst().filter { $0.source?.line != sources[0].source?.line }
                 surplus += extra
@@ -120,6 +126,14 @@ struct ComponentDecoder {
                     values[property.name] = value
                 }
             } catch let error as DecodeError {
+                // An x-name read as the type a field assumes (Teams' join link as a URL) that is
+                // not of that type (`REDACTED`): an x-property's value is the producer's own, so
+                // it is kept as written instead of costing the event.
+                if error.line == nil, let source = sources.first, source.name.hasPrefix("X-") {
+                    surplus.append(source)
+                    warn(name, "\(error.message): \(source.name) is kept as written and written back, and \(property.name) stays empty", at: source)
+                    return
+                }
                 if let line = error.line {
                     decoded.problems.append(ICalProblem(line: line, uid: uid, message: error.message))
                 } else {
@@ -135,12 +149,16 @@ struct ComponentDecoder {
            entity.property(startField)?.isRequired == true {
             decoded.problems.append(ICalProblem(line: raw.beginLine, uid: uid, message: "\(raw.name) has no DTSTART; an event needs a start (add DTSTART, or remove the component)"))
         }
-        if let exrule = raw.properties.first(where: { $0.name == "EXRULE" }) {
-            decoded.problems.append(ICalProblem(line: exrule.line, uid: uid, message: "EXRULE was removed from iCalendar by RFC 5545 and cannot be kept; list the exceptions as EXDATEs"))
-        }
-        if let fields = entity.temporalFields, let ruleField = fields.recurrence, case .recurrence(let rule)? = values[ruleField],
-           let line = raw.line(of: "RRULE") {
-            if let message = ComponentDecoder.unusable(rule) { decoded.problems.append(ICalProblem(line: line, uid: uid, message: message)) }
+        if let fields = entity.temporalFields {
+            // Every RRULE and EXRULE of the series, each at its own line (the first RRULE is the
+            // rule field's): an EXRULE is expanded as far as the series, so it is held to the same bounds.
+            let first: [RecurrenceRule] = { if let property = fields.recurrence, case .recurrence(let rule)? = values[property] { return [rule] } else { return [] } }()
+            let extra = fields.extraRules(of: values)
+            for (name, rules) in [("RRULE", first + extra.more), ("EXRULE", extra.exclusions)] {
+                for (rule, line) in zip(rules, raw.properties.filter({ $0.name == name }).map(\.line)) {
+                    if let message = ComponentDecoder.unusable(rule) { decoded.problems.append(ICalProblem(line: line, uid: uid, message: message)) }
+                }
+            }
         }
         /// Kept lines that hold only while a field keeps the value read from them, by line.
         var bindings: [Int: String] = [:]
@@ -207,6 +225,14 @@ struct ComponentDecoder {
     }
 
     private var entityStartProperty: String? { entity.temporalFields?.start }
+
+    /// Properties that both a single field and a list field map (RRULE: `recurrence` and
+    /// `moreRules`): the first value goes to the single field, the rest to the list.
+    static func overflowingNames(_ entity: EntityDefinition) -> Set<String> {
+        let direct = entity.properties.filter { $0.icalParameter == nil }
+        let singles = Set(direct.filter { !$0.type.isArray }.compactMap(\.icalName))
+        return Set(direct.filter(\.type.isArray).compactMap(\.icalName)).intersection(singles).subtracting(["*"])
+    }
 
     /// Rules that parse but cannot be meant: an ordinal no month or year has (6MO monthly), or an
     /// unbounded rule firing more than 100 times a day (a producer bug that would flood the index).
@@ -363,7 +389,8 @@ struct ComponentDecoder {
         case .builtin(.uuid):
             guard let uuid = UUID(uuidString: text) else { throw DecodeError(message: "\(source.name) '\(text)' is not a UUID") }
             return .uuid(uuid)
-        case .builtin(.recurrence): return .recurrence(try recurrence(text, source: source))
+        // As written: libical's serialization leaves out parts it takes as defaults (RFC 7529's SKIP=OMIT).
+        case .builtin(.recurrence): return .recurrence(try recurrence(source.writtenValue, source: source))
         case .builtin(.person): return .person(person(source))
         case .builtin(.place):
             return .place(PlaceValue(name: text))

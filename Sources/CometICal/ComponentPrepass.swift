@@ -27,6 +27,7 @@ enum ComponentPrepass {
             defer { previous = line }
             if needsVerbatim(line) {
                 prepared.verbatim.append(line)
+                if let note = verbatimNote(line) { prepared.warnings.append(ICalProblem(line: line.line, uid: uid, message: note)) }
                 // `Zoom: https://…` right after a DESCRIPTION is more likely its next line (the
                 // producer wrote a raw line break) than a property nobody registered: said, kept.
                 if !line.name.hasPrefix("X-"), line.parameter("VALUE") == nil, let previous, ComponentReader.isText(previous) {
@@ -44,10 +45,8 @@ enum ComponentPrepass {
         }
         prepared.component.properties = collapseRepeatedRules(kept, uid: uid, into: &prepared)
         prepared.component.children = prepared.component.children.compactMap { child in
-            if child.name == "VALARM", child.value("TRIGGER") == nil {
-                let lines = child.endLine > child.beginLine ? "lines \(child.beginLine)–\(child.endLine)" : "line \(child.beginLine)"
-                prepared.warnings.append(ICalProblem(line: child.beginLine, uid: uid,
-                                                     message: "this VALARM (\(lines)) has no TRIGGER, so it can never fire; it is left out and the event is kept"))
+            if let unusable = unusableAlarm(child, uid: uid) {
+                prepared.warnings.append(unusable)
                 return nil
             }
             var copy = child
@@ -64,6 +63,26 @@ enum ComponentPrepass {
         return prepared
     }
 
+    // MARK: Alarms that cannot fire
+
+    /// A VALARM without a TRIGGER, or with one that is neither a duration nor a date-time
+    /// (`PT-2H` for `-PT2H`, `-15M`), can never fire: left out with a warning, the event kept.
+    /// The smallest unit that can be dropped is the alarm, not its event.
+    static func unusableAlarm(_ child: RawComponent, uid: String?) -> ICalProblem? {
+        guard child.name == "VALARM" else { return nil }
+        let lines = child.endLine > child.beginLine ? "lines \(child.beginLine)–\(child.endLine)" : "line \(child.beginLine)"
+        guard let trigger = child.properties.first(where: { $0.name == "TRIGGER" }) else {
+            return ICalProblem(line: child.beginLine, uid: uid, message: "this VALARM (\(lines)) has no TRIGGER, so it can never fire; it is left out and the event is kept")
+        }
+        let text = trigger.value.trimmedBlanks
+        let isDateTime = (text.count == 15 || text.count == 16) && problem(text, type: "DATE-TIME", allowPeriod: false) == nil
+        // libical reads a date-time TRIGGER without VALUE=DATE-TIME too (and so does the decoder).
+        let readable = trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" ? isDateTime : isDateTime || (try? DurationValue(validating: text)) != nil
+        guard !readable else { return nil }
+        return ICalProblem(line: trigger.line, uid: uid,
+                           message: "TRIGGER '\(text)' is neither a duration (such as -PT15M) nor a date-time, so this VALARM (\(lines)) can never fire; it is left out and the event is kept")
+    }
+
     // MARK: Lines libical cannot carry
 
     /// A property libical does not know by name and that is not an x-name (RFC 5545 §3.8.8.1:
@@ -73,10 +92,22 @@ enum ComponentPrepass {
         if name == "BEGIN" || name == "END" { return false }
         if !name.hasPrefix("X-"), !isKnownToLibical(name) { return true }
         if let type = line.parameter("VALUE") {
+            if valueTypesLibicalRejects[name]?.contains(type.uppercased()) == true { return true }
             let kind = icalvalue_string_to_kind(type)
             return kind == ICAL_NO_VALUE || kind == ICAL_X_VALUE
         }
         return false
+    }
+
+    /// Value types later RFCs allow on a property that libical 3.0 only takes as RFC 5545
+    /// defined it: RFC 9253 §8 lets LOCATION and RELATED-TO be a URI.
+    static let valueTypesLibicalRejects: [String: Set<String>] = ["LOCATION": ["URI"], "RELATED-TO": ["URI"]]
+
+    /// Why a field reads nothing from a line kept as written, for the warning; nil when no field
+    /// would have read it.
+    static func verbatimNote(_ line: ContentLine) -> String? {
+        guard let type = line.parameter("VALUE")?.uppercased(), valueTypesLibicalRejects[line.name]?.contains(type) == true else { return nil }
+        return "\(line.name);VALUE=\(type) (RFC 9253) is kept as written and written back; the event's field for \(line.name) reads text, so it stays empty"
     }
 
     /// Whether libical knows the property name. libical looks a name up by comparing it with
@@ -133,8 +164,10 @@ enum ComponentPrepass {
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }) else { return nil }
                 return Double(text)
             }
-            if parts.count != 2 || floats.count != 2 {
-                return .problem(ICalProblem(line: line.line, uid: uid, message: "GEO '\(line.value.trimmedBlanks)' is not latitude;longitude (two decimal numbers)"))
+            // Producers write `GEO:;` (or `GEO:\;`) for no position: nothing a place could hold.
+            if parts.count != 2 || floats.count != 2 || !(-90...90).contains(floats[0]) || !(-180...180).contains(floats[1]) {
+                return .dropped(ICalProblem(line: line.line, uid: uid,
+                                            message: "GEO '\(line.value.trimmedBlanks)' is not latitude;longitude (two decimal numbers, −90 to 90 and −180 to 180): it is left out and the event is kept"))
             }
             return .fine
         }
@@ -213,31 +246,34 @@ enum ComponentPrepass {
         return nil
     }
 
-    // MARK: Repeated rules
+    // MARK: Several rules
 
-    /// RFC 5545 says RRULE SHOULD NOT occur more than once. The same rule twice is one rule; two
-    /// different rules are refused, since one stored rule cannot hold both.
+    /// RFC 5545 says RRULE SHOULD NOT occur more than once, and RFC 2445's EXRULE is gone from it;
+    /// producers still write both. The same rule twice is one rule; different rules are a series
+    /// of all their occurrences, less what each EXRULE generates. Each is said at its line.
     private static func collapseRepeatedRules(_ lines: [ContentLine], uid: String?, into prepared: inout PreparedComponent) -> [ContentLine] {
-        var firstRule: (line: ContentLine, rule: RecurrenceRule?)?
+        var rules: [(line: ContentLine, rule: RecurrenceRule?)] = []
         var result: [ContentLine] = []
         for line in lines {
+            if line.name == "EXRULE" {
+                prepared.warnings.append(ICalProblem(line: line.line, uid: uid,
+                                                     message: "EXRULE (RFC 2445; RFC 5545 removed it): the occurrences it generates are left out of the series, and it is written back as an EXRULE"))
+            }
             guard line.name == "RRULE" else {
                 result.append(line)
                 continue
             }
             let rule = try? RecurrenceRule(parsing: line.value)
-            guard let first = firstRule else {
-                firstRule = (line, rule)
-                result.append(line)
-                continue
-            }
-            if let rule, rule == first.rule {
+            if let rule, let same = rules.first(where: { $0.rule == rule }) {
                 prepared.warnings.append(ICalProblem(line: line.line, uid: uid,
-                                                     message: "this RRULE repeats the rule of line \(first.line.line); the two are one rule"))
+                                                     message: "this RRULE repeats the rule of line \(same.line.line); the two are one rule"))
                 continue
             }
-            prepared.problems.append(ICalProblem(line: line.line, uid: uid,
-                                                 message: "a second RRULE, different from the one on line \(first.line.line): CometCal keeps one rule per event, and either rule alone would drop the other's occurrences; split the event into one event per rule"))
+            if let first = rules.first {
+                prepared.warnings.append(ICalProblem(line: line.line, uid: uid,
+                                                     message: "a second RRULE, different from the one on line \(first.line.line) (RFC 5545 says SHOULD NOT, not MUST NOT): the series has the occurrences of every rule, and each RRULE is written back"))
+            }
+            rules.append((line, rule))
             result.append(line)
         }
         return result

@@ -361,8 +361,9 @@ public struct ICalWriter: Sendable {
 
     private func noteZones(_ record: EntityRecord, entity: EntityDefinition, into use: inout [String: (Int64, Int64, Bool)]) {
         let unbounded: Bool = {
-            guard let property = entity.temporalFields?.recurrence, case .recurrence(let rule)? = record[property] else { return false }
-            return rule.end == .never
+            guard let fields = entity.temporalFields else { return false }
+            let first: [RecurrenceRule] = { if let property = fields.recurrence, case .recurrence(let rule)? = record[property] { return [rule] } else { return [] } }()
+            return (first + fields.extraRules(of: record.values).more).contains { $0.end == .never }
         }()
         let allDay: Bool = { if let property = entity.temporalFields?.isAllDay, case .bool(true)? = record[property] { return true } else { return false } }()
         for property in entity.properties where property.type.base == .builtin(.dateTime) {

@@ -362,6 +362,7 @@ private struct Importer {
         }
         if sameContent(candidate, existing, entity: entity) {
             report.unchanged += 1
+            remember(existing, incoming: incoming, entity: entity)
             return
         }
         if isNewer(candidate, than: existing, entity: entity) {
@@ -371,6 +372,7 @@ private struct Importer {
             remember(candidate, incoming: incoming, entity: entity)
         } else {
             report.olderVersions += 1
+            remember(existing, incoming: incoming, entity: entity)
         }
     }
 
@@ -382,8 +384,9 @@ private struct Importer {
     }
 
     /// The same UID (and RECURRENCE-ID) twice in one import: identical copies collapse, a newer
-    /// revision (SEQUENCE, then LAST-MODIFIED) wins, and two unrelated events are both refused,
-    /// since keeping either would be a guess.
+    /// revision (SEQUENCE, then LAST-MODIFIED) wins, and of two unrelated events the first is
+    /// kept and the second skipped with a warning naming both lines (RFC 5545 gives no rule;
+    /// the rest of the file still imports).
     private mutating func duplicate(of first: (line: Int, id: UUID?), key: String, values: [String: Value], incoming: ICalRecord,
                                     entity: EntityDefinition, source: String, uid: String) throws {
         guard let savedID = first.id, let saved = try transaction.fetch(entity.name, id: savedID) else {
@@ -411,12 +414,7 @@ private struct Importer {
             note("UID '\(uid)' appears again (first on line \(first.line)) as an older revision: the one on line \(first.line) is kept")
             return
         }
-        problem(source, line: incoming.uidLine, uid: uid,
-                "UID '\(uid)' is used again (first on line \(first.line)) by a different event, and neither is a newer revision (same SEQUENCE, no later LAST-MODIFIED); give each event its own UID")
-        try transaction.delete(entity.name, id: saved.id)
-        report.added -= 1
-        report.note(entity.name, saved.id, .deleted)
-        seen[key] = (first.line, nil)
+        note("UID '\(uid)' is used again (first on line \(first.line)) by a different event, and neither is a newer revision (same SEQUENCE, no later LAST-MODIFIED): the event of line \(first.line) is kept and this one (line \(incoming.uidLine)) is skipped; give each event its own UID")
     }
 
     /// Equal but for DTSTAMP, which says when a file was written, not what the event is.
@@ -516,7 +514,7 @@ private struct Importer {
     /// at that occurrence.
     private func cancelledOccurrence(of master: EntityRecord, at original: DateTimeValue, entity: EntityDefinition, fields: TemporalFields) throws -> EntityRecord {
         var record = EntityRecord(entity: entity.name, id: UUID(), values: master.values)
-        for property in [fields.recurrence, fields.exclusions, fields.additions].compactMap({ $0 }) {
+        for property in fields.seriesProperties {
             record[property] = entity.property(property)?.defaultValue
         }
         guard case .dateTime(let start)? = master[fields.start], let recurrenceID = fields.recurrenceID else { return record }

@@ -107,7 +107,7 @@ struct SeriesEditor {
         } else {
             // A new override: the series' values at this occurrence, as its own record.
             base = EntityRecord(entity: entity.name, id: UUID(), values: master.values)
-            for property in [fields.recurrence, fields.exclusions, fields.additions].compactMap({ $0 }) {
+            for property in fields.seriesProperties {
                 base[property] = entity.property(property)?.defaultValue
             }
             base[fields.start] = .dateTime(occurrence.start)
@@ -204,7 +204,7 @@ struct SeriesEditor {
     /// value; what was changed for that occurrence alone is kept. Times are shifted separately.
     private func propagated(_ changed: Set<String>, from old: EntityRecord, to new: EntityRecord, into override: EntityRecord) -> EntityRecord {
         var result = override
-        let timeProperties = Set([fields.start, fields.end, fields.recurrence, fields.exclusions, fields.additions, fields.recurrenceID].compactMap { $0 })
+        let timeProperties = Set([fields.start, fields.end, fields.recurrenceID].compactMap { $0 } + fields.seriesProperties)
         for property in changed where !timeProperties.contains(property) && override[property] == old[property] {
             result[property] = new[property]
         }

@@ -33,6 +33,18 @@ struct SeriesSplit {
             }
             old[property] = .recurrence(oldRule)
             new[property] = .recurrence(newRule)
+            // Further RRULEs that reach the cut end where the first rule now ends, so the old
+            // series stops before the cut whatever rule made an occurrence; the new series
+            // carries them on from its own start.
+            // (EXRULEs need no end: the old series has nothing after the cut to remove.)
+            if let moreProperty = fields.moreRules, case .array(let items)? = master[moreProperty], !items.isEmpty {
+                old[moreProperty] = .array(items.map { item in
+                    guard case .recurrence(var extra) = item else { return item }
+                    let alone = RecurrenceSet(start: start.expansionWallTime, timeZone: zone, rule: extra, isAllDay: rules.isAllDay(master))
+                    if alone.lastOccurrence().map({ $0.wallSeconds >= cutWall.wallSeconds }) ?? true { extra.end = oldRule.end }
+                    return .recurrence(extra)
+                })
+            }
         }
         for property in [fields.exclusions, fields.additions].compactMap({ $0 }) {
             guard case .array(let items)? = master[property] else { continue }
@@ -68,7 +80,9 @@ struct SeriesSplit {
         }
         var rule: RecurrenceRule?
         if let property = rules.fields.recurrence, case .recurrence(let value)? = record[property] { rule = value }
+        let extraRules = rules.fields.extraRules(of: record.values)
         return RecurrenceSet(start: start.expansionWallTime, timeZone: zone, rule: rule, additions: dates(rules.fields.additions),
-                             exclusions: dates(rules.fields.exclusions), isAllDay: rules.isAllDay(record))
+                             exclusions: dates(rules.fields.exclusions), isAllDay: rules.isAllDay(record),
+                             moreRules: extraRules.more, exclusionRules: extraRules.exclusions)
     }
 }

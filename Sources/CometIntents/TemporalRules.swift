@@ -61,6 +61,13 @@ struct TemporalRules {
         if let uidProperty = fields.uid, record[uidProperty] == nil {
             record[uidProperty] = .string(record.id.lowercasedText)
         }
+        // A rule set or cleared by the user is the whole rule of the series: further RRULEs and
+        // EXRULEs an import brought go with the rule they were beside.
+        if let ruleProperty = fields.recurrence, changed.contains(ruleProperty) {
+            for property in [fields.moreRules, fields.exclusionRules].compactMap({ $0 }) where !changed.contains(property) {
+                record[property] = .array([])
+            }
+        }
         guard var start = start(record) else { return }
         var end = end(record)
 

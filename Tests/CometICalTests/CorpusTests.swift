@@ -105,7 +105,7 @@ struct RoundTripTests {
         #expect(tree != nil)
         if let tree {
             let errors = RoundTripTests.libicalErrors(tree).filter { error in
-                !Corpus.beyondLibical.contains { error.hasSuffix("Parse error in property name: \($0)") }
+                !Corpus.beyondLibical.contains { error.hasSuffix("Parse error in property name: \($0)") } && !Corpus.valueTypesBeyondLibical.contains(error)
             }
             #expect(errors.isEmpty, "\(errors)")
             icalcomponent_free(tree)
@@ -196,6 +196,7 @@ struct RoundTripTests {
         var compared = 0
         for result in decoded.results {
             let name = (result.file as NSString).lastPathComponent
+            if Corpus.beyondOracle.contains(name) { continue }
             #expect(result.error == nil, "\(result.file): python icalendar could not read the export: \(result.error ?? "")")
             let theirs = Set(result.occurrences.map { pair in pair[0] + " " + (pair[1].hasSuffix("Z") ? pair[1].replacingOccurrences(of: "Z", with: "").replacingOccurrences(of: "T", with: "T") + "Z" : pair[1]) })
             let mine = ours[result.file] ?? []

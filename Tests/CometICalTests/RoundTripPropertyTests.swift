@@ -693,6 +693,23 @@ private struct Generator {
                     draft.values["additionalDates"] = .array(added.map { .dateTime(value($0)) })
                 }
             }
+            // Several RRULEs and RFC 2445's EXRULE (issue #18), on rules whose occurrences no
+            // EXDATE or override above depends on.
+            if rule.simpleStepDays == nil, rng.percent(30) {
+                let more = "FREQ=MONTHLY;BYMONTHDAY=\(rng.int(1...28));COUNT=\(rng.int(1...6))"
+                if let moreRule = try? RecurrenceRule(parsing: more), moreRule != parsed {
+                    draft.add("RRULE:" + more)
+                    draft.values["moreRules"] = .array([.recurrence(moreRule)])
+                }
+            }
+            if rule.simpleStepDays == nil, rng.percent(20) {
+                let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
+                let exclusion = "FREQ=WEEKLY;BYDAY=\(rng.pick(weekdays))" + (rng.percent(50) ? ";COUNT=\(rng.int(1...4))" : "")
+                if let exclusionRule = try? RecurrenceRule(parsing: exclusion) {
+                    draft.add("EXRULE:" + exclusion)
+                    draft.values["exclusionRules"] = .array([.recurrence(exclusionRule)])
+                }
+            }
         }
         if rng.percent(5) {
             let related = "rt-\(seed)-\(rng.int(0...99))-earlier@cometcal.test"
@@ -1356,7 +1373,7 @@ private enum RoundTripRunner {
         if let name = eventEntity.property(field)?.ical?.firstString?.uppercased() { names.insert(name) }
         switch field {
         case "location": names.formUnion(["LOCATION", "GEO"])
-        case "recurrence", "excludedDates", "additionalDates": names.formUnion(["RRULE", "EXDATE", "RDATE"])
+        case "recurrence", "excludedDates", "additionalDates", "moreRules", "exclusionRules": names.formUnion(["RRULE", "EXRULE", "EXDATE", "RDATE"])
         case "icalExtras", "<event>": return []
         default: break
         }
@@ -1386,7 +1403,7 @@ private enum RoundTripRunner {
         let expectedReadings = ["TRIGGER;RELATED=END", "UNTIL is a date on a series with times",
                                 "UNTIL has no Z on a series in a zone", "UNTIL is in UTC on a floating series", "times without a zone are read in",
                                 "is a name for the IANA zone", "is a date on a series with times", "is a date-time on an all-day series",
-                                "both DTEND and DURATION are given"]
+                                "both DTEND and DURATION are given", "a second RRULE, different from", "EXRULE (RFC 2445"]
         for warning in result.warnings1 where !expectedReadings.contains(where: { warning.message.contains($0) }) {
             finding(0, "first import warns: " + kind(warning.message), uid: warning.uid, "warning on line \(warning.line)", warning.message, "(no warning expected)")
         }
@@ -1666,7 +1683,7 @@ private enum RoundTripRunner {
             if !finding.relevant.isEmpty {
                 narrow.events = start.events.compactMap { event in
                     if event.key == finding.key { return cut(event, keep: finding.relevant) }
-                    if event.recurrenceMatch == "-" { return cut(event, keep: ["UID", "DTSTART", "DTEND", "DURATION", "RRULE", "EXDATE", "RDATE"]) }
+                    if event.recurrenceMatch == "-" { return cut(event, keep: ["UID", "DTSTART", "DTEND", "DURATION", "RRULE", "EXRULE", "EXDATE", "RDATE"]) }
                     return nil
                 }
             }

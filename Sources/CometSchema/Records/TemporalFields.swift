@@ -9,6 +9,9 @@ public struct TemporalFields: Sendable, Hashable {
     public let isAllDay: String?
     /// RRULE: a Recurrence.
     public let recurrence: String?
+    /// Further RRULEs, and EXRULEs (RFC 2445): arrays of Recurrence.
+    public let moreRules: String?
+    public let exclusionRules: String?
     /// EXDATE and RDATE: arrays of DateTime.
     public let exclusions: String?
     public let additions: String?
@@ -39,10 +42,27 @@ extension TemporalFields {
             end: property(mappedTo: "DTEND", type: dateTime),
             isAllDay: allDay,
             recurrence: property(mappedTo: "RRULE", type: TypeExpression(.builtin(.recurrence))),
+            moreRules: property(mappedTo: "RRULE", type: TypeExpression(.builtin(.recurrence), isArray: true)),
+            exclusionRules: property(mappedTo: "EXRULE", type: TypeExpression(.builtin(.recurrence), isArray: true)),
             exclusions: property(mappedTo: "EXDATE", type: dateTimes),
             additions: property(mappedTo: "RDATE", type: dateTimes),
             recurrenceID: property(mappedTo: "RECURRENCE-ID", type: dateTime),
             uid: property(mappedTo: "UID", type: TypeExpression(.builtin(.string)))
         )
+    }
+
+    /// The fields that make a record a series (its rules, EXDATEs and RDATEs): an override of one
+    /// occurrence has none of them.
+    public var seriesProperties: [String] {
+        [recurrence, moreRules, exclusionRules, exclusions, additions].compactMap { $0 }
+    }
+
+    /// The further RRULEs and the EXRULEs of a record (empty when the schema has no such fields).
+    public func extraRules(of values: [String: Value]) -> (more: [RecurrenceRule], exclusions: [RecurrenceRule]) {
+        func rules(_ property: String?) -> [RecurrenceRule] {
+            guard let property, case .array(let items)? = values[property] else { return [] }
+            return items.compactMap { if case .recurrence(let rule) = $0 { return rule } else { return nil } }
+        }
+        return (rules(moreRules), rules(exclusionRules))
     }
 }

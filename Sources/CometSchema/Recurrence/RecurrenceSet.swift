@@ -1,6 +1,7 @@
 import Foundation
 
-/// An RFC 5545 recurrence set in wall-clock time: DTSTART, an optional RRULE, RDATEs and EXDATEs.
+/// An RFC 5545 recurrence set in wall-clock time: DTSTART, optional RRULEs, RDATEs, EXDATEs, and
+/// RFC 2445's EXRULEs.
 ///
 /// Expansion happens in wall-clock time (RFC 5545 §3.3.10, and DESIGN.md "Time"): a weekly event
 /// at 09:00 stays at 09:00 across a DST change. The caller turns each wall time into an instant
@@ -23,6 +24,14 @@ public struct RecurrenceSet: Sendable, Hashable {
     /// to compare a UTC UNTIL (an instant) with the wall times.
     public var timeZone: TimeZone?
     public var rule: RecurrenceRule?
+    /// Further RRULEs (RFC 5545 says a component SHOULD NOT have more than one, and producers still
+    /// write them): their occurrences join `rule`'s. Each counts DTSTART as its first occurrence
+    /// for its COUNT, as `rule` does.
+    public var moreRules: [RecurrenceRule]
+    /// EXRULEs (RFC 2445, dropped by RFC 5545): the occurrences each generates from DTSTART are
+    /// removed. DTSTART itself only when the rule generates it, and COUNT counts only what the
+    /// rule generates (as python-dateutil's `rruleset.exrule`).
+    public var exclusionRules: [RecurrenceRule]
     /// RDATE, wall times in the same zone. They are not counted by COUNT.
     public var additions: [LocalDateTime]
     /// EXDATE, wall times in the same zone. An excluded occurrence still counts for COUNT.
@@ -31,17 +40,21 @@ public struct RecurrenceSet: Sendable, Hashable {
     public var isAllDay: Bool
 
     public init(start: LocalDateTime, timeZone: TimeZone? = nil, rule: RecurrenceRule? = nil,
-                additions: [LocalDateTime] = [], exclusions: [LocalDateTime] = [], isAllDay: Bool = false) {
+                additions: [LocalDateTime] = [], exclusions: [LocalDateTime] = [], isAllDay: Bool = false,
+                moreRules: [RecurrenceRule] = [], exclusionRules: [RecurrenceRule] = []) {
         self.start = start
         self.timeZone = timeZone
         self.rule = rule
+        self.moreRules = moreRules
+        self.exclusionRules = exclusionRules
         self.additions = additions
         self.exclusions = exclusions
         self.isAllDay = isAllDay
     }
 
-    /// Occurrence starts in ascending wall-clock order: DTSTART and what the RRULE generates
-    /// (COUNT and UNTIL applied), merged with the RDATEs, minus the EXDATEs, without duplicates.
+    /// Occurrence starts in ascending wall-clock order: DTSTART and what the RRULEs generate
+    /// (COUNT and UNTIL applied), merged with the RDATEs, minus the EXDATEs and what the EXRULEs
+    /// generate, without duplicates.
     /// Only starts with `from <= start <= through` are returned (each bound when given), at most `limit`.
     ///
     /// UNTIL is inclusive. A DATE UNTIL keeps everything up to the end of that day (also on a
@@ -76,12 +89,10 @@ public struct RecurrenceSet: Sendable, Hashable {
         return CivilTime.local(last)
     }
 
-    /// True when the RRULE has neither COUNT nor UNTIL. (A rule that can never produce an
+    /// True when an RRULE has neither COUNT nor UNTIL. (A rule that can never produce an
     /// occurrence still counts as unbounded.)
     public var isUnbounded: Bool {
-        guard let rule else { return false }
-        if case .never = rule.end { return true }
-        return false
+        ([rule].compactMap { $0 } + moreRules).contains { $0.end == .never }
     }
 
     /// Streams the occurrences as floating seconds in ascending order.
@@ -92,25 +103,40 @@ public struct RecurrenceSet: Sendable, Hashable {
         guard lower <= upper else { return }
         let excluded = Set(exclusions.map(CivilTime.seconds(of:)))
         let extra = additions.map(CivilTime.seconds(of:)).filter { $0 >= lower && $0 <= upper }.sorted()
-        var stream = RuleStream(set: self, lower: lower, upper: upper)
+        // One stream per RRULE, each starting with DTSTART (a set without a rule is DTSTART alone).
+        var streams = ([rule].compactMap { $0 } + moreRules).map { RuleStream(rule: $0, set: self, lower: lower, upper: upper, startsWithStart: true) }
+        if streams.isEmpty { streams = [RuleStream(rule: nil, set: self, lower: lower, upper: upper, startsWithStart: true)] }
+        var heads = streams.indices.map { streams[$0].next() }
+        var removals = exclusionRules.map { RuleStream(rule: $0, set: self, lower: lower, upper: upper, startsWithStart: false) }
+        var removalHeads = removals.indices.map { removals[$0].next() }
         var extraIndex = 0
-        var next = stream.next()
         var previous: Int?
         var emitted = 0
         while emitted < limit {
-            let candidate: Int
-            if let fromRule = next, extraIndex >= extra.count || fromRule <= extra[extraIndex] {
-                candidate = fromRule
-                next = stream.next()
-            } else if extraIndex < extra.count {
-                candidate = extra[extraIndex]
-                extraIndex += 1
-            } else {
-                break
+            var candidate: Int?
+            var source: Int?
+            for index in heads.indices {
+                if let head = heads[index], candidate.map({ head < $0 }) ?? true {
+                    candidate = head
+                    source = index
+                }
             }
+            if extraIndex < extra.count, candidate.map({ extra[extraIndex] < $0 }) ?? true {
+                candidate = extra[extraIndex]
+                source = nil
+                extraIndex += 1
+            }
+            guard let candidate else { break }
+            if let source { heads[source] = streams[source].next() }
             if candidate == previous { continue }
             previous = candidate
             if excluded.contains(candidate) { continue }
+            var removed = false
+            for index in removals.indices {
+                while let head = removalHeads[index], head < candidate { removalHeads[index] = removals[index].next() }
+                if removalHeads[index] == candidate { removed = true }
+            }
+            if removed { continue }
             body(candidate)
             emitted += 1
         }
@@ -118,7 +144,8 @@ public struct RecurrenceSet: Sendable, Hashable {
 }
 
 /// DTSTART followed by the RRULE's occurrences after it, with COUNT and UNTIL applied, limited to
-/// `lower...upper`.
+/// `lower...upper`. For an EXRULE (`startsWithStart` false) only what the rule generates from
+/// DTSTART, DTSTART included when the rule generates it.
 private struct RuleStream {
     private let start: Int
     private let lower: Int
@@ -126,15 +153,16 @@ private struct RuleStream {
     private let count: Int?
     private let until: UntilBound
     private var cursor: RecurrenceCursor?
-    private var startDelivered = false
+    private var startDelivered: Bool
     private var produced = 0
     private var finished = false
 
-    init(set: RecurrenceSet, lower: Int, upper: Int) {
+    init(rule: RecurrenceRule?, set: RecurrenceSet, lower: Int, upper: Int, startsWithStart: Bool) {
         start = CivilTime.seconds(of: set.start)
         self.lower = lower
         self.upper = upper
-        guard let rule = set.rule else {
+        startDelivered = !startsWithStart
+        guard let rule else {
             count = nil
             until = .none
             cursor = nil
@@ -162,7 +190,8 @@ private struct RuleStream {
         while true {
             if let count, produced >= count { break }
             guard let value = cursor?.next() else { break }
-            if value <= start { continue } // DTSTART itself was delivered first
+            // DTSTART itself was delivered first (an EXRULE's stream has it only when generated).
+            if value < start || value == start && produced > 0 { continue }
             if !until.allows(value) || value > upper { break }
             produced += 1
             if value >= lower { return value }

@@ -48,6 +48,11 @@ public struct RecurrenceRule: Sendable, Hashable, CustomStringConvertible {
     public var byMonth: [Int]
     public var bySetPosition: [Int]
     public var weekStart: Weekday?
+    /// RFC 7529's RSCALE, as written, when given: only GREGORIAN, the calendar every rule is
+    /// expanded in, is accepted. Kept so that the rule is written back as it came.
+    public var calendarScale: String?
+    /// RFC 7529's SKIP when given: only OMIT, what RFC 5545 does with an invalid date (February 30).
+    public var skip: String?
 
     public init(
         frequency: Frequency, interval: Int = 1, end: End = .never,
@@ -133,6 +138,8 @@ public struct RecurrenceRule: Sendable, Hashable, CustomStringConvertible {
         list("BYMONTH", byMonth)
         list("BYSETPOS", bySetPosition)
         if let weekStart { parts.append("WKST=\(weekStart.rawValue)") }
+        if let calendarScale { parts.append("RSCALE=\(calendarScale)") }
+        if let skip { parts.append("SKIP=\(skip)") }
         return parts.joined(separator: ";")
     }
 }
@@ -142,7 +149,7 @@ private struct RecurrenceRuleParser {
     let text: String
 
     static let partNames = ["FREQ", "UNTIL", "COUNT", "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY",
-                            "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST"]
+                            "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST", "RSCALE", "SKIP"]
 
     /// The suggestion goes in the error's own field, so `description` prints it once.
     func fail(_ part: String, _ message: String, suggestion: String? = nil) -> ValueError {
@@ -214,6 +221,20 @@ private struct RecurrenceRuleParser {
                 throw fail(part.raw, "'\(part.value)' is not a weekday (SU, MO, TU, WE, TH, FR, SA)")
             }
             rule.weekStart = weekday
+        }
+        // RFC 7529: another calendar scale (HEBREW, CHINESE, …) would put the occurrences on
+        // other days than the Gregorian expansion does.
+        if let part = values["RSCALE"] {
+            guard part.value.uppercased() == "GREGORIAN" else {
+                throw fail(part.raw, "RSCALE=\(part.value) (RFC 7529) is a calendar CometCal does not expand rules in; only RSCALE=GREGORIAN is read")
+            }
+            rule.calendarScale = part.value.uppercased()
+        }
+        if let part = values["SKIP"] {
+            guard part.value.uppercased() == "OMIT" else {
+                throw fail(part.raw, "SKIP=\(part.value) (RFC 7529) moves dates a month lacks (February 30); CometCal skips them, as SKIP=OMIT and RFC 5545 do")
+            }
+            rule.skip = part.value.uppercased()
         }
         try checkCombinations(rule, values)
         return rule

@@ -225,13 +225,14 @@ struct SeriesShape {
         if let property = temporal.recurrence, case .recurrence(let value)? = record[property] { rule = value } else { rule = nil }
         let additions = SeriesShape.dateTimes(record, temporal.additions)
         let exclusions = SeriesShape.dateTimes(record, temporal.exclusions)
-        if recurrenceID == nil, rule != nil || !additions.isEmpty {
+        let extraRules = temporal.extraRules(of: record.values)
+        if recurrenceID == nil, rule != nil || !additions.isEmpty || !extraRules.more.isEmpty {
             let zone = self.zone
             series = RecurrenceSet(
                 start: start.expansionWallTime, timeZone: zone, rule: rule,
                 additions: additions.map { SeriesShape.wall($0, in: zone) },
                 exclusions: exclusions.map { SeriesShape.wall($0, in: zone) },
-                isAllDay: isAllDay
+                isAllDay: isAllDay, moreRules: extraRules.more, exclusionRules: extraRules.exclusions
             )
         } else {
             series = nil

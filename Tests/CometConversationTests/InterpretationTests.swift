@@ -103,4 +103,42 @@ struct InterpretationTests {
         #expect(missed.interpretation?.understood == false)
         #expect(try ConversationFixture().say("zorp").interpretation?.kind == .unknown)
     }
+
+    @Test("each action the schemas declare, and what the words of each slot are", arguments: [
+        ("move the crew lunch to my Deep Space calendar", "update", ["event name the crew lunch", "calendar calendar my Deep Space calendar"]),
+        ("move the picnic to Hangar 9", "update", ["event name the picnic", "location place Hangar 9"]),
+        ("make the picnic last 2 hours", "update", ["event name the picnic", "endDate duration 2 hours"]),
+        ("make the crew lunch repeat every friday", "update", ["event name the crew lunch", "recurrence recurrence every friday"]),
+        ("open the second one", "open", ["event name the second one"]),
+        ("what's on tomorrow", "search", ["from time tomorrow"]),
+        ("find telescope", "search", ["text name telescope"]),
+    ])
+    func actionsAndEntities(_ text: String, _ action: String, _ expected: [String]) throws {
+        let fixture = try ConversationFixture()
+        let reading = fixture.conversation.interpret(text)
+        #expect(reading.kind == .request)
+        #expect(reading.action == action)
+        #expect(slots(reading) == expected)
+    }
+
+    @Test("a mention by place in the list keeps its position; help is a command")
+    func ordinalAndHelp() throws {
+        let fixture = try ConversationFixture()
+        let mention = try #require(fixture.conversation.interpret("open the second one").mentions.first)
+        #expect(mention.by == "ordinal")
+        #expect(mention.details["position"] == .int(2))
+        let help = fixture.conversation.interpret("what can you do")
+        #expect(help.kind == .command)
+        #expect(help.action == "help")
+    }
+
+    @Test("in a chat, a correction said on its own after a request reads as a correction of it")
+    func correction() throws {
+        let fixture = try ConversationFixture()
+        #expect(fixture.say("schedule Star Party on Friday at 9pm").outcome == .done)
+        let corrected = fixture.say("actually 10pm")
+        #expect(corrected.interpretation?.kind == .correction)
+        #expect(corrected.interpretation?.intent == "calendar.createEvent")
+        #expect(corrected.interpretation.map(slots) == ["title name Star Party", "startDate time 10pm"])
+    }
 }

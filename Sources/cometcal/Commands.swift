@@ -68,7 +68,7 @@ enum Commands {
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
         subcommands += [undo, redo, history, intentCommand, whenCommand]
-        if registry != nil { subcommands.append(chatCommand) }
+        if registry != nil { subcommands += [chatCommand, understandCommand] }
         subcommands += [converseCommand, schema, completionsCommand]
         return CommandSpec(
             name: "cometcal",
@@ -184,6 +184,18 @@ enum Commands {
         discussion: "Each script sets a clock (@now), imports its seeds (@seed), plays its turns ('> …') and checks the replies ('< …'), the outcomes and the store (@expect). A script may name its own schemas (@schemas); the others use the global --schemas. One line per script, then 'N passed, N failed'. Exits 0 when every script passed, 1 when one failed. The format is in docs/conversation.md.",
         positionals: [PositionalSpec("files", arity: .variadicAtLeastOne, help: "The scripts.")],
         examples: ["cometcal converse Examples/conversations/*.convo", "cometcal converse picnic.convo --json"]
+    )
+
+    static let understandCommand = CommandSpec(
+        name: "understand", abstract: "Show how each utterance is read, without acting on it.",
+        discussion: "Reads each TEXT as a new request to chat would be read, and changes nothing: the kind (request, question, command or unknown), the intent and its action (create, update, delete, search, open), every parameter with its state, the words it was read from and what they are, each mention with what it names in the store now, and a confidence (1 when a phrase matched strictly, 0.5 when it matched only with a named record not found, 0 when nothing matched). The store is only read; without one, mentions are read against an empty store, said on standard error. Text that is not understood is a reading with understood false, not an error. With --json, one JSON object per text, one per line, in order (docs/json.md).",
+        options: [
+            .value("now", valueName: "iso8601", help: "The clock to read against, e.g. 2026-06-10T09:00:00-07:00 (default: $COMETCAL_NOW, else now)."),
+            .value("tz", valueName: "zone", help: "The IANA time zone, e.g. America/Los_Angeles (default: the zone in --now, else $TZ)."),
+        ],
+        positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "The utterances, one per argument.")],
+        examples: ["cometcal understand 'add lunch with Ada on friday at noon'",
+                   "cometcal understand 'move the standup to 10am' 'where is the picnic' --now 2026-06-08T09:00:00-07:00 --json"]
     )
 
     static let chatCommand = CommandSpec(

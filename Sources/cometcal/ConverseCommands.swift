@@ -95,6 +95,8 @@ struct ChatCommand {
         let outcome: String
         let understood: Bool
         let snippet: Snippet?
+        /// How the words were read (docs/json.md), as the conversation or the daemon gave it.
+        let interpretation: JSONValue
     }
 
     func run() throws -> ExitCode {
@@ -105,7 +107,8 @@ struct ChatCommand {
             let conversation = Conversation(engine: engine, timeZone: context.zone)
             say = { text in
                 let turn = conversation.say(text)
-                return Reply(text: turn.reply, outcome: turn.outcome.name, understood: turn.understood, snippet: turn.snippet)
+                return Reply(text: turn.reply, outcome: turn.outcome.name, understood: turn.understood, snippet: turn.snippet,
+                             interpretation: turn.interpretation?.json ?? .null)
             }
             capabilities = { conversation.capabilities() }
         } else if let remote = context.backend as? RemoteBackend {
@@ -139,6 +142,7 @@ struct ChatCommand {
             if context.wantsJSON {
                 var object = JSONObject([("reply", .string(turn.text)), ("outcome", .string(turn.outcome)), ("understood", .bool(turn.understood))])
                 if let snippet = turn.snippet { object["snippet"] = context.backend.json(snippet) }
+                object["interpretation"] = turn.interpretation
                 terminal.out(JSONWriter.compact(.object(object)))
                 continue
             }
@@ -170,7 +174,8 @@ extension RemoteBackend {
         switch answer {
         case .success(let json):
             return ChatCommand.Reply(text: json["reply"]?.stringValue ?? "", outcome: json["outcome"]?.stringValue ?? "failed",
-                                     understood: json["understood"] == .bool(true), snippet: Snippet(json: json["snippet"]))
+                                     understood: json["understood"] == .bool(true), snippet: Snippet(json: json["snippet"]),
+                                     interpretation: json["interpretation"] ?? .null)
         case .failure(let error):
             throw CommandFailure(code: .dataError, message: "error: \(error.message)")
         }

@@ -14,7 +14,7 @@ struct WhenCommand {
         let text = parsed.positionals("text").joined(separator: " ")
         let clock: (now: Date, zone: TimeZone)
         do {
-            clock = try readClock()
+            clock = try WhenCommand.readClock(parsed)
         } catch {
             terminal.err(error.rendered)
             return .usage
@@ -40,8 +40,8 @@ struct WhenCommand {
     }
 
     /// The zone (--tz, else the zone named in --now, else TZ) and the clock (--now, else
-    /// COMETCAL_NOW, else the system clock).
-    private func readClock() throws(UsageError) -> (Date, TimeZone) {
+    /// COMETCAL_NOW, else the system clock). `understand` reads its clock the same way.
+    static func readClock(_ parsed: ParsedCommand) throws(UsageError) -> (Date, TimeZone) {
         let environment = ProcessInfo.processInfo.environment
         var zone = environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current
         var zoneGiven = false

@@ -90,6 +90,12 @@ struct ConverseCommandTests {
         let reply = try JSONParser.parse(json.stdout)
         #expect(reply["outcome"] == .string("done"))
         #expect(reply["reply"]?.stringValue?.hasPrefix("Undone") == true)
+        #expect(reply["interpretation"]?["kind"] == "command")
+        #expect(reply["interpretation"]?["action"] == "undo")
+        let read = try CLIRunner.run(["chat", "--json"], environment: environment, stdin: "move the crew lunch to 1pm\n")
+        let moved = try JSONParser.parse(read.stdout)
+        #expect(moved["interpretation"]?["action"] == "update")
+        #expect(moved["interpretation"]?["text"] == "move the crew lunch to 1pm")
     }
 }
 

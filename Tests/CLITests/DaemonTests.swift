@@ -85,8 +85,13 @@ struct DaemonTests {
         let session = try client.call("conversation.open", object([("now", "2026-06-08T09:00:00-07:00"), ("timeZone", "America/Los_Angeles")]))["session"]
         func say(_ text: String) throws -> JSONValue { try client.call("conversation.say", object([("session", session ?? .null), ("text", .string(text))])) }
         #expect(try say("Who's coming to my picnic?")["reply"]?.stringValue?.contains("Ada Lovelace (accepted)") == true)
-        #expect(try say("Move it to noon")["outcome"] == "needsConfirmation")
+        let move = try say("Move it to noon")
+        #expect(move["outcome"] == "needsConfirmation")
+        #expect(move["interpretation"]?["action"] == "update")
+        guard case .array(let slots)? = move["interpretation"]?["slots"] else { Issue.record("no slots: \(move)"); return }
+        #expect(slots.last?["raw"] == "noon")
         let corrected = try say("actually 11:30 am")
+        #expect(corrected["interpretation"]?["kind"] == "answer")
         #expect(corrected["outcome"] == "needsConfirmation")
         #expect(corrected["reply"]?.stringValue?.contains("11:30") == true)
         let done = try say("sounds good, thanks")

@@ -60,7 +60,10 @@ enum Answers {
             guard case .intent(let intent, let phrase) = pattern.source, intent.name == draft.intent.name, phrase.parameterNames.contains(parameter.name),
                   case .request(let more)? = understander.readPattern(pattern, words) else { continue }
             var merged = draft
-            for (name, slot) in more.slots where name != intent.targetParameter?.name || draft.slots[name] == nil { merged.slots[name] = slot }
+            for (name, slot) in more.slots where name != intent.targetParameter?.name || draft.slots[name] == nil {
+                merged.slots[name] = slot
+                merged.sourceWords[name] = more.sourceWords[name]
+            }
             merged.timeParameter = more.timeParameter ?? draft.timeParameter
             return merged
         }
@@ -69,11 +72,13 @@ enum Answers {
             if case .enumeration(let name) = parameter.type.base, let found = understander.enumCase(utterance, of: name) {
                 var revised = draft
                 revised.slots[parameter.name] = .value(.enumCase(found))
+                revised.sourceWords[parameter.name] = utterance
                 return revised
             }
             if let slot = understander.readSlot(candidate, parameter: parameter, intent: draft.intent) {
                 var revised = draft
                 revised.slots[parameter.name] = slot
+                revised.sourceWords[parameter.name] = candidate
                 if case .time = slot { revised.timeParameter = parameter.name }
                 return revised
             }
@@ -137,6 +142,7 @@ enum Corrections {
            case .time(let resolution)? = understander.readSlot(words, parameter: parameter, intent: draft.intent) {
             var revised = draft
             revised.slots[timeName] = .time(resolution)
+            revised.sourceWords[timeName] = words
             revised.timeParameter = timeName
             return revised
         }
@@ -147,6 +153,7 @@ enum Corrections {
         for (name, slot) in again.slots {
             if name == draft.intent.targetParameter?.name, case .mention(.focus) = slot { continue }
             revised.slots[name] = slot
+            revised.sourceWords[name] = again.sourceWords[name]
         }
         revised.timeParameter = again.timeParameter ?? draft.timeParameter
         return revised

@@ -15,12 +15,20 @@ public final class Conversation {
         public let snippet: Snippet?
         /// False when nothing in the schemas matched the words.
         public let understood: Bool
+        /// How the words were read (unknown for a turn refused before reading: too long, empty);
+        /// nil only when a turn comes from elsewhere without one.
+        public let interpretation: Interpretation?
 
-        public init(reply: String, outcome: TurnOutcome, snippet: Snippet?, understood: Bool) {
+        public init(reply: String, outcome: TurnOutcome, snippet: Snippet?, understood: Bool, interpretation: Interpretation? = nil) {
             self.reply = reply
             self.outcome = outcome
             self.snippet = snippet
             self.understood = understood
+            self.interpretation = interpretation
+        }
+
+        func read(as interpretation: Interpretation) -> Turn {
+            Turn(reply: reply, outcome: outcome, snippet: snippet, understood: understood, interpretation: interpretation)
         }
     }
 
@@ -51,55 +59,68 @@ public final class Conversation {
 
     /// Plays one turn.
     public func say(_ text: String) -> Turn {
-        understander.parser = parser
-        understander.focusEntity = state.focus?.entity
-        understander.listedEntities = state.listedEntities
+        prepareReader()
         // Bounded work on any input: a turn is one request, not an essay.
         guard text.count <= Conversation.maximumCharacters else {
             return Turn(reply: "That's more than I can take in at once (\(Conversation.maximumCharacters) characters at most); say one thing at a time.",
-                        outcome: .failed, snippet: nil, understood: false)
+                        outcome: .failed, snippet: nil, understood: false,
+                        interpretation: .unknown(text))
         }
         let utterance = Utterance(text)
         guard utterance.words.count <= Conversation.maximumWords else {
             return Turn(reply: "That's more than I can take in at once (\(Conversation.maximumWords) words at most); say one thing at a time.",
-                        outcome: .failed, snippet: nil, understood: false)
+                        outcome: .failed, snippet: nil, understood: false,
+                        interpretation: .unknown(text))
         }
         guard !utterance.isEmpty else {
-            return Turn(reply: "I didn't catch that. " + capabilities(), outcome: .failed, snippet: nil, understood: false)
+            return Turn(reply: "I didn't catch that. " + capabilities(), outcome: .failed, snippet: nil, understood: false,
+                        interpretation: .unknown(text))
         }
-        if let pending = state.pending, let turn = answer(pending, utterance) { return turn }
-        return request(utterance)
+        if let pending = state.pending, let turn = answer(pending, utterance) {
+            return turn.read(as: answerInterpretation(pending, text: text, understood: turn.understood))
+        }
+        return request(utterance, text: text)
+    }
+
+    /// An answer is read against the question pending: it carries the intent asked for, with
+    /// no parameters of its own yet.
+    private func answerInterpretation(_ pending: DialogState.Pending, text: String, understood: Bool) -> Interpretation {
+        guard case .request(let draft) = pending.subject else {
+            return Interpretation(text: text, understood: understood, kind: .answer, intent: nil, action: nil, confidence: understood ? 1 : 0,
+                                  parameters: [], mentions: [], question: nil)
+        }
+        return Interpretation(text: text, understood: understood, kind: .answer, intent: draft.intent.name.description,
+                              action: draft.intent.action?.rawValue, confidence: understood ? 1 : 0, parameters: [], mentions: [], question: nil)
     }
 
     // MARK: New requests
 
     static let helpWords: Set<String> = ["help", "help me", "what can you do", "what can i say", "what can i ask", "what do you do"]
 
-    private func request(_ utterance: Utterance) -> Turn {
-        if Conversation.helpWords.contains(utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing).keyText) {
-            return Turn(reply: capabilities(), outcome: .done, snippet: nil, understood: true)
+    private func request(_ utterance: Utterance, text: String) -> Turn {
+        let read = readRequest(utterance)
+        let interpretation = interpretation(of: read, text: text)
+        if read.isHelp {
+            return Turn(reply: capabilities(), outcome: .done, snippet: nil, understood: true, interpretation: interpretation)
         }
-        let clauses = Corrections.clauses(utterance)
-        guard let reading = understander.read(clauses.request) else {
+        guard let reading = read.reading else {
             // A correction on its own revises what was just done ("actually 4pm").
             if let last = state.lastRequest, let revised = Corrections.revise(last, with: utterance, understander: understander) {
-                return perform(revised)
+                return perform(revised).read(as: self.interpretation(of: revised, text: text, kind: .correction, confidence: 1))
             }
             if Answers.classify(utterance) != nil {
-                return Turn(reply: "There's nothing waiting for a yes or a no right now. " + capabilities(), outcome: .failed, snippet: nil, understood: false)
+                return Turn(reply: "There's nothing waiting for a yes or a no right now. " + capabilities(), outcome: .failed, snippet: nil,
+                            understood: false, interpretation: interpretation)
             }
-            return notUnderstood(utterance)
+            return notUnderstood(utterance).read(as: interpretation)
         }
         switch reading {
-        case .undo: return replay(engine.undo())
-        case .redo: return replay(engine.redo())
-        case .question(let question): return ask(question)
-        case .request(var draft):
-            for correction in clauses.corrections {
-                if let revised = Corrections.revise(draft, with: correction, understander: understander) { draft = revised }
-            }
+        case .undo: return replay(engine.undo()).read(as: interpretation)
+        case .redo: return replay(engine.redo()).read(as: interpretation)
+        case .question(let question): return ask(question).read(as: interpretation)
+        case .request(let draft):
             state.pending = nil
-            return perform(draft)
+            return perform(draft).read(as: interpretation)
         }
     }
 
@@ -159,6 +180,7 @@ public final class Conversation {
                 switch pending.subject {
                 case .request(var draft):
                     draft.slots[parameterName] = .mention(chosen)
+                    draft.sourceWords[parameterName] = utterance
                     return perform(draft)
                 case .question(let question):
                     return ask(question.about(chosen))

@@ -16,6 +16,9 @@ struct Draft: Sendable {
     var slots: [String: Slot]
     /// The DateTime parameter the words set last: what a correction ("actually 11:30") revises.
     var timeParameter: String?
+    /// The words each slot was read from, as said; a slot the phrase itself sets (`clear:`, a
+    /// constant) has none. What `Interpretation` shows, so it is never re-derived.
+    var sourceWords: [String: Utterance] = [:]
 }
 
 /// A question one property answers (`@question("where is {}")`), about a mentioned entity or,
@@ -25,6 +28,8 @@ struct QuestionDraft: Sendable {
     let property: PropertyDefinition
     let annotation: Annotation
     let mention: Mention?
+    /// The words that named the entity asked about, as said.
+    var mentionWords: Utterance? = nil
 }
 
 enum Reading: Sendable {
@@ -65,30 +70,38 @@ final class Understander {
     /// The reading of a request or question; nil when nothing in the schemas matches. With
     /// `strict`, a target named by words must match something in the store (the second pass,
     /// not strict, still finds the phrase so the reply can say what was not found).
-    func read(_ utterance: Utterance) -> Reading? {
+    func read(_ utterance: Utterance) -> Reading? { readTelling(utterance)?.reading }
+
+    /// The reading, and whether it held strictly: false when only the second pass found it
+    /// (a target named by words that matches nothing in the store).
+    func readTelling(_ utterance: Utterance) -> (reading: Reading, strict: Bool)? {
         lookups = [:]
         let words = utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing)
         guard !words.isEmpty else { return nil }
-        if Understander.undoWords.contains(words.keys) { return .undo }
-        if Understander.redoWords.contains(words.keys) { return .redo }
-        return readWithTrailingChoice(words) ?? readPatterns(words, strict: true) ?? readJoined(words) ?? readPatterns(words, strict: false)
+        if Understander.undoWords.contains(words.keys) { return (.undo, true) }
+        if Understander.redoWords.contains(words.keys) { return (.redo, true) }
+        if let found = readWithTrailingChoice(words) { return found }
+        if let reading = readPatterns(words, strict: true) ?? readJoined(words) { return (reading, true) }
+        return readPatterns(words, strict: false).map { ($0, false) }
     }
 
     /// "delete the standup, only this one": a clause after the last pause that answers one of
     /// the intent's enum parameters the rest left unset, by a case's name or its `@spoken` or
     /// `@display` words (the rule the engine's own prompts use).
-    private func readWithTrailingChoice(_ words: Utterance) -> Reading? {
+    private func readWithTrailingChoice(_ words: Utterance) -> (reading: Reading, strict: Bool)? {
         guard let pause = words.words.indices.dropLast().last(where: { words.words[$0].pauseAfter }) else { return nil }
         let tail = words[(pause + 1)..<words.words.count].keyText
         let answered = registry.allEnums.filter { $0.enumCase(answering: tail) != nil }
         guard !answered.isEmpty else { return nil }
         let head = words[0..<(pause + 1)]
-        guard case .request(var draft)? = readPatterns(head, strict: true) ?? readPatterns(head, strict: false) else { return nil }
+        let strictHead = readPatterns(head, strict: true)
+        guard case .request(var draft)? = strictHead ?? readPatterns(head, strict: false) else { return nil }
         for parameter in draft.intent.parameters where draft.slots[parameter.name] == nil {
             guard case .enumeration(let name) = parameter.type.base, let definition = answered.first(where: { $0.name == name }),
                   let chosen = definition.enumCase(answering: tail) else { continue }
             draft.slots[parameter.name] = .value(.enumCase(chosen.name))
-            return .request(draft)
+            draft.sourceWords[parameter.name] = words[(pause + 1)..<words.words.count]
+            return (.request(draft), strictHead != nil)
         }
         return nil
     }
@@ -104,6 +117,7 @@ final class Understander {
             for (name, slot) in second.slots {
                 if name == first.intent.targetParameter?.name, case .mention(.focus) = slot, merged.slots[name] != nil { continue }
                 merged.slots[name] = slot
+                merged.sourceWords[name] = second.sourceWords[name]
             }
             merged.timeParameter = second.timeParameter ?? first.timeParameter
             return .request(merged)
@@ -126,7 +140,7 @@ final class Understander {
                     }
                     guard let mention = mention(words[range], of: entity.name),
                           !strict || isKnown(mention, entity: entity.name) else { continue }
-                    return .question(QuestionDraft(entity: entity, property: property, annotation: annotation, mention: mention))
+                    return .question(QuestionDraft(entity: entity, property: property, annotation: annotation, mention: mention, mentionWords: words[range]))
                 }
             }
         }
@@ -153,6 +167,7 @@ final class Understander {
             let lead = leadIn(pattern, before: index)
             guard let slot = readSlot(words[range], parameter: parameter, intent: intent, lead: lead, strict: strict) else { return nil }
             draft.slots[name] = slot
+            draft.sourceWords[name] = words[range]
             if case .time = slot { draft.timeParameter = name }
         }
         return draft

@@ -355,6 +355,7 @@ public final class DaemonService: @unchecked Sendable {
         announceJournal()
         var result = JSONObject([
             ("reply", .string(turn.reply)), ("outcome", .string(turn.outcome.name)), ("understood", .bool(turn.understood)), ("snippet", snippet),
+            ("interpretation", turn.interpretation?.json ?? .null),
         ])
         switch turn.outcome {
         case .needsValue(let parameter): result["parameter"] = .string(parameter)

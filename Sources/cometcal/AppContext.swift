@@ -21,16 +21,21 @@ final class AppContext {
     let now: Date
     let config: Config
 
+    /// The schemas every command reads, or the failure said as each command says it.
+    static func loadRegistry(_ schemaPaths: [String]) throws(CommandFailure) -> Registry {
+        do {
+            return try Registry.load(paths: schemaPaths)
+        } catch let error as SchemaError {
+            throw CommandFailure(code: .dataError, message: error.description + "error: the schemas have \(error.errorCount) error(s); run 'cometcal schema check'")
+        } catch {
+            throw CommandFailure(code: .noInput, message: "\(error)")
+        }
+    }
+
     init(parsed: ParsedCommand, terminal: Terminal, schemaPaths: [String]) throws {
         self.parsed = parsed
         self.terminal = terminal
-        do {
-            registry = try Registry.load(paths: schemaPaths)
-        } catch let error as SchemaError {
-            throw CommandFailure(code: .dataError, message: error.description + "error: the schemas have \(error.errorCount) error(s); run 'cometcal schema check'")
-        } catch let error as SchemaLoadError {
-            throw CommandFailure(code: .noInput, message: error.description)
-        }
+        registry = try AppContext.loadRegistry(schemaPaths)
         let environment = ProcessInfo.processInfo.environment
         config = try AppContext.loadConfig()
         zone = config.timeZone ?? environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current

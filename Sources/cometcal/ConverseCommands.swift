@@ -15,13 +15,10 @@ struct ConverseCommand {
     func run() -> ExitCode {
         let registry: Registry
         do {
-            registry = try Registry.load(paths: schemaPaths)
-        } catch let error as SchemaError {
-            terminal.err(error.description + "error: the schemas have \(error.errorCount) error(s); run 'cometcal schema check'")
-            return .dataError
+            registry = try AppContext.loadRegistry(schemaPaths)
         } catch {
-            terminal.err("\(error)")
-            return .noInput
+            terminal.err(error.message)
+            return error.code
         }
         let runner: ScriptRunner
         if parsed.flag("connect") {

@@ -25,13 +25,10 @@ struct UnderstandCommand {
         }
         let registry: Registry
         do {
-            registry = try Registry.load(paths: schemaPaths)
-        } catch let error as SchemaError {
-            terminal.err(error.description + "error: the schemas have \(error.errorCount) error(s); run 'cometcal schema check'")
-            return .dataError
+            registry = try AppContext.loadRegistry(schemaPaths)
         } catch {
-            terminal.err("\(error)")
-            return .noInput
+            terminal.err(error.message)
+            return error.code
         }
         let store: SQLiteStore
         let path = parsed.value("db") ?? SQLiteStore.defaultPath()

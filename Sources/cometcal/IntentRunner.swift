@@ -36,6 +36,8 @@ struct IntentRunner {
             guard !texts.isEmpty else { continue }
             // An end written as a length is read once the start is known (applyTimeForms).
             if parameter.name == endFieldName, texts.count == 1, try endLength(texts[0]) != nil { continue }
+            // So is an update's start written as a shift (+1d): from the event's start, not from now.
+            if parameter.name == startFieldName, intent.action == .update, texts.count == 1, try startShift(texts[0]) != nil { continue }
             try assign(texts, to: parameter, in: &request, spelling: "--\(flag.long)")
         }
         if let positional, let text = parsed.positional(positional.name), let parameter = intent.parameter(positional.parameter) {
@@ -59,6 +61,18 @@ struct IntentRunner {
         guard let entity = intent.entity.flatMap({ context.registry.entity($0) }), let fields = entity.temporalFields,
               let startFlag = flags.flag(for: fields.start) else { return }
         let startText = parsed.value(startFlag.long)
+        if intent.action == .update, let startText, let shift = try startShift(startText), let target = intent.targetParameter {
+            // One occurrence of a series shifts from its own start, the series from the first.
+            let occurrence = intent.parameters.first { $0.role == .occurrence }.flatMap { parameter -> DateTimeValue? in
+                if case .set(.dateTime(let value)) = request.parameters[parameter.name] { return value } else { return nil }
+            }
+            let current = try occurrence ?? currentStart(of: target, field: fields.start, in: &request)
+            do {
+                request.parameters[fields.start] = .set(.dateTime(try current.adding(days: shift.signedDays).checkedAdding(seconds: Int64(shift.signedTimeSeconds))))
+            } catch {
+                throw usage("--\(startFlag.long) \(startText): the start is out of range (CometCal holds years 1–9999)")
+            }
+        }
         var allDay = false
         if let allDayField = fields.isAllDay, flags.flag(for: allDayField) != nil {
             switch request.parameters[allDayField] {
@@ -91,6 +105,19 @@ struct IntentRunner {
         } catch {
             throw usage("--\(endFlag.long) \(endText): the end is out of range (CometCal holds years 1–9999)")
         }
+    }
+
+    /// The parameter that sets the start (DTSTART), when the intent's entity has one.
+    private var startFieldName: String? {
+        intent.entity.flatMap { context.registry.entity($0)?.temporalFields?.start }
+    }
+
+    /// `+1d`, `-30m`, `+PT2H`: a shift of the value it changes. A time without a sign is a moment.
+    private func startShift(_ text: String) throws -> DurationValue? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let sign = trimmed.first, sign == "+" || sign == "-", trimmed.count > 1 else { return nil }
+        if let iso = DurationValue(parsing: trimmed.uppercased()) { return iso }
+        return try? ValueText.friendlyDuration(trimmed)
     }
 
     /// The parameter that sets the end (DTEND), when the intent's entity has one.

@@ -30,6 +30,25 @@ struct EventCommandTests: CLISuite {
         #expect(try run(["event", "update", "--event", "zzzz", "--title", "X"], expect: 66).stderr == "error: --event: no event matches 'zzzz'\n")
     }
 
+    @Test("an update's --start +1d shifts the event from its own start (one occurrence from its own); a new event's counts from now")
+    func relativeStart() throws {
+        try run(["event", "add", "Dentist", "--start", "2026-12-08 15:00", "--end", "+1h"])
+        try run(["event", "update", "Dentist", "--start", "+1d", "--yes"])
+        #expect(try json(["event", "show", "Dentist"])["entity"]?["startDate"] == "2026-12-09T15:00:00+01:00[Europe/Berlin]")
+        try run(["event", "update", "Dentist", "--start", "-30m", "--yes"])
+        let moved = try json(["event", "show", "Dentist"])["entity"]
+        #expect(moved?["startDate"] == "2026-12-09T14:30:00+01:00[Europe/Berlin]")
+        #expect(moved?["endDate"] == "2026-12-09T15:30:00+01:00[Europe/Berlin]", "the length is kept")
+        try run(["event", "add", "Standup", "--start", "2026-12-07 09:30", "--end", "+15m", "--repeat", "weekly"])
+        try run(["event", "update", "Standup", "--span", "this", "--occurrence", "2026-12-14 09:30", "--start", "+1h", "--yes"])
+        let agenda = try run(["agenda", "--from", "2026-12-07", "--days", "15"]).stdout
+        #expect(agenda.contains("Monday, December 14, 2026\n  10:30–10:45  Standup"), "\(agenda)")
+        #expect(agenda.contains("Monday, December 21, 2026\n  09:30–09:45  Standup"), "\(agenda)")
+        // COMETCAL_NOW is 2026-06-10T10:00:00Z (12:00 in Berlin): a create's +2h is from then.
+        try run(["event", "add", "Call", "--start", "+2h"])
+        #expect(try json(["event", "show", "Call"])["entity"]?["startDate"] == "2026-06-10T14:00:00+02:00[Europe/Berlin]")
+    }
+
     @Test("--location sets, --clear location clears, and no flag leaves the location alone")
     func updateSemantics() throws {
         try seed()

@@ -24,7 +24,9 @@ struct EntityResolver {
 
     /// Throws `notFound` (with a did-you-mean) when nothing matches; `parameter` names the
     /// parameter in the error.
-    func resolve(_ text: String, as name: QualifiedName, parameter: String?) throws -> Resolution {
+    /// `narrowing`, when given, is what else the request says of the entity (an occurrence at a
+    /// moment): of several matches, those it holds for are the ones meant.
+    func resolve(_ text: String, as name: QualifiedName, parameter: String?, narrowing: ((EntityRecord) -> Bool)? = nil) throws -> Resolution {
         let noun = presenter.noun(name)
         if let id = UUID(uuidString: text.trimmingCharacters(in: .whitespaces)) {
             guard let record = try transaction.fetch(name, id: id) else {
@@ -40,6 +42,10 @@ struct EntityResolver {
             // search has looked already: reading every record again would cost a scan of the
             // store for every name misheard.)
             matches = try transaction.fetchAll(name, matching: [], limit: nil).filter(isTitled(text))
+        }
+        if matches.count > 1, let narrowing {
+            let held = matches.filter(narrowing)
+            if !held.isEmpty { matches = held }
         }
         let exact = matches.filter(isTitled(text))
         if exact.count == 1 { return .found(exact[0]) }

@@ -69,7 +69,8 @@ struct Invocation {
         for parameter in intent.parameters {
             guard case .entity(let name) = parameter.type.base, !parameter.type.isArray else { continue }
             if let text = texts[parameter.name] {
-                switch try resolver.resolve(text, as: name, parameter: parameter.name) {
+                let narrowing = parameter.isTarget ? try occurrenceNarrowing(of: name) : nil
+                switch try resolver.resolve(text, as: name, parameter: parameter.name, narrowing: narrowing) {
                 case .found(let record): bindings[parameter.name] = .set(.reference(record.id))
                 case .ambiguous(let prompt, let candidates):
                     return .needsDisambiguation(parameter: parameter.name, prompt: prompt, candidates: candidates)
@@ -81,6 +82,23 @@ struct Invocation {
             }
         }
         return nil
+    }
+
+    /// An occurrence given with a name narrows what the name matches: of two series called
+    /// “Yoga” (a series split “this and future”), the one with an occurrence at that moment, or
+    /// else on that day, is meant.
+    private func occurrenceNarrowing(of name: QualifiedName) throws -> ((EntityRecord) -> Bool)? {
+        guard let parameter = intent.parameter(role: .occurrence), case .set(.dateTime(let wanted)) = bindings[parameter.name],
+              let definition = registry.entity(name), let rules = TemporalRules(entity: definition) else { return nil }
+        let zone = engine.timeZone
+        let center = Date(timeIntervalSince1970: TimeInterval(wanted.sortKey))
+        let nearby = try transaction.occurrences(name, from: center.addingTimeInterval(-2 * 86_400), to: center.addingTimeInterval(2 * 86_400), zone: zone, matching: [])
+        let wantedDay = wanted.wallTime(in: zone).date
+        let atMoment = nearby.filter { $0.recurrenceKey.sortKey == wanted.sortKey || $0.start.sortKey == wanted.sortKey }
+        let held = atMoment.isEmpty ? nearby.filter { $0.recurrenceKey.wallTime(in: zone).date == wantedDay } : atMoment
+        let ids = Set(held.map(\.record.id))
+        let uids = Set(held.compactMap { rules.uid($0.record) })
+        return { record in ids.contains(record.id) || rules.uid(record).map(uids.contains) == true }
     }
 
     // MARK: Missing values

@@ -49,6 +49,21 @@ struct EventCommandTests: CLISuite {
         #expect(try json(["event", "show", "Call"])["entity"]?["startDate"] == "2026-06-10T14:00:00+02:00[Europe/Berlin]")
     }
 
+    @Test("after a “this and future” split, a name with an occurrence means the series that has it (a day alone is enough)")
+    func occurrenceNarrowsName() throws {
+        try run(["event", "add", "Yoga", "--start", "2026-12-02 18:00", "--end", "+1h", "--repeat", "weekly"])
+        try run(["event", "update", "Yoga", "--span", "future", "--occurrence", "2026-12-16 18:00", "--location", "Studio", "--yes"])
+        let early = try run(["event", "delete", "Yoga", "--span", "this", "--occurrence", "2026-12-09", "--yes"])
+        #expect(early.stdout.hasPrefix("Deleted “Yoga” (only the occurrence on Wed Dec 9 18:00)."), "\(early.stdout)")
+        let late = try run(["event", "delete", "Yoga", "--span", "this", "--occurrence", "2026-12-23 18:00", "--yes"])
+        #expect(late.stdout.hasPrefix("Deleted “Yoga” (only the occurrence on Wed Dec 23 18:00)."), "\(late.stdout)")
+        let agenda = try run(["agenda", "--from", "2026-12-01", "--days", "31"]).stdout
+        #expect(agenda.components(separatedBy: "Yoga").count - 1 == 3, "Dec 2, 16 and 30 are left: \(agenda)")
+        // Without an occurrence the name still matches both, and says so.
+        let both = try run(["event", "delete", "Yoga", "--span", "all", "--yes"], expect: 65)
+        #expect(both.stderr.hasPrefix("error: 'Yoga' matches 2 events:"), "\(both.stderr)")
+    }
+
     @Test("--location sets, --clear location clears, and no flag leaves the location alone")
     func updateSemantics() throws {
         try seed()

@@ -12,10 +12,7 @@ struct TemporalRules {
     init?(entity: EntityDefinition) {
         guard let fields = entity.temporalFields else { return nil }
         self.fields = fields
-        timeZoneProperty = entity.properties.first { property in
-            property.type.base == .builtin(.string) && property.icalName == "DTSTART"
-                && property.icalParameter == "TZID"
-        }?.name
+        timeZoneProperty = fields.timeZone
     }
 
     /// The properties that say when (start, end, all day, zone): a change of only these is a move.

@@ -31,7 +31,7 @@ struct EditCommand {
     }
 
     func run(_ parsed: ParsedCommand, positional: (name: String, parameter: String)?) throws -> ExitCode {
-        let runner = IntentRunner(context: context, intent: intent)
+        var runner = IntentRunner(context: context, intent: intent)
         var base = try runner.request(fromFlags: parsed, positional: positional)
         guard let target = intent.targetParameter else { throw CommandFailure(code: .internalError, message: "error: \(intent.name.name) has no target") }
         if base.parameters[target.name] == .unset, base.references[target.name] == nil {

@@ -11,6 +11,15 @@ struct IntentRunner {
     let intent: IntentDefinition
     /// Presets take flags; `intent run` takes NAME=VALUE.
     var spellsParametersAsFlags = true
+    /// The zone `--time-zone` names on this command: times given without a zone of their own
+    /// are read as wall times there ("10:00 in New York"), not in the person's zone.
+    private(set) var readingZone: TimeZone?
+
+    /// Values read on the person's clock, in the zone the command names when it names one.
+    var valueText: ValueText {
+        readingZone.map { ValueText(registry: context.registry, zone: $0, now: context.now) } ?? context.valueText
+    }
+
     /// The parameter given as the command's argument (`event show NAME`): messages about it
     /// name no flag the person did not type.
     var argumentParameter: String?
@@ -20,9 +29,13 @@ struct IntentRunner {
     // MARK: Building the request
 
     /// From preset flags: `--title X`, `--all-day`, `--attendee A --attendee B`, `--clear location`.
-    func request(fromFlags parsed: ParsedCommand, positional: (name: String, parameter: String)?) throws -> IntentRequest {
+    mutating func request(fromFlags parsed: ParsedCommand, positional: (name: String, parameter: String)?) throws -> IntentRequest {
         var request = IntentRequest(intent: intent.name.description, confirmation: parsed.flag("yes") ? .confirmed : .pending)
         let flags = IntentFlags(intent: intent)
+        if let zoneField = intent.entity.flatMap({ context.registry.entity($0)?.temporalFields?.timeZone }), let zoneFlag = flags.flag(for: zoneField),
+           let name = parsed.value(zoneFlag.long) {
+            readingZone = try? TimeZones.zone(name)  // an unknown zone is the engine's to refuse
+        }
         for flag in flags.flags {
             let parameter = flag.parameter
             if let negative = flag.negative {
@@ -78,7 +91,7 @@ struct IntentRunner {
             switch request.parameters[allDayField] {
             case .set(.bool(let on)): allDay = on
             case .unset:
-                if let startText, context.valueText.dateOnly(startText) != nil {
+                if let startText, valueText.dateOnly(startText) != nil {
                     request.parameters[allDayField] = .set(.bool(true))
                     allDay = true
                 }
@@ -86,7 +99,7 @@ struct IntentRunner {
             }
         }
         guard let endField = fields.end, let endFlag = flags.flag(for: endField), let endText = parsed.value(endFlag.long) else { return }
-        if allDay, let last = context.valueText.dateOnly(endText), let next = LocalDateTime(date: last, hour: 0, minute: 0) {
+        if allDay, let last = valueText.dateOnly(endText), let next = LocalDateTime(date: last, hour: 0, minute: 0) {
             request.parameters[endField] = .set(.dateTime(next.dateTime(in: context.zone).adding(days: 1)))
             return
         }
@@ -237,9 +250,9 @@ struct IntentRunner {
         }
         do {
             if parameter.type.isArray {
-                request.parameters[parameter.name] = .set(try context.valueText.parseArray(texts, as: parameter.type))
+                request.parameters[parameter.name] = .set(try valueText.parseArray(texts, as: parameter.type))
             } else {
-                request.parameters[parameter.name] = .set(try context.valueText.parse(texts[0], as: parameter.type))
+                request.parameters[parameter.name] = .set(try valueText.parse(texts[0], as: parameter.type))
             }
         } catch let problem as ValueText.Problem {
             throw CommandFailure(code: .usage, message: "error: \(spelling): \(problem.message)")

@@ -64,6 +64,22 @@ struct EventCommandTests: CLISuite {
         #expect(both.stderr.hasPrefix("error: 'Yoga' matches 2 events:"), "\(both.stderr)")
     }
 
+    @Test("--time-zone reads the times given with it as wall times in that zone; alone on update it keeps the moment")
+    func timeZoneReadsWallTime() throws {
+        try run(["event", "add", "Call", "--start", "2026-12-08 10:00", "--end", "+1h", "--time-zone", "America/New_York"])
+        let call = try json(["event", "show", "Call"])["entity"]
+        #expect(call?["startDate"] == "2026-12-08T10:00:00-05:00[America/New_York]", "10:00 in New York, not 10:00 Berlin re-expressed")
+        #expect(call?["endDate"] == "2026-12-08T11:00:00-05:00[America/New_York]")
+        try run(["event", "update", "Call", "--start", "2026-12-09 09:00", "--time-zone", "Europe/London", "--yes"])
+        #expect(try json(["event", "show", "Call"])["entity"]?["startDate"] == "2026-12-09T09:00:00+00:00[Europe/London]")
+        // A zone alone moves nothing: the same moment, shown on another clock.
+        try run(["event", "update", "Call", "--time-zone", "Asia/Tokyo", "--yes"])
+        #expect(try json(["event", "show", "Call"])["entity"]?["startDate"] == "2026-12-09T18:00:00+09:00[Asia/Tokyo]")
+        // A time that names its own zone keeps it.
+        try run(["event", "add", "Fixed", "--start", "2026-12-08T10:00:00Z", "--time-zone", "America/New_York"])
+        #expect(try json(["event", "show", "Fixed"])["entity"]?["startDate"] == "2026-12-08T05:00:00-05:00[America/New_York]")
+    }
+
     @Test("--location sets, --clear location clears, and no flag leaves the location alone")
     func updateSemantics() throws {
         try seed()

@@ -7,6 +7,8 @@ public struct TemporalFields: Sendable, Hashable {
     public let end: String?
     /// A Bool mapped to DTSTART;VALUE=DATE.
     public let isAllDay: String?
+    /// A String mapped to DTSTART's TZID parameter: the zone the times are expressed in.
+    public let timeZone: String?
     /// RRULE: a Recurrence.
     public let recurrence: String?
     /// Further RRULEs, and EXRULEs (RFC 2445): arrays of Recurrence.
@@ -37,10 +39,14 @@ extension TemporalFields {
             property.type.base == .builtin(.bool) && property.icalName == "DTSTART"
                 && property.icalParameter == "VALUE"
         }?.name
+        let zone = properties.first { property in
+            property.type.base == .builtin(.string) && property.icalName == "DTSTART" && property.icalParameter == "TZID"
+        }?.name
         return TemporalFields(
             start: start,
             end: property(mappedTo: "DTEND", type: dateTime),
             isAllDay: allDay,
+            timeZone: zone,
             recurrence: property(mappedTo: "RRULE", type: TypeExpression(.builtin(.recurrence))),
             moreRules: property(mappedTo: "RRULE", type: TypeExpression(.builtin(.recurrence), isArray: true)),
             exclusionRules: property(mappedTo: "EXRULE", type: TypeExpression(.builtin(.recurrence), isArray: true)),

@@ -259,7 +259,8 @@ struct Presenter {
         case .delete:
             let name = quoted(plan.target)
             let span = plan.spanText.map { " (\($0))" } ?? ""
-            return Dialog(full: "Deleted \(name)\(span).", supporting: "Deleted \(entityNoun) \(name)")
+            // The history says which occurrences went, not only which event.
+            return Dialog(full: "Deleted \(name)\(span).", supporting: "Deleted \(entityNoun) \(name)\(span)")
         case .open:
             return Dialog(full: "Here's \(quoted(result)).", supporting: result.flatMap(subtitle) ?? quoted(result))
         case .search:

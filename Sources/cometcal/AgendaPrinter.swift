@@ -93,6 +93,8 @@ struct AgendaPrinter {
             }
             return start.date
         }()
+        // An occurrence changed on its own (an override) is still one of its series'.
+        let recurring = occurrence.isRecurrenceInstance || fields.recurrenceID.map { record[$0] != nil } == true
         var result: [Line] = []
         var day = start.date
         let lowerDay = from.map { DateTimeValue.utc($0).wallTime(in: context.zone).date }
@@ -113,7 +115,7 @@ struct AgendaPrinter {
             } else {
                 time = "all day"
             }
-            result.append(Line(day: day, time: time, title: title, detail: details.filter { !$0.isEmpty }.joined(separator: " · "), recurring: occurrence.isRecurrenceInstance, color: color))
+            result.append(Line(day: day, time: time, title: title, detail: details.filter { !$0.isEmpty }.joined(separator: " · "), recurring: recurring, color: color))
         }
         return result
     }

@@ -80,6 +80,17 @@ struct EventCommandTests: CLISuite {
         #expect(try json(["event", "show", "Fixed"])["entity"]?["startDate"] == "2026-12-08T05:00:00-05:00[America/New_York]")
     }
 
+    @Test("an occurrence changed on its own keeps its ↻ in the agenda, and the history says which occurrence was deleted")
+    func oneOccurrenceSaid() throws {
+        try run(["event", "add", "Standup", "--start", "2026-12-07 09:30", "--end", "+15m", "--repeat", "weekly"])
+        try run(["event", "update", "Standup", "--span", "this", "--occurrence", "2026-12-14 09:30", "--location", "Room 2", "--yes"])
+        try run(["event", "delete", "Standup", "--span", "this", "--occurrence", "2026-12-21 09:30", "--yes"])
+        let agenda = try run(["agenda", "--from", "2026-12-07", "--days", "14"]).stdout
+        #expect(agenda.contains("Monday, December 14, 2026\n  09:30–09:45  Standup ↻  Calendar · Room 2"), "\(agenda)")
+        let history = try run(["history"]).stdout
+        #expect(history.contains("Deleted event “Standup” (only the occurrence on Mon Dec 21 09:30)"), "\(history)")
+    }
+
     @Test("--location sets, --clear location clears, and no flag leaves the location alone")
     func updateSemantics() throws {
         try seed()
@@ -116,7 +127,7 @@ struct EventCommandTests: CLISuite {
         try run(["event", "update", "Standup", "--span", "future", "--occurrence", "2026-06-22 09:00", "--start", "2026-06-22 10:00"])
         let agenda = try run(["agenda", "--from", "2026-06-01", "--to", "2026-07-01"]).stdout
         #expect(agenda.contains("Monday, June 1, 2026\n  09:00–09:15  Standup ↻  Work · Room 2"))
-        #expect(agenda.contains("Monday, June 8, 2026\n  11:00–11:15  Standup    Work · Room 2"), "the override gets the series-wide location too\n\(agenda)")
+        #expect(agenda.contains("Monday, June 8, 2026\n  11:00–11:15  Standup ↻  Work · Room 2"), "the override gets the series-wide location too, and is marked as one of the series\n\(agenda)")
         #expect(agenda.contains("Monday, June 15, 2026\n  09:00–09:15  Standup ↻  Work · Room 2"))
         #expect(agenda.contains("Monday, June 22, 2026\n  10:00–10:15  Standup ↻  Work · Room 2"))
         #expect(agenda.contains("Monday, June 29, 2026\n  10:00–10:15  Standup ↻  Work · Room 2"))

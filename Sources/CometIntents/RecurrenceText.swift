@@ -31,9 +31,14 @@ public enum RecurrenceText {
                     guard let ordinal = occurrence.ordinal else { return name }
                     return ordinalText(ordinal) + " " + name
                 }
-                text += " on " + list(days)
+                // "on the second Tuesday", "on the last Friday", but "on Monday and Wednesday".
+                let article = rule.byDay.first?.ordinal != nil ? "the " : ""
+                text += " on " + article + list(days)
             }
-            if !rule.byMonthDay.isEmpty { text += " on day " + list(rule.byMonthDay.map { $0 < 0 ? ordinalText($0) + " day" : String($0) }) }
+            if !rule.byMonthDay.isEmpty {
+                let lastDays = rule.byMonthDay.allSatisfy { $0 < 0 }
+                text += (lastDays ? " on the " : " on day ") + list(rule.byMonthDay.map { $0 < 0 ? ordinalText($0) + " day" : String($0) })
+            }
             if !rule.byMonth.isEmpty {
                 text += " in " + list(rule.byMonth.compactMap { (1...12).contains($0) ? String(Presenter.months[$0 - 1]) : nil })
             }

@@ -25,6 +25,8 @@ struct WhenCommandTests {
         ("30 minutes earlier", "shift  30 minutes earlier (-PT30M)"),
         ("move it to Thursday", "shift  to Thursday, June 11, 2026, keeping the time (2026-06-11)"),
         ("every other Tuesday", "recurrence  every 2 weeks on Tuesday (FREQ=WEEKLY;INTERVAL=2;BYDAY=TU)"),
+        ("every month on second Tuesday", "recurrence  every month on the second Tuesday (FREQ=MONTHLY;BYDAY=2TU)"),
+        ("monthly on the last day", "recurrence  every month on the last day (FREQ=MONTHLY;BYMONTHDAY=-1)"),
         ("do not repeat", "recurrence  does not repeat"),
         ("until July", "series end  the last day is Tuesday, June 30, 2026 (UNTIL=20260630)"),
     ])

@@ -33,7 +33,24 @@ struct SeriesEditor {
     }
 
     private func askSpan() -> PlanOrQuestion { invocation.question(role: .span) }
-    private func askOccurrence() -> PlanOrQuestion { invocation.question(role: .occurrence) }
+    /// Asks which occurrence, naming the next three of the series, so the answer can be one
+    /// of them ("… The next ones are Thu Dec 3 07:00, Thu Dec 10 07:00 and Thu Dec 17 07:00.").
+    private func askOccurrence(_ target: EntityRecord) -> PlanOrQuestion {
+        let question = invocation.question(role: .occurrence)
+        guard case .ask(.needsValue(let parameter, let prompt)) = question, let series = try? master(of: target),
+              let next = try? upcoming(of: series, count: 3), !next.isEmpty else { return question }
+        let named = RecurrenceText.list(next.map { presenter.when($0.start, end: nil) })
+        return .ask(.needsValue(parameter: parameter, prompt: prompt + (next.count == 1 ? " The next one is \(named)." : " The next ones are \(named).")))
+    }
+
+    /// The series' next occurrences from now (its overrides standing in for theirs).
+    private func upcoming(of series: EntityRecord, count: Int) throws -> [Occurrence] {
+        let now = invocation.engine.clock()
+        let uid = rules.uid(series)
+        return try transaction.occurrences(entity.name, from: now, to: now.addingTimeInterval(400 * 86_400), zone: invocation.engine.timeZone, matching: [])
+            .filter { $0.record.id == series.id || (uid != nil && rules.uid($0.record) == uid && rules.isOverride($0.record)) }
+            .prefix(count).map { $0 }
+    }
 
     /// The occurrence the request is about: the `occurrence` parameter, else the one an override
     /// stands for; nil when neither says.
@@ -89,7 +106,7 @@ struct SeriesEditor {
             if let wanted: DateTimeValue = self.wantedOccurrence(target) { anchor = try self.occurrence(of: master, at: wanted) }
             return .plan(try planUpdateAll(master, changed: changed, anchor: anchor))
         }
-        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return askOccurrence() }
+        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return askOccurrence(target) }
         let occurrence: Occurrence = try self.occurrence(of: master, at: wanted)
         for property in [fields.recurrence, "calendar"].compactMap({ $0 }) where changed.contains(property) {
             throw IntentError(.notSupported, "the \(Presenter.words(property)) belongs to the whole series; change it with span 'all'", parameter: property)
@@ -273,7 +290,7 @@ struct SeriesEditor {
                 return PlanOutput(record: nil)
             })
         }
-        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return askOccurrence() }
+        guard let wanted: DateTimeValue = self.wantedOccurrence(target) else { return askOccurrence(target) }
         let occurrence: Occurrence = try self.occurrence(of: master, at: wanted)
         if span == .this {
             var updated = master

@@ -31,7 +31,7 @@ struct OutcomePrinter {
                let cases = context.registry.enumeration(name)?.cases.map(\.name) {
                 hint += " " + cases.joined(separator: "|")
             }
-            if runner?.intent.parameter(parameter)?.role == .occurrence { hint += " with the start of the occurrence, e.g. '2026-06-16 09:30'" }
+            if runner?.intent.parameter(parameter)?.role == .occurrence { hint += " with the start of the occurrence, such as '2026-06-16 09:30', or just its day" }
             terminal.err("error: \(prompt) (\(hint))")
         case .needsConfirmation(let prompt, let snippet):
             card(snippet, to: .standardError)

@@ -91,6 +91,13 @@ struct EventCommandTests: CLISuite {
         #expect(history.contains("Deleted event “Standup” (only the occurrence on Mon Dec 21 09:30)"), "\(history)")
     }
 
+    @Test("asked which occurrence, the answer names the next three of the series")
+    func occurrencePromptNamesSome() throws {
+        try run(["event", "add", "Swim", "--start", "2026-06-11 07:00", "--end", "+1h", "--repeat", "weekly"])
+        let asked = try run(["event", "delete", "Swim", "--span", "this"], expect: 64)
+        #expect(asked.stderr.hasPrefix("error: What occurrence should I use? The next ones are Thu Jun 11 07:00, Thu Jun 18 07:00 and Thu Jun 25 07:00."), "\(asked.stderr)")
+    }
+
     @Test("--location sets, --clear location clears, and no flag leaves the location alone")
     func updateSemantics() throws {
         try seed()

@@ -25,7 +25,10 @@ extension ComponentDecoder {
         let startIsDate = startProperty?.parameter("VALUE")?.uppercased() == "DATE"
         // An IANA zone the file defines too, where the file's rules give another offset.
         if let startProperty, let tzid = startProperty.parameter("TZID"), let fields = entity.temporalFields,
-           case .dateTime(let start)? = values[fields.start], let offsets = zones.embeddedOffsets(tzid, at: start.expansionWallTime) {
+           case .dateTime(let start)? = values[fields.start],
+           // Compared where the start really is: at a wall time the clocks skip (already said in
+           // its own warning) the file and tzdata may name either side's offset, and neither is wrong.
+           let offsets = zones.embeddedOffsets(tzid, at: start.localTime) {
             warn("DTSTART", "the file's VTIMEZONE for \(tzid) gives UTC\(ComponentDecoder.offsetText(offsets.file)) here, tzdata UTC\(ComponentDecoder.offsetText(offsets.tzdata)) (the file's definition is truncated or out of date); tzdata is used", startProperty)
         }
         // Text with escapes RFC 5545 does not have.

@@ -84,6 +84,9 @@ struct CalendarRoundTripTests: CLISuite {
         let one = try run(["export", "--calendar", "Work"]).stdout
         #expect(count("BEGIN:VCALENDAR\r\n", in: one) == 1)
         #expect(one.contains("X-WR-CALNAME:Work\r\n") && one.contains("SUMMARY:Réunion") && !one.contains("SUMMARY:Yoga"))
+        // A selection writes the calendars that hold what it selects.
+        let yoga = try run(["export", "--event", "Yoga"]).stdout
+        #expect(count("BEGIN:VCALENDAR\r\n", in: yoga) == 1 && yoga.contains("X-WR-CALNAME:Home/Family\r\n"), "\(yoga)")
         try run(["export", "-o", path("all.ics")])
         let fresh = otherStore("forced")
         let imported = try CLIRunner.run(["import", "--json", "--calendar", "Inbox", path("all.ics")], environment: fresh)
@@ -143,6 +146,29 @@ struct CalendarRoundTripTests: CLISuite {
         #expect(again.stdout == exported, "the export after a vdir round trip differs")
     }
 
+    @Test("a calendar with no events is not in an .ics export, and is an empty folder (with its displayname) in a vdir, made again by its import")
+    func emptyCalendar() throws {
+        try run(["calendar", "add", "Work"])
+        try run(["calendar", "add", "Leer"])
+        try run(["event", "add", "Plan", "--start", "2026-06-16 10:00", "--calendar", "Work"])
+        let exported = try run(["export"]).stdout
+        #expect(count("BEGIN:VCALENDAR", in: exported) == 1 && !exported.contains("Leer"))
+        try run(["export", "--vdir", path("vdir")])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path("vdir/Leer")) == ["displayname"])
+        let fresh = otherStore("empty")
+        #expect(try CLIRunner.run(["import", path("vdir")], environment: fresh).status == 0)
+        #expect(try calendars(in: fresh).map(\.title) == ["Leer", "Work"])
+    }
+
+    @Test("calendar properties a vdir folder cannot hold (a kept X- property) are named in a warning on export --vdir")
+    func vdirSaysWhatItLeavesOut() throws {
+        let file = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nX-WR-CALNAME:Club\r\nX-CLUB-ID:42\r\nBEGIN:VEVENT\r\nUID:c@t\r\nDTSTAMP:20260601T000000Z\r\nDTSTART:20260615T100000Z\r\nSUMMARY:C\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        try file.write(toFile: path("club.ics"), atomically: true, encoding: .utf8)
+        try run(["import", path("club.ics")])
+        let written = try run(["export", "--vdir", path("vdir")])
+        #expect(written.stderr.contains("warning: calendar 'Club': its kept calendar properties cannot go into a vdir"), "\(written.stderr)")
+    }
+
     @Test("a vdir folder without a displayname file is named after the folder; stray files are ignored with a warning each")
     func vdirFolderNames() throws {
         let item = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nX-WR-CALNAME:Elsewhere\r\nBEGIN:VEVENT\r\nUID:x@t\r\nDTSTAMP:20260601T000000Z\r\nDTSTART:20260615T100000Z\r\nSUMMARY:X\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
@@ -171,6 +197,8 @@ struct CalendarRoundTripTests: CLISuite {
         #expect(onFile.stderr.contains("exists and is not a folder"), "\(onFile.stderr)")
         let combined = try run(["export", "--vdir", path("new"), "--calendar", "Work"], expect: 64)
         #expect(combined.stderr.contains("cannot be combined with --calendar"))
+        let withOutput = try run(["export", "--vdir", path("new"), "-o", path("x.ics")], expect: 64)
+        #expect(withOutput.stderr.contains("cannot be combined with --output"))
         #expect(!FileManager.default.fileExists(atPath: path("new")))
         let noParent = try run(["export", "--vdir", path("missing/parent")], expect: 74)
         #expect(noParent.stderr.hasPrefix("error: cannot write the vdir"), "\(noParent.stderr)")

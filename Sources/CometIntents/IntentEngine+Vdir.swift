@@ -46,15 +46,16 @@ public enum Vdir {
     }
 
     /// The VCALENDAR a calendar folder's metadata stands for (`metadata` by file name; the title
-    /// is always given: the displayname file's text, else the folder's name), read by the same
-    /// schema mapping as any file's calendar properties.
-    public static func calendarSource(name: String, title: String, metadata: [String: String], registry: Registry) -> ImportSource {
+    /// is always given: the displayname file's text, else the folder's name), to be imported
+    /// before the folder's files, so that its properties are read by the same schema mapping as
+    /// any file's calendar properties.
+    public static func calendarHeader(title: String, metadata: [String: String], registry: Registry) -> String {
         var properties: [(name: String, text: String)] = []
         for (file, property) in metadataFiles {
             let text = file == "displayname" ? title : metadata[file]
             if let text, !text.isEmpty { properties.append((property, text)) }
         }
-        return ImportSource(name: name, text: ICalWriter(registry: registry).calendarHeader(properties), registry: registry)
+        return ICalWriter(registry: registry).calendarHeader(properties)
     }
 }
 
@@ -64,6 +65,11 @@ public struct VdirExport: Sendable {
     public struct File: Sendable {
         public let name: String
         public let text: String
+
+        public init(name: String, text: String) {
+            self.name = name
+            self.text = text
+        }
     }
 
     public struct Collection: Sendable {
@@ -71,11 +77,23 @@ public struct VdirExport: Sendable {
         public let title: String
         public let metadata: [File]
         public let items: [File]
+
+        public init(folder: String, title: String, metadata: [File], items: [File]) {
+            self.folder = folder
+            self.title = title
+            self.metadata = metadata
+            self.items = items
+        }
     }
 
     public let collections: [Collection]
     /// What the layout cannot hold and was left out, said once each.
     public let warnings: [String]
+
+    public init(collections: [Collection], warnings: [String]) {
+        self.collections = collections
+        self.warnings = warnings
+    }
 }
 
 extension IntentEngine {

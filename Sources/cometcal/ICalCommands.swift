@@ -38,20 +38,10 @@ struct ICalCommands {
         let bar = ProgressBar(enabled: terminal.isInteractive && isatty(STDERR_FILENO) == 1 && !context.wantsJSON)
         var options = ImportOptions(calendar: context.parsed.value("calendar"), skipInvalid: context.parsed.flag("skip-invalid"))
         options.progress = { name, bytes in bar.update(name, bytes: bytes, of: sizes[name]) }
-        var report: ImportReport
-        if folders.isEmpty {
-            report = try context.backend.importFiles(sources, options: options)
-        } else {
-            // A vdir is read here, file by file, into the one transaction of the import.
-            guard let engine = context.backend as? IntentEngine else {
-                throw CommandFailure(code: .usage, message: "error: importing a folder (a vdir) does not work through the daemon yet; run the import without --connect")
-            }
-            let registry = context.registry
-            var all = sources.map { ImportSource(name: $0.name, handle: $0.handle, registry: registry) }
-            for folder in folders { all += try folder.sources(registry: registry) }
-            report = engine.importCalendars(all, options: options)
-            report.warnings = folders.flatMap(\.warnings) + report.warnings
-        }
+        // A vdir is read here, file by file, into the one all-or-nothing import.
+        let texts = try folders.flatMap { try $0.texts(registry: context.registry) }
+        var report = try context.backend.importFiles(sources, texts: texts, options: options)
+        report.warnings = folders.flatMap(\.warnings) + report.warnings
         bar.finish()
         if context.wantsJSON {
             terminal.out(JSONWriter.pretty(report.json))
@@ -126,9 +116,6 @@ struct ICalCommands {
         for other in ["calendar", "from", "to", "event", "output"] where context.parsed.value(other) != nil {
             throw CommandFailure(code: .usage, message: "error: --vdir exports the whole store, a folder per calendar; it cannot be combined with --\(other)")
         }
-        guard let engine = context.backend as? IntentEngine else {
-            throw CommandFailure(code: .usage, message: "error: export --vdir does not work through the daemon yet; run it without --connect")
-        }
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         let existed = files.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -143,7 +130,7 @@ struct ICalCommands {
         }
         let export: VdirExport
         do {
-            export = try engine.exportVdir()
+            export = try context.backend.exportVdir()
         } catch let error as IntentError {
             throw CommandFailure(code: .dataError, message: "error: \(error.message)")
         }
@@ -244,10 +231,10 @@ struct VdirTree {
 
     /// Each calendar folder as its metadata (read as a VCALENDAR) and then its files, each put in
     /// that calendar whatever calendar properties it has itself.
-    func sources(registry: Registry) throws -> [ImportSource] {
-        var sources: [ImportSource] = []
+    func texts(registry: Registry) throws -> [ImportText] {
+        var sources: [ImportText] = []
         for folder in folders {
-            sources.append(Vdir.calendarSource(name: folder.path, title: folder.title, metadata: folder.metadata, registry: registry))
+            sources.append(ImportText(name: folder.path, text: Vdir.calendarHeader(title: folder.title, metadata: folder.metadata, registry: registry), calendar: nil))
             for item in folder.items {
                 guard let data = FileManager.default.contents(atPath: item) else {
                     throw CommandFailure(code: .noInput, message: "error: \(item): cannot be read (check its permissions)")
@@ -255,7 +242,7 @@ struct VdirTree {
                 guard let text = String(data: data, encoding: .utf8) else {
                     throw CommandFailure(code: .dataError, message: "error: \(item) is not UTF-8 text")
                 }
-                sources.append(ImportSource(name: item, text: text, registry: registry, calendar: folder.title))
+                sources.append(ImportText(name: item, text: text, calendar: folder.title))
             }
         }
         return sources

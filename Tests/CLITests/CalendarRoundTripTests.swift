@@ -218,6 +218,31 @@ struct CalendarRoundTripTests: CLISuite {
         #expect(single.stderr.contains("as one calendar's folder does"), "\(single.stderr)")
     }
 
+    @Test("through the daemon (--connect), import DIR and export --vdir give the same tree as locally")
+    func vdirThroughDaemon() throws {
+        try fillStore()
+        try run(["export", "--vdir", path("local")])
+        let clock = ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"]
+        let daemon = try DaemonHarness(environment: clock)
+        let imported = try CLIRunner.run(["--connect", daemon.socket, "import", path("local")], environment: clock)
+        #expect(imported.status == 0 && imported.stdout.contains("Imported into Home/Family, Work: 4 added"), "\(imported.stdout)\(imported.stderr)")
+        let exported = try CLIRunner.run(["--connect", daemon.socket, "export", "--vdir", path("remote")], environment: clock)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stderr.contains("its colour 'teal' is written to the color file as it is"))
+        func tree(_ root: String) throws -> [String: String] {
+            var files: [String: String] = [:]
+            for folder in try FileManager.default.contentsOfDirectory(atPath: path(root)) {
+                for file in try FileManager.default.contentsOfDirectory(atPath: path("\(root)/\(folder)")) {
+                    files["\(folder)/\(file)"] = try String(contentsOfFile: path("\(root)/\(folder)/\(file)"), encoding: .utf8)
+                }
+            }
+            return files
+        }
+        let local = try tree("local")
+        #expect(local.count == 9)
+        #expect(try tree("remote") == local)
+    }
+
     // MARK: khal
 
     @Test("khal (PyPI) lists the same events from an exported vdir as CometCal's agenda, and the vdir imports back to the same bytes")

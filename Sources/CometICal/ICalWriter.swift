@@ -52,6 +52,15 @@ public struct ICalWriter: Sendable {
         return String(head.dropLast("END:VCALENDAR\r\n".count)) + timezones + body + "END:VCALENDAR\r\n"
     }
 
+    /// A VCALENDAR with no components, holding only these calendar properties (TEXT values,
+    /// escaped and folded here): how a folder's metadata files (a vdir's `displayname`, `color`)
+    /// are read as a calendar, through the same `@ical` mapping as any file's.
+    public func calendarHeader(_ properties: [(name: String, text: String)]) -> String {
+        let lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:\(ICalWriter.productID)"]
+            + properties.map { "\($0.name):" + ICalWriter.escape($0.text) } + ["END:VCALENDAR"]
+        return lines.map(ICalText.fold).joined()
+    }
+
     /// Calendar properties the writer writes itself.
     static func isHousekeeping(_ line: String) -> Bool {
         let name = ContentLine(text: line, line: 0).name

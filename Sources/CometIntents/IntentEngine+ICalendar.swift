@@ -7,15 +7,20 @@ import CometICal
 public struct ImportSource {
     public let name: String
     let reader: ICalReader
+    /// The calendar (by title) this source's components go into, whatever its VCALENDAR names:
+    /// a vdir item goes into its folder's calendar. `ImportOptions.calendar` still wins.
+    let calendar: String?
 
-    public init(name: String, handle: FileHandle, registry: Registry) {
+    public init(name: String, handle: FileHandle, registry: Registry, calendar: String? = nil) {
         self.name = name
         reader = ICalReader(registry: registry, handle: handle)
+        self.calendar = calendar
     }
 
-    public init(name: String, text: String, registry: Registry) {
+    public init(name: String, text: String, registry: Registry, calendar: String? = nil) {
         self.name = name
         reader = ICalReader(registry: registry, text: text)
+        self.calendar = calendar
     }
 }
 
@@ -43,6 +48,13 @@ public struct ImportReport: Sendable {
         public let line: Int
         public let uid: String?
         public let message: String
+
+        public init(source: String, line: Int, uid: String?, message: String) {
+            self.source = source
+            self.line = line
+            self.uid = uid
+            self.message = message
+        }
     }
 
     public var added = 0
@@ -113,24 +125,21 @@ extension IntentEngine {
         return report
     }
 
-    /// Exports as one iCalendar document: every record of the entities mapped to components,
-    /// or those of one calendar, those with occurrences in a range, or one event (with its
-    /// overrides). Byte-identical for the same data.
+    /// Exports as iCalendar: every record of the entities mapped to components, or those of one
+    /// calendar, those with occurrences in a range, or one event (with its overrides). Each
+    /// calendar is its own VCALENDAR carrying its name, colour and description, in the order of
+    /// their titles (then ids), so that an import puts every event back in its calendar; with
+    /// `calendar` there is exactly one. Byte-identical for the same data.
     public func exportCalendar(calendar: String? = nil, from: Date? = nil, to: Date? = nil, event: String? = nil) throws -> String {
         try store.readTransaction { transaction in
             let writer = ICalWriter(registry: registry)
-            let calendarEntity = registry.allEntities.first { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "VCALENDAR" }
-            let itemEntities = registry.allEntities.filter { entity in
-                guard entity.kind == .indexed, let component = entity.annotations.first(named: "ical")?.firstString?.uppercased() else { return false }
-                return component != "VCALENDAR"
-            }
             var calendarRecord: EntityRecord?
             if let calendar {
-                guard let calendarEntity else { throw IntentError(.notSupported, "no entity maps VCALENDAR, so there are no calendars to choose from") }
+                guard let calendarEntity = calendarEntity else { throw IntentError(.notSupported, "no entity maps VCALENDAR, so there are no calendars to choose from") }
                 calendarRecord = try findByTitle(calendar, entity: calendarEntity, transaction: transaction)
             }
             var records: [EntityRecord] = []
-            for entity in itemEntities {
+            for entity in exportedEntities {
                 var filters: [RecordFilter] = []
                 if let calendarRecord, let reference = entity.properties.first(where: { $0.type.base == .entity(calendarRecord.entity) }) {
                     filters.append(.equals(reference.name, .reference(calendarRecord.id)))
@@ -152,25 +161,70 @@ extension IntentEngine {
                 }
                 records += selected
             }
-            if calendarRecord == nil, let calendarEntity {
-                // One calendar in the export: name the file after it.
-                let referenced = Set(records.compactMap { record -> UUID? in
-                    guard let entity = registry.entity(record.entity),
-                          let property = entity.properties.first(where: { $0.type.base == .entity(calendarEntity.name) }),
-                          case .reference(let id)? = record[property.name] else { return nil }
-                    return id
-                })
-                if referenced.count == 1, let id = referenced.first { calendarRecord = try transaction.fetch(calendarEntity.name, id: id) }
-            }
             do {
-                return try writer.document(calendar: calendarRecord, records: records)
+                if calendarRecord != nil { return try writer.document(calendar: calendarRecord, records: records) }
+                let groups = try byCalendar(records, transaction: transaction)
+                if groups.isEmpty { return try writer.document(calendar: nil, records: []) }
+                return try groups.map { try writer.document(calendar: $0.calendar, records: $0.records) }.joined()
             } catch let error as ICalWriter.WriteError {
                 throw IntentError(.invalidValue, error.message)
             }
         }
     }
 
-    private func uid(of record: EntityRecord, entity: EntityDefinition) -> String? {
+    /// The entity mapped to VCALENDAR (the calendars), if the schemas have one.
+    var calendarEntity: EntityDefinition? {
+        registry.allEntities.first { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "VCALENDAR" }
+    }
+
+    /// The stored entities mapped to components inside a VCALENDAR (events, tasks).
+    var exportedEntities: [EntityDefinition] {
+        registry.allEntities.filter { entity in
+            guard entity.kind == .indexed, let component = entity.annotations.first(named: "ical")?.firstString?.uppercased() else { return false }
+            return component != "VCALENDAR"
+        }
+    }
+
+    /// The property of `entity` that says which calendar a record is on.
+    func calendarReference(of entity: EntityDefinition, to calendarEntity: EntityDefinition) -> PropertyDefinition? {
+        entity.properties.first { $0.type.base == .entity(calendarEntity.name) }
+    }
+
+    /// `records` grouped by the calendar each is on, the calendars in the order of their titles
+    /// (then ids); records on no calendar come first, in a group without one.
+    func byCalendar(_ records: [EntityRecord], transaction: any StoreTransaction) throws -> [(calendar: EntityRecord?, records: [EntityRecord])] {
+        guard let calendarEntity else { return records.isEmpty ? [] : [(nil, records)] }
+        var loose: [EntityRecord] = []
+        var grouped: [UUID: [EntityRecord]] = [:]
+        for record in records {
+            guard let entity = registry.entity(record.entity), let property = calendarReference(of: entity, to: calendarEntity),
+                  case .reference(let id)? = record[property.name] else {
+                loose.append(record)
+                continue
+            }
+            grouped[id, default: []].append(record)
+        }
+        var calendars: [EntityRecord] = []
+        for id in grouped.keys {
+            if let found = try transaction.fetch(calendarEntity.name, id: id) {
+                calendars.append(found)
+            } else {
+                loose += grouped[id] ?? []
+            }
+        }
+        var groups: [(calendar: EntityRecord?, records: [EntityRecord])] = loose.isEmpty ? [] : [(nil, loose)]
+        for found in inTitleOrder(calendars) { groups.append((found, grouped[found.id] ?? [])) }
+        return groups
+    }
+
+    /// Calendars by title, then by id: the order of an export's VCALENDARs and a vdir's folders.
+    func inTitleOrder(_ calendars: [EntityRecord]) -> [EntityRecord] {
+        calendars.map { (registry.title(of: $0), $0.id.lowercasedText, $0) }
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+            .map(\.2)
+    }
+
+    func uid(of record: EntityRecord, entity: EntityDefinition) -> String? {
         guard let property = entity.temporalFields?.uid, case .string(let text)? = record[property] else { return nil }
         return text
     }
@@ -234,7 +288,7 @@ private struct Importer {
             case .calendar(_, let values, _, let line):
                 // iTIP messages (METHOD:REQUEST, CANCEL) import like calendars: a cancellation's
                 // components carry STATUS:CANCELLED and a higher SEQUENCE, so they update the event.
-                calendarID = try chooseCalendar(values, source: source.name, line: line)
+                calendarID = try chooseCalendar(values, source: source, line: line)
             case .record(let record):
                 try store(record, source: source.name)
             case .message(let message):
@@ -270,10 +324,12 @@ private struct Importer {
 
     /// The calendar records go into: --calendar, else the file's own name (X-WR-CALNAME) —
     /// found by title or created — else the default calendar, else one named after the file.
-    private mutating func chooseCalendar(_ values: [String: Value], source: String, line: Int) throws -> UUID? {
+    private mutating func chooseCalendar(_ values: [String: Value], source importing: ImportSource, line: Int) throws -> UUID? {
         guard let entity = calendarEntity else { return nil }
+        let source = importing.name
         let title = entity.titleProperty?.name
-        var wanted = options.calendar
+        let forced = options.calendar ?? importing.calendar
+        var wanted = forced
         if wanted == nil, let title, case .string(let name)? = values[title], !name.isEmpty { wanted = name }
         if let wanted {
             if let existing = try transaction.fetchAll(entity.name, matching: [], limit: nil).first(where: {
@@ -283,7 +339,7 @@ private struct Importer {
                 note(wanted)
                 return existing.id
             }
-            var newValues = options.calendar == nil ? values : [:]
+            var newValues = forced == nil ? values : [:]
             if let title { newValues[title] = .string(wanted) }
             return try create(entity, values: newValues, name: wanted)
         }

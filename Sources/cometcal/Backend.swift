@@ -12,8 +12,10 @@ protocol CalendarBackend: AnyObject {
     func undo() -> IntentOutcome
     func redo() -> IntentOutcome
     func history(limit: Int) throws -> [JournalEntry]
-    func importFiles(_ files: [(name: String, handle: FileHandle)], options: ImportOptions) throws -> ImportReport
+    /// Imports `files`, then `texts` (read already: a vdir's items and folders), all or nothing.
+    func importFiles(_ files: [(name: String, handle: FileHandle)], texts: [ImportText], options: ImportOptions) throws -> ImportReport
     func exportCalendar(calendar: String?, from: Date?, to: Date?, event: String?) throws -> String
+    func exportVdir() throws -> VdirExport
     func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord?
     func describe(_ record: EntityRecord) -> Candidate
 }
@@ -26,9 +28,18 @@ extension CalendarBackend {
     func json(_ snippet: Snippet) -> JSONValue { registry.json(snippet) }
 }
 
+/// An iCalendar text to import, with the calendar (by title) it goes into whatever it names
+/// itself, if any: a vdir item goes into its folder's calendar.
+struct ImportText {
+    let name: String
+    let text: String
+    let calendar: String?
+}
+
 extension IntentEngine: CalendarBackend {
-    func importFiles(_ files: [(name: String, handle: FileHandle)], options: ImportOptions) throws -> ImportReport {
-        importCalendars(files.map { ImportSource(name: $0.name, handle: $0.handle, registry: registry) }, options: options)
+    func importFiles(_ files: [(name: String, handle: FileHandle)], texts: [ImportText], options: ImportOptions) throws -> ImportReport {
+        importCalendars(files.map { ImportSource(name: $0.name, handle: $0.handle, registry: registry) }
+                        + texts.map { ImportSource(name: $0.name, text: $0.text, registry: registry, calendar: $0.calendar) }, options: options)
     }
 }
 
@@ -117,12 +128,17 @@ final class RemoteBackend: CalendarBackend {
         }
     }
 
-    func importFiles(_ files: [(name: String, handle: FileHandle)], options: ImportOptions) throws -> ImportReport {
-        let documents: [JSONValue] = try files.map { file in
+    func importFiles(_ files: [(name: String, handle: FileHandle)], texts: [ImportText], options: ImportOptions) throws -> ImportReport {
+        var documents: [JSONValue] = try files.map { file in
             guard let text = String(data: try file.handle.readToEnd() ?? Data(), encoding: .utf8) else {
                 throw CommandFailure(code: .dataError, message: "error: \(file.name) is not UTF-8 text")
             }
             return .object(JSONObject([("name", .string(file.name)), ("content", .string(text))]))
+        }
+        for text in texts {
+            var document = JSONObject([("name", .string(text.name)), ("content", .string(text.text))])
+            if let calendar = text.calendar { document["calendar"] = .string(calendar) }
+            documents.append(.object(document))
         }
         var params = JSONObject([("files", .array(documents)), ("skipInvalid", .bool(options.skipInvalid))])
         if let calendar = options.calendar { params["calendar"] = .string(calendar) }
@@ -143,6 +159,25 @@ final class RemoteBackend: CalendarBackend {
             if let content = json["content"]?.stringValue { return content }
             if case .failed(let error) = try IntentOutcome.decode(json, registry: registry) { throw error }
             return ""
+        case .failure(let error): throw CommandFailure(code: .dataError, message: "error: \(error.message)")
+        }
+    }
+
+    func exportVdir() throws -> VdirExport {
+        switch try call("ical.exportVdir", JSONObject()) {
+        case .success(let json):
+            guard case .array(let collections)? = json["collections"] else {
+                if case .failed(let error) = try IntentOutcome.decode(json, registry: registry) { throw error }
+                throw CommandFailure(code: .internalError, message: "error: the daemon's ical.exportVdir answer holds no collections")
+            }
+            func files(_ value: JSONValue?) -> [VdirExport.File] {
+                guard case .array(let items)? = value else { return [] }
+                return items.map { VdirExport.File(name: $0["name"]?.stringValue ?? "", text: $0["text"]?.stringValue ?? "") }
+            }
+            let warnings: [String] = { if case .array(let items)? = json["warnings"] { return items.compactMap(\.stringValue) } else { return [] } }()
+            return VdirExport(collections: collections.map {
+                VdirExport.Collection(folder: $0["folder"]?.stringValue ?? "", title: $0["title"]?.stringValue ?? "", metadata: files($0["metadata"]), items: files($0["items"]))
+            }, warnings: warnings)
         case .failure(let error): throw CommandFailure(code: .dataError, message: "error: \(error.message)")
         }
     }

@@ -145,26 +145,27 @@ enum Commands {
 
     static let importCommand = CommandSpec(
         name: "import", abstract: "Import iCalendar (.ics) files: all or nothing, and safe to repeat.",
-        discussion: "Every VEVENT becomes an event with everything the schema holds; properties it has no field for are kept and exported again. The file's X-WR-CALNAME names the calendar unless --calendar is given. Importing the same file again changes nothing; a newer SEQUENCE or LAST-MODIFIED updates. A file with problems writes nothing and lists each problem with its line and UID (--skip-invalid imports the rest). See docs/icalendar.md for what is accepted.",
+        discussion: "Every VEVENT becomes an event with everything the schema holds; properties it has no field for are kept and exported again. Each VCALENDAR goes into the calendar its X-WR-CALNAME (or NAME) names, created if missing, unless --calendar is given. A folder is read as a vdir (as khal and vdirsyncer keep them): each subfolder is a calendar, named by its displayname file (else the folder's name), each .ics file in it an event. Importing the same file again changes nothing; a newer SEQUENCE or LAST-MODIFIED updates. A file with problems writes nothing and lists each problem with its line and UID (--skip-invalid imports the rest). See docs/icalendar.md for what is accepted.",
         options: [
             .value("calendar", valueName: "name", help: "Import into this calendar (created if missing)."),
             .flag("skip-invalid", help: "Import the valid components and report the others."),
         ],
-        positionals: [PositionalSpec("files", arity: .variadicAtLeastOne, help: "The .ics files; - reads standard input.")],
-        examples: ["cometcal import ~/Downloads/basic.ics", "cometcal import work.ics home.ics", "curl … | cometcal import - --calendar Holidays"]
+        positionals: [PositionalSpec("files", arity: .variadicAtLeastOne, help: "The .ics files or vdir folders; - reads standard input.")],
+        examples: ["cometcal import ~/Downloads/basic.ics", "cometcal import work.ics home.ics", "cometcal import ~/.calendars", "curl … | cometcal import - --calendar Holidays"]
     )
 
     static let exportCommand = CommandSpec(
         name: "export", abstract: "Export events as iCalendar (RFC 5545).",
-        discussion: "Writes one VCALENDAR with a VTIMEZONE for each zone used (plain Olson TZIDs), overrides as RECURRENCE-ID components, and kept unknown properties. The same data always gives the same bytes.",
+        discussion: "Writes a VCALENDAR for each calendar (its name, colour and description; by title), each with a VTIMEZONE for each zone used (plain Olson TZIDs), overrides as RECURRENCE-ID components, and kept unknown properties; --calendar writes one. The same data always gives the same bytes. --vdir writes the vdir layout khal and vdirsyncer read: a folder per calendar with its displayname and color files, a .ics file per event; the folder must be new or empty.",
         options: [
             .value("calendar", valueName: "name", help: "Only this calendar's events."),
             .value("from", valueName: "when", help: "Only events with occurrences from this time on."),
             .value("to", valueName: "when", help: "Only events with occurrences before this time."),
             .value("event", valueName: "event", help: "Only this event (with its overrides)."),
             .value("output", short: "o", valueName: "file", help: "Write to this file instead of standard output."),
+            .value("vdir", valueName: "dir", help: "Write the whole store as a vdir into this new or empty folder."),
         ],
-        examples: ["cometcal export -o backup.ics", "cometcal export --calendar Work --from 2026-06-01 --to 2026-07-01"]
+        examples: ["cometcal export -o backup.ics", "cometcal export --calendar Work --from 2026-06-01 --to 2026-07-01", "cometcal export --vdir ~/.calendars"]
     )
 
     static let whenCommand = CommandSpec(

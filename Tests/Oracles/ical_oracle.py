@@ -39,9 +39,11 @@ def main(argv):
     for path in request["files"]:
         result = {"file": path, "error": None, "occurrences": []}
         try:
-            calendar = icalendar.Calendar.from_ical(open(path, "rb").read())
-            for event in recurring_ical_events.of(calendar).between(start, end):
-                result["occurrences"].append([str(event.get("UID")), utc(event.get("DTSTART").dt)])
+            # An iCalendar stream may hold several VCALENDARs (RFC 5545 3.4): a whole-store
+            # export writes one per calendar.
+            for calendar in icalendar.Calendar.from_ical(open(path, "rb").read(), multiple=True):
+                for event in recurring_ical_events.of(calendar).between(start, end):
+                    result["occurrences"].append([str(event.get("UID")), utc(event.get("DTSTART").dt)])
         except Exception as error:  # report, the Swift test fails with it
             result["error"] = "%s: %s" % (type(error).__name__, error)
         results.append(result)

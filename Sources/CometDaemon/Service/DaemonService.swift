@@ -86,7 +86,7 @@ public final class DaemonService: @unchecked Sendable {
         }
     }
 
-    public static let methods = ["health", "schema", "intent.perform", "entity.get", "entity.search", "agenda", "ical.import", "ical.export",
+    public static let methods = ["health", "schema", "intent.perform", "entity.get", "entity.search", "agenda", "ical.import", "ical.export", "ical.exportVdir",
                                  "undo", "redo", "history", "conversation.open", "conversation.say", "conversation.close", "subscribe", "unsubscribe"]
 
     private func call(_ method: String, _ params: Parameters, connection: Int) throws -> JSONValue {
@@ -101,6 +101,7 @@ public final class DaemonService: @unchecked Sendable {
         case "agenda": return try agenda(params)
         case "ical.import": return try icalImport(params)
         case "ical.export": return try icalExport(params)
+        case "ical.exportVdir": return try icalExportVdir(params)
         case "undo", "redo":
             try params.only([])
             let undo = method == "undo"
@@ -282,18 +283,19 @@ public final class DaemonService: @unchecked Sendable {
         try params.only(["content", "name", "files", "calendar", "skipInvalid"])
         // One document (`content`, reported under `name`), or several imported all or nothing
         // (`files: [{name, content}]`), as `cometcal import a.ics b.ics` does.
-        var files: [(name: String, content: String)] = []
+        // A file's own `calendar` puts its components there (a vdir item, in its folder's calendar).
+        var files: [(name: String, content: String, calendar: String?)] = []
         if case .array(let items)? = params.values["files"] {
             for item in items {
                 guard case .string(let content)? = item["content"] else { throw RPCError(RPCError.invalidParams, "each of 'files' needs a content string") }
-                files.append((item["name"]?.stringValue ?? "request", content))
+                files.append((item["name"]?.stringValue ?? "request", content, item["calendar"]?.stringValue))
             }
         } else {
-            files.append((try params.string(optional: "name") ?? "request", try params.string("content")))
+            files.append((try params.string(optional: "name") ?? "request", try params.string("content"), nil))
         }
         let options = ImportOptions(calendar: try params.string(optional: "calendar"), skipInvalid: try params.bool("skipInvalid") ?? false)
         let registry = self.registry
-        let report = writer.run { $0.importCalendars(files.map { ImportSource(name: $0.name, text: $0.content, registry: registry) }, options: options) }
+        let report = writer.run { $0.importCalendars(files.map { ImportSource(name: $0.name, text: $0.content, registry: registry, calendar: $0.calendar) }, options: options) }
         if report.written, !report.changes.isEmpty {
             announce(journal: nil, intent: "ical.import", changes: report.changes.map { ($0.entity, $0.id, $0.kind.rawValue) })
         }
@@ -309,6 +311,24 @@ public final class DaemonService: @unchecked Sendable {
         do {
             let text = try readers.run { try $0.exportCalendar(calendar: calendar, from: from, to: to, event: event) }
             return .object(JSONObject([("content", .string(text))]))
+        } catch let error as IntentError {
+            return registry.json(IntentOutcome.failed(error))
+        }
+    }
+
+    /// The whole store as a vdir (`cometcal export --vdir`); the client writes the files.
+    private func icalExportVdir(_ params: Parameters) throws -> JSONValue {
+        try params.only([])
+        do {
+            let export = try readers.run { try $0.exportVdir() }
+            func files(_ list: [VdirExport.File]) -> JSONValue {
+                .array(list.map { .object(JSONObject([("name", .string($0.name)), ("text", .string($0.text))])) })
+            }
+            let collections: [JSONValue] = export.collections.map { collection in
+                .object(JSONObject([("folder", .string(collection.folder)), ("title", .string(collection.title)),
+                                    ("metadata", files(collection.metadata)), ("items", files(collection.items))]))
+            }
+            return .object(JSONObject([("collections", .array(collections)), ("warnings", .array(export.warnings.map(JSONValue.string)))]))
         } catch let error as IntentError {
             return registry.json(IntentOutcome.failed(error))
         }

@@ -53,6 +53,8 @@ struct TitleAndLengthTests: CLISuite {
         let result = try run(["event", "add", "Review", "--start", "tomorrow 3pm"])
         #expect(result.stdout.contains("Created “Review” for Thu Jun 11 15:00–16:00."), "\(result.stdout)")
         #expect(try json(["event", "show", "Review"])["entity"]?["endDate"] == "2026-06-11T16:00:00+02:00[Europe/Berlin]")
+        let moment = try json(["event", "add", "Launch", "--start", "2026-06-12 09:00", "--end", "+0m"])["entity"]
+        #expect(moment?["endDate"] == moment?["startDate"], "--end +0m makes a moment")
         let allDay = try json(["event", "add", "Holiday", "--start", "2026-06-12", "--all-day"])["entity"]
         #expect(allDay?["endDate"] == "2026-06-13T00:00:00", "an all-day event lasts its day")
     }

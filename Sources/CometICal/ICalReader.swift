@@ -297,6 +297,16 @@ public final class ICalReader {
             queue.append(.problem(ICalProblem(line: raw.beginLine, uid: uid, message: "\(error)")))
             return
         }
+        // RFC 5545 lets an event go without SUMMARY (busy-time feeds do): it is kept, and said.
+        for property in entity.properties where property.annotations.contains(named: "nonBlank") {
+            guard case .string(let text)? = values[property.name], text.allSatisfy(\.isWhitespace), let name = property.icalName else { continue }
+            let noun = property.annotations.first(named: "display")?.firstString ?? property.name
+            // The component as the file wrote it: the prepass leaves empty values out of `raw`.
+            let written = original.line(of: name)
+            let message = written == nil ? "\(raw.name) has no \(name), so it is kept with an empty \(noun)"
+                : "\(name) is empty, so the \(raw.name) is kept with an empty \(noun)"
+            queue.append(.warning(ICalProblem(line: written ?? raw.beginLine, uid: uid, message: message)))
+        }
         queue.append(.record(ICalRecord(entity: entity.name, values: values, uid: uid, line: raw.beginLine, uidLine: raw.line(of: "UID") ?? raw.beginLine)))
         for override in decoder.periodOverrides(values, properties: properties) {
             queue.append(.warning(ICalProblem(line: override.line, uid: uid,

@@ -103,6 +103,7 @@ public final class IntentEngine {
                 } catch {
                     throw IntentError(error, parameter: parameter.name)
                 }
+                try checkNonBlank(value, parameter: parameter, of: intent)
                 if case .string(let text) = value, let entity = intent.entity.flatMap({ registry.entity($0) }),
                    entity.property(parameter.name)?.annotations.contains(named: "color") == true, CSSColor(parsing: text) == nil {
                     throw IntentError(.invalidValue, "'\(text)' is not a colour; write a CSS colour name such as teal or tomato, or hex such as #3478F6",
@@ -110,6 +111,17 @@ public final class IntentEngine {
                 }
             }
         }
+    }
+
+    /// A value written to a `@nonBlank` property must say something: empty text, or only spaces,
+    /// is refused here, once, for every front end. A search may still look for what an import kept.
+    private func checkNonBlank(_ value: Value, parameter: ParameterDefinition, of intent: IntentDefinition) throws {
+        guard intent.action == .create || intent.action == .update, case .string(let text) = value,
+              text.allSatisfy({ $0.isWhitespace || $0.isNewline }),
+              let property = intent.entity.flatMap({ registry.entity($0) })?.property(parameter.name),
+              property.annotations.contains(named: "nonBlank") else { return }
+        let noun = property.annotations.first(named: "display")?.firstString ?? Presenter.words(property.name)
+        throw IntentError(.invalidValue, "a \(noun) must have something in it", parameter: parameter.name)
     }
 
     /// A page is for searches only; its error names `limit` or `offset`, as the request spells them.

@@ -49,7 +49,11 @@ extension Invocation {
         stamp(&record, entity, isNew: true)
         let firstRun = try fillDefaultReferences(&record, entity)
         try applyDefaultMarker(&record, entity, isNew: true)
-        try TemporalRules(entity: entity)?.normalize(&record, previous: nil, changed: changed)
+        if let rules = TemporalRules(entity: entity) {
+            // Only an end nobody mentioned gets the schema's length: a cleared one stays absent.
+            if let endProperty = rules.fields.end, bindings[endProperty] == .unset { try rules.fillDefaultEnd(&record) }
+            try rules.normalize(&record, previous: nil, changed: changed)
+        }
         try checkUnique(record, entity)
         let created = record
         return Plan(kind: .create, target: nil, spanText: nil, changed: Array(changed)) { recorder in

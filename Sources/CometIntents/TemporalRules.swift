@@ -13,7 +13,18 @@ struct TemporalRules {
         guard let fields = entity.temporalFields else { return nil }
         self.fields = fields
         timeZoneProperty = fields.timeZone
+        let properties = entity.properties
+        entityLength = { name in
+            properties.first { $0.name == name }?.annotations.first(named: "defaultLength")?.firstString.flatMap(DurationValue.init(parsing:))
+        }
     }
+
+    /// The end's `@defaultLength`: how long a new record with a timed start and no end lasts.
+    var defaultLength: DurationValue? {
+        guard let end = fields.end else { return nil }
+        return entityLength(end)
+    }
+    private let entityLength: (String) -> DurationValue?
 
     /// The properties that say when (start, end, all day, zone): a change of only these is a move.
     var timeProperties: Set<String> {
@@ -50,6 +61,19 @@ struct TemporalRules {
     func uid(_ record: EntityRecord) -> String? {
         guard let property = fields.uid, case .string(let text)? = record[property] else { return nil }
         return text
+    }
+
+    /// A new record given a timed start and no end lasts the schema's `@defaultLength` (all-day
+    /// records have their own rule: a day). Imports never come here: RFC 5545 ends a DTSTART
+    /// without DTEND or DURATION at its start.
+    func fillDefaultEnd(_ record: inout EntityRecord) throws {
+        guard let endProperty = fields.end, record[endProperty] == nil, !isAllDay(record),
+              let start = start(record), let length = defaultLength else { return }
+        do {
+            record[endProperty] = .dateTime(try start.adding(length))
+        } catch {
+            throw IntentError(.invalidValue, error.message, parameter: fields.start)
+        }
     }
 
     /// Applies the rules to a record after a create or an update. `changed` names the properties

@@ -343,10 +343,13 @@ struct IntentRunner {
                     terminal.out("Choose a number from 1 to \(shown.count).")
                     continue
                 }
-                let words = answer.lowercased().split(separator: " ").map(String.init)
+                // Each word starts a word of the title or the time: "1" is Party 1 or 10, and not
+                // every party that ends at 21:00.
+                func words(_ text: String) -> [Substring] { text.lowercased().split { !$0.isLetter && !$0.isNumber } }
+                let said = words(answer)
                 let narrowed = candidates.filter { candidate in
-                    let text = (candidate.title + " " + (candidate.subtitle ?? "")).lowercased()
-                    return words.allSatisfy { text.contains($0) }
+                    let known = words(candidate.title + " " + (candidate.subtitle ?? ""))
+                    return said.allSatisfy { word in known.contains { $0.hasPrefix(word) } }
                 }
                 if narrowed.isEmpty {
                     terminal.out("None of them matches “\(Terminal.printable(answer))”.")

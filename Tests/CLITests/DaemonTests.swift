@@ -101,6 +101,22 @@ struct DaemonTests {
         #expect(try say("hello")["code"] == .int(-32602), "a closed session is gone")
     }
 
+    @Test("intent.perform: a blank title fails naming the parameter as JSON spells it; an event with a start and no end lasts an hour (issue 20, items 7 and 8)")
+    func blankTitleAndDefaultLength() throws {
+        let daemon = try DaemonHarness()
+        let client = try daemon.client()
+        let blank = try client.call("intent.perform", object([("intent", "createEvent"), ("parameters", object([("title", "  "), ("startDate", "2026-06-12T21:00:00-07:00")]))]))
+        #expect(blank["outcome"] == "failed", "\(blank)")
+        #expect(blank["error"]?["code"] == "invalid_value")
+        #expect(blank["error"]?["parameter"] == "title")
+        #expect(blank["error"]?["message"] == "a title must have something in it")
+        let created = try client.call("intent.perform", object([("intent", "createEvent"), ("parameters", object([("title", "Stargazing"), ("startDate", "2026-06-12T21:00:00-07:00")]))]))
+        #expect(created["outcome"] == "done", "\(created)")
+        // A time with an offset and no zone is an instant: stored in UTC, the end an hour later.
+        #expect(created["entity"]?["startDate"] == "2026-06-13T04:00:00Z", "\(created)")
+        #expect(created["entity"]?["endDate"] == "2026-06-13T05:00:00Z", "\(created)")
+    }
+
     @Test("one client subscribes and sees another's changes, imports, undo and redo")
     func subscriptions() throws {
         let daemon = try DaemonHarness()

@@ -90,8 +90,9 @@ struct HostileInputTests: CLISuite {
     @Test("RRULE COUNT=10^9 and FREQ=SECONDLY with no end: bounded by the query")
     func enormousRules() throws {
         try run(["calendar", "add", "Home"])
-        try run(["event", "add", "Tick", "--start", "2026-06-01 09:00", "--repeat", "FREQ=SECONDLY"])
-        try run(["event", "add", "Tock", "--start", "2026-06-01 09:00", "--repeat", "FREQ=MINUTELY;COUNT=1000000000"])
+        // Moments (--end +0m), so an occurrence is in the day it starts in and no other.
+        try run(["event", "add", "Tick", "--start", "2026-06-01 09:00", "--end", "+0m", "--repeat", "FREQ=SECONDLY"])
+        try run(["event", "add", "Tock", "--start", "2026-06-01 09:00", "--end", "+0m", "--repeat", "FREQ=MINUTELY;COUNT=1000000000"])
         for from in ["2026-06-02", "2027-06-02"] {
             let day = try json(["agenda", "--from", from, "--days", "1", "--limit", "1"])
             // Every second and every minute of the day: a year later too, not cut off anywhere.

@@ -1403,7 +1403,9 @@ private enum RoundTripRunner {
         let expectedReadings = ["TRIGGER;RELATED=END", "UNTIL is a date on a series with times",
                                 "UNTIL has no Z on a series in a zone", "UNTIL is in UTC on a floating series", "times without a zone are read in",
                                 "is a name for the IANA zone", "is a date on a series with times", "is a date-time on an all-day series",
-                                "both DTEND and DURATION are given", "a second RRULE, different from", "EXRULE (RFC 2445"]
+                                "both DTEND and DURATION are given", "a second RRULE, different from", "EXRULE (RFC 2445",
+                                // 8% of the events have no SUMMARY (RFC 5545 allows it): kept untitled, and said.
+                                "so it is kept with an empty title"]
         for warning in result.warnings1 where !expectedReadings.contains(where: { warning.message.contains($0) }) {
             finding(0, "first import warns: " + kind(warning.message), uid: warning.uid, "warning on line \(warning.line)", warning.message, "(no warning expected)")
         }

@@ -67,6 +67,14 @@ enum Answers {
             merged.timeParameter = more.timeParameter ?? draft.timeParameter
             return merged
         }
+        // "Call it" and nothing after: the lead-in is not the value. Text is given as empty, so
+        // the engine's own rule for it (`@nonBlank`: a title must say something) answers.
+        if !words.isEmpty, words.droppingLeading(valueLeadIns).isEmpty, parameter.type.base == .builtin(.string) {
+            var revised = draft
+            revised.slots[parameter.name] = .value(.string(""))
+            revised.sourceWords[parameter.name] = words
+            return revised
+        }
         // The value alone, after the words that lead into it.
         for candidate in [words, words.droppingLeading(valueLeadIns)] where !candidate.isEmpty {
             if case .enumeration(let name) = parameter.type.base, let found = understander.enumCase(utterance, of: name) {

@@ -194,6 +194,17 @@ extension Diagnostic {
                    at: location, length: 11)
     }
 
+    static func nonBlankNotText(_ name: Identifier, type: String, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.nonBlankNotText, "'@nonBlank' needs a text property, but '\(name.name)' is '\(type)' (use String or String?)",
+                   at: location, length: 9)
+    }
+
+    static func defaultLengthMisplaced(_ name: Identifier, entity: String, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(.defaultLengthMisplaced,
+                   "'@defaultLength' belongs on the end of '\(entity)', but '\(name.name)' is not it (the end is a 'DateTime' mapped with @ical(\"DTEND\") beside one mapped to DTSTART)",
+                   at: location, length: 14)
+    }
+
     // MARK: Entities
 
     static func missingIdentifier(_ entity: Identifier) -> Diagnostic {

@@ -40,6 +40,8 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
     case referenceDefault = "E302"
     case unionCaseType = "E303"
     case searchableNotText = "E304"
+    case nonBlankNotText = "E305"
+    case defaultLengthMisplaced = "E306"
 
     // Entities (E4xx)
     case missingIdentifier = "E400"

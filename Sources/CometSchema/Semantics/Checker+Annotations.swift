@@ -79,6 +79,14 @@ extension Checker {
         return Annotation(name: spec.name, positional: positional, labelled: labelled, location: syntax.location)
     }
 
+    /// `@defaultLength("PT1H")`: a length a new record can last, so a duration of more than nothing.
+    mutating func checkDefaultLength(_ annotation: Annotation) {
+        guard let text = annotation.firstString else { return }
+        if let length = DurationValue(parsing: text), !length.isNegative, length.approximateSeconds > 0 { return }
+        diagnostics.append(.annotationArgument("defaultLength", "needs a length of more than nothing, such as \"PT1H\" or \"PT30M\", not \"\(text)\"",
+                                               at: annotation.location, length: "defaultLength".count + 1))
+    }
+
     private mutating func convert(_ literal: LiteralSyntax, kind: AnnotationArgumentKind, spec: AnnotationSpec) -> Annotation.Argument? {
         switch (kind, literal) {
         case (.string, .string(let text, _)):

@@ -115,11 +115,24 @@ struct Checker {
             if let searchable = annotations.first(named: "searchable"), !holdsText(type, in: domain) {
                 diagnostics.append(.searchableNotText(member.name, type: type.description, at: searchable.location))
             }
+            if let nonBlank = annotations.first(named: "nonBlank"), type.base != .builtin(.string) || type.isArray {
+                diagnostics.append(.nonBlankNotText(member.name, type: type.description, at: nonBlank.location))
+            }
+            if let length = annotations.first(named: "defaultLength") {
+                checkDefaultLength(length)
+            }
             let defaultValue = member.defaultValue.flatMap { checkDefault($0, for: member.name, type: type, registry: registry) }
             properties.append(PropertyDefinition(
                 name: member.name.name, type: type, defaultValue: defaultValue, doc: member.doc,
                 annotations: annotations, location: member.name.location
             ))
+        }
+        let end = TemporalFields.find(in: properties)?.end
+        for property in properties where property.name != end {
+            if let length = property.annotations.first(named: "defaultLength"),
+               let name = syntax.properties.first(where: { $0.name.name == property.name })?.name {
+                diagnostics.append(.defaultLengthMisplaced(name, entity: syntax.name.name, at: length.location))
+            }
         }
         if kind == .indexed, !syntax.bodyMissing {
             if let id = properties.first(where: { $0.name == "id" }) {

@@ -10,6 +10,8 @@ public final class Daemon: @unchecked Sendable {
         public var service: DaemonService.Configuration
         public var limits = SocketServer.Limits()
         public var verbose = false
+        /// How long a stop waits for the requests in flight (`--stop-seconds`).
+        public var stopSeconds: Double = 10
 
         public init(socketPath: String, service: DaemonService.Configuration) {
             self.socketPath = socketPath
@@ -180,7 +182,9 @@ public final class Daemon: @unchecked Sendable {
         logger.info("stopping", [("reason", reason)])
         server?.stopAccepting()
         // In-flight requests finish and their answers go out before connections close.
-        if server?.waitUntilIdle(seconds: 10) == false { logger.error("requests still running after 10 s; stopping anyway", []) }
+        if server?.waitUntilIdle(seconds: options.stopSeconds) == false {
+            logger.error("requests still running after \(options.stopSeconds) s (--stop-seconds); stopping anyway", [])
+        }
         alarms?.stop()
         journalTimer?.cancel()
         service.drain()

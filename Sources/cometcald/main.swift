@@ -25,6 +25,7 @@ let root = CommandSpec(
         .value("schemas", valueName: "dir", repeatable: true, help: "Schema directory to load (repeatable). Default: $COMETCAL_SCHEMAS, else ./Schemas."),
         .value("max-request", valueName: "bytes", help: "The largest request accepted (default 67108864, 64 MiB)."),
         .value("request-seconds", valueName: "seconds", help: "How long one request may work on the store before it is stopped and rolled back (default 30)."),
+        .value("stop-seconds", valueName: "seconds", help: "How long SIGTERM waits for the requests in flight to finish and be answered before stopping anyway (default 10)."),
         .flag("verbose", short: "v", help: "Log every request and connection."),
         .flag("version", help: "Print the version and exit."),
     ],
@@ -74,6 +75,13 @@ if let text = parsed.value("request-seconds") {
         exit(64)
     }
     options.service.requestSeconds = seconds
+}
+if let text = parsed.value("stop-seconds") {
+    guard let seconds = Double(text), seconds >= 0 else {
+        FileHandle.standardError.write(Data("error: --stop-seconds takes a number of seconds, 0 or more, not '\(text)'\n".utf8))
+        exit(64)
+    }
+    options.stopSeconds = seconds
 }
 do {
     let daemon = try Daemon(options: options)

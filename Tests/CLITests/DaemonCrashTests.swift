@@ -25,7 +25,9 @@ struct DaemonCrashTests {
 
     @Test("SIGTERM while two imports are in flight: both finish and are answered first, so after a restart both are whole")
     func termDuringImport() throws {
-        let daemon = try DaemonHarness()
+        // Room for both to finish on a loaded machine: what is tested is that they are waited
+        // for and answered, not how fast a debug build imports.
+        let daemon = try DaemonHarness(arguments: ["--stop-seconds", "300"])
         let first = try daemon.client(), second = try daemon.client()
         for (client, prefix) in [(first, "bulk"), (second, "more")] {
             client.sendFrame(object([("jsonrpc", "2.0"), ("id", 1), ("method", "ical.import"),
@@ -38,7 +40,7 @@ struct DaemonCrashTests {
         #expect(!daemon.logText.contains("msg=request"), "neither had finished before the signal")
         daemon.signal(SIGTERM)
         for client in [first, second] {
-            let answer = try client.receive(timeout: 30)
+            let answer = try client.receive(timeout: 300)
             #expect(answer["result"]?["written"] == true, "each request in flight gets its answer: \(answer)")
         }
         #expect(daemon.stop() == 0)

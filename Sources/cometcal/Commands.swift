@@ -189,10 +189,11 @@ enum Commands {
 
     static let understandCommand = CommandSpec(
         name: "understand", abstract: "Show how each utterance is read, without acting on it.",
-        discussion: "Reads each TEXT as a new request to chat would be read, and changes nothing: the kind (request, question, command or unknown), the intent and its action (create, update, delete, search, open), every parameter with its state, the words it was read from and what they are, each mention with what it names in the store now, and a confidence (1 when a phrase matched strictly, 0.5 when it matched only with a named record not found, 0 when nothing matched). The store is only read; without one, mentions are read against an empty store, said on standard error. Text that is not understood is a reading with understood false, not an error. With --json, one JSON object per text, one per line, in order (docs/json.md).",
+        discussion: "Reads each TEXT as a new request to chat would be read, and changes nothing: the kind (request, question, command or unknown), the intent and its action (create, update, delete, search, open), every parameter with its state, the words it was read from and what they are, each mention with what it names in the store now, which reader made the reading (a declared phrase, word for word, or the statistical reader trained from the schemas' declarations) and a confidence (1 when a phrase matched strictly, 0.5 when it matched only with a named record not found, the statistical reader's probability, 0 when nothing matched). --reader phrases reads with the declared phrases alone. The store is only read; without one, mentions are read against an empty store, said on standard error. Text that is not understood is a reading with understood false, not an error. With --json, one JSON object per text, one per line, in order (docs/json.md).",
         options: [
             .value("now", valueName: "iso8601", help: "The clock to read against, e.g. 2026-06-10T09:00:00-07:00 (default: $COMETCAL_NOW, else now)."),
             .value("tz", valueName: "zone", help: "The IANA time zone, e.g. America/Los_Angeles (default: the zone in --now, else $TZ)."),
+            .value("reader", valueName: "readers", help: "all (default): declared phrases, then the statistical reader; phrases: the declared phrases alone."),
         ],
         positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "The utterances, one per argument.")],
         examples: ["cometcal understand 'add lunch with Ada on friday at noon'",

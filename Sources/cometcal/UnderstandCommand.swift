@@ -19,6 +19,9 @@ struct UnderstandCommand {
                 throw UsageError(code: .invalidValue, message: "understand reads on this machine, with the schemas given here; drop --connect")
             }
             clock = try WhenCommand.readClock(parsed)
+            if let reader = parsed.value("reader"), !["all", "phrases"].contains(reader) {
+                throw UsageError(code: .invalidValue, message: "--reader takes all or phrases, not '\(reader)'")
+            }
         } catch {
             terminal.err(error.rendered)
             return .usage
@@ -47,6 +50,7 @@ struct UnderstandCommand {
         let fixed = clock.now
         let engine = IntentEngine(store: store, timeZone: clock.zone, clock: { fixed })
         let conversation = Conversation(engine: engine, now: clock.now, timeZone: clock.zone)
+        conversation.statisticalReading = parsed.value("reader") != "phrases"
         for text in parsed.positionals("text") {
             let interpretation = conversation.interpret(text)
             if parsed.flag("json") {
@@ -63,7 +67,9 @@ struct UnderstandCommand {
         terminal.out(terminal.style("“" + Terminal.printable(interpretation.text) + "”", .bold))
         var rows: [(String, String)] = []
         let confidence = String(format: "%.1f", interpretation.confidence)
-        rows.append(("understood", (interpretation.understood ? "yes" : "no") + ", \(interpretation.kind.rawValue), confidence \(confidence)"))
+        let reader = interpretation.reader.map { ", by the \($0 == "phrase" ? "declared phrases" : "statistical reader")" } ?? ""
+        rows.append(("understood", (interpretation.understood ? "yes" : "no") + ", \(interpretation.kind.rawValue), confidence \(confidence)" + reader))
+        if let runnerUp = interpretation.runnerUp { rows.append(("next best", runnerUp.label + String(format: " (%.2f)", runnerUp.confidence))) }
         if let intent = interpretation.intent { rows.append(("intent", intent + (interpretation.action.map { " (\($0))" } ?? ""))) }
         if interpretation.kind == .command, let action = interpretation.action { rows.append(("command", action)) }
         if let question = interpretation.question { rows.append(("asks", "\(question.property) of \(question.entity)")) }
@@ -78,6 +84,11 @@ struct UnderstandCommand {
             if mention.by == "words" {
                 line += mention.matches.isEmpty ? ", names nothing in the store"
                     : ", names " + mention.matches.map { "“\(Terminal.printable($0.title))”" }.joined(separator: " or ")
+            }
+            if mention.by == "description" {
+                for key in ["words", "timeText", "person", "position"] {
+                    if case .string(let value)? = mention.details[key] { line += ", \(key == "timeText" ? "time" : key) “\(Terminal.printable(value))”" }
+                }
             }
             rows.append(("mention " + mention.slot, line))
         }

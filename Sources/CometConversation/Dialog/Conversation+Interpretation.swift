@@ -26,6 +26,7 @@ extension Conversation {
         var isHelp = false
         var reading: Reading?
         var strict = false
+        var frame: StatisticalFrame? = nil
     }
 
     func readRequest(_ utterance: Utterance) -> ReadRequest {
@@ -33,28 +34,33 @@ extension Conversation {
             return ReadRequest(isHelp: true)
         }
         let clauses = Corrections.clauses(utterance)
-        guard let found = understander.readTelling(clauses.request) else { return ReadRequest() }
-        guard case .request(var draft) = found.reading else { return ReadRequest(reading: found.reading, strict: found.strict) }
+        guard let found = understander.readFully(clauses.request, statistical: statisticalReading) else { return ReadRequest() }
+        guard case .request(var draft) = found.reading else { return ReadRequest(reading: found.reading, strict: found.strict, frame: found.frame) }
         for correction in clauses.corrections {
             if let revised = Corrections.revise(draft, with: correction, understander: understander) { draft = revised }
         }
-        return ReadRequest(reading: .request(draft), strict: found.strict)
+        return ReadRequest(reading: .request(draft), strict: found.strict, frame: found.frame)
     }
 
     func interpretation(of read: ReadRequest, text: String) -> Interpretation {
         if read.isHelp { return .command(text, "help") }
         guard let reading = read.reading else { return .unknown(text) }
-        let confidence = read.strict ? 1.0 : 0.5
+        let confidence = read.frame?.probability ?? (read.strict ? 1.0 : 0.5)
+        var result: Interpretation
         switch reading {
         case .undo: return .command(text, "undo")
         case .redo: return .command(text, "redo")
         case .question(let question):
             let mentions = question.mention.map { [describe($0, slot: "about", raw: question.mentionWords?.text ?? "", entity: question.entity.name)] } ?? []
-            return Interpretation(text: text, understood: true, kind: .question, intent: nil, action: nil, confidence: confidence, parameters: [],
-                                  mentions: mentions, question: (question.entity.name.description, question.property.name))
+            result = Interpretation(text: text, understood: true, kind: .question, intent: nil, action: nil, confidence: confidence, parameters: [],
+                                    mentions: mentions, question: (question.entity.name.description, question.property.name))
         case .request(let draft):
-            return interpretation(of: draft, text: text, kind: .request, confidence: confidence)
+            result = interpretation(of: draft, text: text, kind: .request, confidence: confidence)
+            result.kindWords = draft.kindWords?.text
         }
+        result.reader = read.frame == nil ? "phrase" : "statistical"
+        if let runnerUp = read.frame?.runnerUp { result.runnerUp = (runnerUp.label, runnerUp.probability) }
+        return result
     }
 
     func interpretation(of draft: Draft, text: String, kind: Interpretation.Kind, confidence: Double) -> Interpretation {
@@ -141,6 +147,13 @@ extension Conversation {
             return .init(slot: slot, raw: raw, by: "time", matches: [], details: JSONObject([("time", resolution.json), ("timeText", .string(text))]))
         case .id(let id, _):
             return .init(slot: slot, raw: raw, by: "id", matches: [], details: JSONObject([("id", .string(id.uuidString.lowercased()))]))
+        case .description(let description):
+            var details = JSONObject([("position", .string(description.position.rawValue)), ("all", .bool(description.all))])
+            if let words = description.words { details["words"] = .string(words) }
+            if let time = description.time { details["time"] = time.json }
+            if let text = description.timeText { details["timeText"] = .string(text) }
+            if let person = description.person { details["person"] = .string(person) }
+            return .init(slot: slot, raw: raw, by: "description", matches: [], details: details)
         case .text(let words):
             let matches: [Interpretation.Mention.Match]
             switch understander.lookup(entity, words) {

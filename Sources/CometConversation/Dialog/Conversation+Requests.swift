@@ -163,33 +163,72 @@ extension Conversation {
             }
         case .time(let resolution, let text):
             return resolveByTime(resolution, text: text, entity: entity, subject: subject, parameter: parameter)
+        case .description(let description):
+            return resolveByDescription(description, entity: entity, subject: subject, parameter: parameter)
         }
     }
 
     /// "the event happening June 9th": what happens then, through the entity's search.
     private func resolveByTime(_ resolution: TemporalResolution, text: String, entity: QualifiedName,
                                subject: DialogState.Subject, parameter: String) -> Resolution {
+        var description = MentionDescription()
+        description.time = resolution
+        description.timeText = text
+        return resolveByDescription(description, entity: entity, subject: subject, parameter: parameter)
+    }
+
+    /// "my meeting with John tonight", "the next appointment": the entity's search with the
+    /// description's words (title words and the person) over its time, or over the year ahead
+    /// (the year behind for "last"); one match is the record, several are a question.
+    private func resolveByDescription(_ description: MentionDescription, entity: QualifiedName,
+                                      subject: DialogState.Subject, parameter: String) -> Resolution {
         let noun = engine.noun(entity, count: 1)
+        let now = clock()
         guard let search = registry.allIntents.first(where: { $0.action == .search && $0.entity == entity }),
-              let from = search.parameter(role: .from), let to = search.parameter(role: .to),
-              let range = try? TimeBinding(intent: search, entity: registry.entity(entity), zone: timeZone, now: clock()).range(resolution) else {
+              let from = search.parameter(role: .from), let to = search.parameter(role: .to) else {
             return .turn(failure("I can't look up \(noun)s by time."))
         }
-        let outcome = engine.perform(IntentRequest(intent: search.name.description,
-                                                   parameters: ParameterBindings([from.name: .set(.dateTime(range.start)), to.name: .set(.dateTime(range.end))])))
+        var bindings = ParameterBindings()
+        if let time = description.time {
+            guard let range = try? TimeBinding(intent: search, entity: registry.entity(entity), zone: timeZone, now: now).range(time) else {
+                return .turn(failure("I can't look up \(noun)s by time."))
+            }
+            bindings[from.name] = .set(.dateTime(range.start))
+            bindings[to.name] = .set(.dateTime(range.end))
+        } else {
+            let year = 366.0 * 86_400
+            let start = description.position == .last ? now.addingTimeInterval(-year) : now
+            let end = description.position == .last ? now : now.addingTimeInterval(year)
+            bindings[from.name] = .set(.dateTime(DateTimeValue(kind: .utc(epochSeconds: Int64(start.timeIntervalSince1970.rounded(.down))))))
+            bindings[to.name] = .set(.dateTime(DateTimeValue(kind: .utc(epochSeconds: Int64(end.timeIntervalSince1970.rounded(.down))))))
+        }
+        let said = [description.words, description.person].compactMap { $0 }
+        if let text = search.parameter(role: .text), !said.isEmpty { bindings[text.name] = .set(.string(said.joined(separator: " "))) }
+        let outcome = engine.perform(IntentRequest(intent: search.name.description, parameters: bindings))
         guard case .done(let result) = outcome else {
             if case .failed(let error) = outcome { return .turn(failure(Replies.sentence(error.message))) }
             return .turn(failure("I couldn't look that up."))
         }
         var seen = Set<UUID>()
-        let found = result.occurrences.filter { seen.insert($0.record.id).inserted }
-        guard !found.isEmpty else { return .turn(failure("I couldn't find \(article(noun)) \(noun) \(Replies.timePhrase(text)).")) }
+        var found = result.occurrences.filter { seen.insert($0.record.id).inserted }
+        if description.position == .next, let first = found.first { found = [first] }
+        if description.position == .last, let last = found.last { found = [last] }
+        guard !found.isEmpty else {
+            var what = "\(article(noun)) \(noun)"
+            if let words = description.words { what += " called “\(words)”" }
+            if let person = description.person { what += " with \(person)" }
+            if let text = description.timeText { what += " " + Replies.timePhrase(text) }
+            else if description.position == .next { what += " coming up" }
+            return .turn(failure("I couldn't find \(what)."))
+        }
         if found.count == 1 { return .record(found[0].record, occurrence: found[0].isRecurrenceInstance ? found[0].start : nil) }
         let candidates = found.map { occurrence in
             Candidate(id: occurrence.record.id, title: registry.title(of: occurrence.record),
                       subtitle: engine.when(occurrence.start, end: occurrence.end, allDay: engine.isAllDay(occurrence.record)))
         }
-        let prompt = "Which \(noun) did you mean: " + ConversationText.list(candidates.map { "“\($0.title)” (\($0.subtitle ?? ""))" }) + "?"
+        // "all of them" is not a choice the dialog can take yet: it asks which, and says so.
+        let lead = description.all ? "I can only change one \(noun) at a time. " : ""
+        let prompt = lead + "Which \(noun) did you mean: " + ConversationText.list(candidates.map { "“\($0.title)” (\($0.subtitle ?? ""))" }) + "?"
         var pending = DialogState.Pending(subject: subject, waiting: .choice(parameter: parameter, candidates: candidates), prompt: prompt)
         for occurrence in found where occurrence.isRecurrenceInstance { pending.occurrences[occurrence.record.id] = occurrence.start }
         state.pending = pending

@@ -38,6 +38,9 @@ public final class Conversation {
     let clock: () -> Date
     let understander: Understander
     var state = DialogState()
+    /// Whether what the declared phrases do not cover goes to the statistical reader (on by
+    /// default; `cometcal understand --reader phrases` turns it off, to measure the phrases alone).
+    public var statisticalReading = true
 
     /// `now` fixes the clock (scripts); nil reads the engine's.
     public init(engine: IntentEngine, book: ConversationBook? = nil, now: Date? = nil, timeZone: TimeZone? = nil) {

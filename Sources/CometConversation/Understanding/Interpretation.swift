@@ -69,6 +69,13 @@ public struct Interpretation: Sendable {
     public let mentions: [Mention]
     /// For a question: the entity and property asked about.
     public let question: (entity: String, property: String)?
+    /// Which reader gave the reading: "phrase" (a declared phrase or question, word for word)
+    /// or "statistical" (the model trained from the schemas' declarations); nil when none did.
+    public var reader: String? = nil
+    /// For a statistical reading: the class it nearly chose, and how sure it was of it.
+    public var runnerUp: (label: String, confidence: Double)? = nil
+    /// Words that said only which kind of record a search is about ("any appointments").
+    public var kindWords: String? = nil
 
     static func unknown(_ text: String) -> Interpretation {
         Interpretation(text: text, understood: false, kind: .unknown, intent: nil, action: nil, confidence: 0, parameters: [], mentions: [], question: nil)
@@ -105,6 +112,10 @@ public struct Interpretation: Sendable {
             }
             return .object(entry)
         })
+        object["reader"] = reader.map(JSONValue.string) ?? .null
+        if let runnerUp {
+            object["runnerUp"] = .object(JSONObject([("label", .string(runnerUp.label)), ("confidence", .double(runnerUp.confidence))]))
+        }
         if let question {
             object["question"] = .object(JSONObject([("entity", .string(question.entity)), ("property", .string(question.property))]))
         }
@@ -118,6 +129,12 @@ public struct Interpretation: Sendable {
         for mention in mentions where mention.slot == "about" {
             slots.append((mention.slot, mention.by == "time" ? "time" : "name", mention.raw))
         }
+        // A description also says when and with whom: each is a slot of its own.
+        for mention in mentions where mention.by == "description" {
+            if case .string(let text)? = mention.details["timeText"] { slots.append((mention.slot, "time", text)) }
+            if case .string(let person)? = mention.details["person"] { slots.append((mention.slot, "person", person)) }
+        }
+        if let kindWords { slots.append(("kind", "name", kindWords)) }
         return slots
     }
 }

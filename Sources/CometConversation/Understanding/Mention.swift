@@ -13,6 +13,31 @@ enum Mention: Sendable, Hashable {
     /// Already resolved (a choice answered, a reference kept from an earlier turn), with the
     /// occurrence meant when the record repeats.
     case id(UUID, occurrence: DateTimeValue?)
+    /// A description ("my meeting with John tonight", "the next appointment"): title words, a
+    /// time, a person and which of the matches, found through the entity's search.
+    case description(MentionDescription)
+}
+
+/// What a description says of the record it names. Words that only say the kind ("meeting"
+/// for an event declared with that noun) are not title words: they match any record.
+struct MentionDescription: Sendable, Hashable {
+    enum Position: String, Sendable, Hashable {
+        /// The one the words and time match; several are a question.
+        case any
+        /// The first from now ("my next meeting").
+        case next
+        /// The latest before now ("my last appointment").
+        case last
+    }
+
+    /// Title words beyond the kind's nouns, as said; nil when the words only say the kind.
+    var words: String?
+    var time: TemporalResolution?
+    var timeText: String?
+    var person: String?
+    var position: Position = .any
+    /// "all my meetings this week": every match is meant.
+    var all = false
 }
 
 enum MentionReader {

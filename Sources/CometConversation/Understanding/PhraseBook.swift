@@ -68,13 +68,20 @@ struct PhraseBook: Sendable {
             guard let target = intent.targetParameter else { continue }
             for parameter in intent.parameters where !parameter.isRequired && !parameter.isTarget && parameter.role == nil {
                 let said = parameter.annotations.first(named: "display")?.firstString ?? ConversationText.words(parameter.name)
-                let name = Utterance(said).keys.map(Element.word)
-                let phrase = Phrase(parts: [], clears: [parameter.name])
-                for verb in ["remove", "clear", "delete", "drop"] {
-                    for link in ["from", "of", "on"] {
-                        patterns.append(Pattern(elements: [.word(verb), .word("the")] + name + [.word(link), .slot(target.name)], source: .intent(intent, phrase)))
+                // The property's declared words name it too: "remove the alert from the dentist".
+                let declared = intent.entity.flatMap(registry.entity)?.property(parameter.name)?.annotations.strings(named: "words") ?? []
+                var seen = Set<[String]>()
+                for spoken in [said] + declared {
+                    let keys = Utterance(spoken).keys
+                    guard !keys.isEmpty, seen.insert(keys).inserted else { continue }
+                    let name = keys.map(Element.word)
+                    let phrase = Phrase(parts: [], clears: [parameter.name])
+                    for verb in ["remove", "clear", "delete", "drop"] {
+                        for link in ["from", "of", "on"] {
+                            patterns.append(Pattern(elements: [.word(verb), .word("the")] + name + [.word(link), .slot(target.name)], source: .intent(intent, phrase)))
+                        }
+                        patterns.append(Pattern(elements: [.word(verb), .word("the")] + name, source: .intent(intent, phrase)))
                     }
-                    patterns.append(Pattern(elements: [.word(verb), .word("the")] + name, source: .intent(intent, phrase)))
                 }
             }
         }

@@ -19,6 +19,11 @@ struct Draft: Sendable {
     /// The words each slot was read from, as said; a slot the phrase itself sets (`clear:`, a
     /// constant) has none. What `Interpretation` shows, so it is never re-derived.
     var sourceWords: [String: Utterance] = [:]
+    /// Words that only said the kind of record a search is about ("any appointments"): shown
+    /// in the interpretation, asked for by nothing.
+    var kindWords: Utterance?
+    /// Which reader made it, and how sure it was: 1 for a declared phrase.
+    var confidence: Double = 1
 }
 
 /// A question one property answers (`@question("where is {}")`), about a mentioned entity or,
@@ -75,14 +80,96 @@ final class Understander {
     /// The reading, and whether it held strictly: false when only the second pass found it
     /// (a target named by words that matches nothing in the store).
     func readTelling(_ utterance: Utterance) -> (reading: Reading, strict: Bool)? {
+        readFully(utterance).map { ($0.reading, $0.strict) }
+    }
+
+    /// A reading and how it was made: by a declared phrase (strictly, or only leniently: a
+    /// record it names was not found), or by the statistical reader, with its frame.
+    struct Found {
+        let reading: Reading
+        let strict: Bool
+        var frame: StatisticalFrame? = nil
+    }
+
+    /// Declared phrases first, word for word; then, for what they do not cover, the
+    /// statistical reader, when it is sure enough. A phrase that matched only leniently (a
+    /// record it names is not there) still wins over a statistical reading of the same intent,
+    /// so its reply can say what was not found and suggest a spelling.
+    func readFully(_ utterance: Utterance, statistical: Bool = true) -> Found? {
         lookups = [:]
         let words = utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing)
         guard !words.isEmpty else { return nil }
-        if Understander.undoWords.contains(words.keys) { return (.undo, true) }
-        if Understander.redoWords.contains(words.keys) { return (.redo, true) }
-        if let found = readWithTrailingChoice(words) { return found }
-        if let reading = readPatterns(words, strict: true) ?? readJoined(words) { return (reading, true) }
-        return readPatterns(words, strict: false).map { ($0, false) }
+        if Understander.undoWords.contains(words.keys) { return Found(reading: .undo, strict: true) }
+        if Understander.redoWords.contains(words.keys) { return Found(reading: .redo, strict: true) }
+        if let found = readWithTrailingChoice(words) { return Found(reading: found.reading, strict: found.strict) }
+        if let reading = readPatterns(words, strict: true) ?? readJoined(words) { return Found(reading: reading, strict: true) }
+        let lenient = readPatterns(words, strict: false)
+        if statistical, let frame = readFrame(words), frame.probability >= Understander.statisticalThreshold,
+           let reading = reading(frame, words) {
+            if let lenient, looksLikeTitle(lenient), !Understander.sameIntent(lenient, reading) || Understander.namesByWordsAlone(reading) {
+                return Found(reading: lenient, strict: false)
+            }
+            // Words it could not place, a third of the request or more: not about what the schemas know.
+            let placed = frame.unaccounted < 2 || frame.unaccounted * 3 < words.words.count
+            // A class alone, said with little else ("cancel", "set a reminder"), asks for the rest;
+            // one the reader is unsure of needs something in the words too.
+            if placed, frame.probability >= 0.6 || Understander.saysSomething(reading) { return Found(reading: reading, strict: true, frame: frame) }
+        }
+        return lenient.map { Found(reading: $0, strict: false) }
+    }
+
+    /// Whether the words a lenient phrase took as a record's name hold a word the schemas do
+    /// not declare: "the harpsichord recital" is a title not found, "my upcoming events" is not
+    /// a title at all.
+    private func looksLikeTitle(_ reading: Reading) -> Bool {
+        let model = StatisticalModel.shared(for: registry)
+        let text: String
+        switch reading {
+        case .request(let draft):
+            guard let target = draft.intent.targetParameter, case .mention(.text(let words))? = draft.slots[target.name] else { return true }
+            text = words
+        case .question(let question):
+            guard case .text(let words)? = question.mention else { return true }
+            text = words
+        default:
+            return true
+        }
+        return Utterance(text).keys.contains { model.token($0) == TrainingSentences.unknown }
+    }
+
+    /// Whether the statistical reader found anything in the words beyond the class: a slot, a
+    /// record, the kind. A class alone ("move", "what's the weather like") is not a request.
+    private static func saysSomething(_ reading: Reading) -> Bool {
+        switch reading {
+        case .request(let draft): return !draft.sourceWords.isEmpty || draft.kindWords != nil
+        case .question(let question): return question.mention != nil
+        default: return true
+        }
+    }
+
+    /// Whether a reading names its record by plain words only, as a phrase does.
+    private static func namesByWordsAlone(_ reading: Reading) -> Bool {
+        switch reading {
+        case .request(let draft):
+            guard let target = draft.intent.targetParameter else { return true }
+            if case .mention(.description)? = draft.slots[target.name] { return false }
+            if case .mention(.time)? = draft.slots[target.name] { return false }
+            return true
+        case .question(let question):
+            if case .description? = question.mention { return false }
+            if case .time? = question.mention { return false }
+            return true
+        default:
+            return true
+        }
+    }
+
+    private static func sameIntent(_ left: Reading, _ right: Reading) -> Bool {
+        switch (left, right) {
+        case (.request(let a), .request(let b)): return a.intent.name == b.intent.name
+        case (.question(let a), .question(let b)): return a.property.name == b.property.name && a.entity.name == b.entity.name
+        default: return false
+        }
     }
 
     /// "delete the standup, only this one": a clause after the last pause that answers one of
@@ -187,6 +274,11 @@ final class Understander {
     func readSlot(_ words: Utterance, parameter: ParameterDefinition, intent: IntentDefinition, lead: String = "", strict: Bool = true) -> Draft.Slot? {
         let type = parameter.type
         guard !words.isEmpty, !type.isArray else { return nil }
+        // "create an event called Dentist": the title is what follows "called".
+        if parameter.name == intent.entity.flatMap(registry.entity)?.titleProperty?.name, words.words.count > 1,
+           Understander.namingWords.contains(words.words[0].key) {
+            return readSlot(words.dropping(first: 1), parameter: parameter, intent: intent, lead: lead, strict: strict)
+        }
         switch type.base {
         case .entity(let name):
             guard registry.entity(name)?.kind == .indexed, let mention = mention(words, of: name) else { return nil }
@@ -199,6 +291,8 @@ final class Understander {
             return .mention(mention)
         case .builtin(.dateTime):
             guard let resolution = time(words.text, lead: lead) else { return nil }
+            // "move the standup on Friday to 10" is a move to 10, not to the range "Friday to 10".
+            if intent.action == .update, parameter.role == nil, case .range = resolution, Understander.splitsAsMove(words) { return nil }
             switch resolution {
             case .recurrence, .recurrenceEnd: return nil
             case .duration where parameter.role != nil || intent.entity.flatMap(registry.entity)?.temporalFields?.end != parameter.name: return nil
@@ -235,6 +329,8 @@ final class Understander {
             return enumCase(words, of: name).map(Value.enumCase)
         case .union(let name):
             guard let union = registry.union(name), let textCase = union.cases.first(where: { $0.type.base == .builtin(.string) }) else { return nil }
+            // "move it to 11:30": words that read as a time are not a place's name.
+            if time(words.text) != nil { return nil }
             return value(words, type: textCase.type).map { .union(textCase.name, $0) }
         default:
             return nil
@@ -257,6 +353,17 @@ final class Understander {
             }
         }
         return best?.name
+    }
+
+    /// Words that introduce a name: "an event called Dentist".
+    static let namingWords: Set<String> = ["called", "named", "titled"]
+
+    /// A range said as "DAY to TIME" with no "from" or "between" before it: in a move, the day
+    /// belongs to the record moved and the time after "to" is where it goes.
+    static func splitsAsMove(_ words: Utterance) -> Bool {
+        let keys = words.keys
+        guard let link = keys.firstIndex(where: { newTimeLinks.contains($0) }), link > 0, link < keys.count - 1 else { return false }
+        return !keys[..<link].contains { ["from", "between"].contains($0) }
     }
 
     // MARK: Time and mentions
@@ -285,7 +392,7 @@ final class Understander {
         case .text(let text):
             if case .notFound = lookup(entity, text) { return false }
             return true
-        case .time, .id: return true
+        case .time, .id, .description: return true
         }
     }
 

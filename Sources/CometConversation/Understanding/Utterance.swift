@@ -96,7 +96,10 @@ enum Fillers {
         "hey", "hi", "siri", "hey siri", "cometcal", "oh", "um", "uh", "hmm", "so", "well", "ok so", "okay so", "also", "and",
         "please", "can you", "could you", "would you", "will you", "i want to", "i'd like to", "i would like to", "let's", "let me",
         "i need to", "go ahead and", "now", "then", "and then", "actually", "oh actually", "ok actually",
+        // What people call their assistant before speaking to it.
+        "alexa", "hey alexa", "ok google", "okay google", "hey google", "google", "cortana", "hey cortana", "olly", "hey olly",
+        "computer", "assistant", "hey cometcal",
     ]
     /// Said after: thanks and politeness.
-    static let trailing: Set<String> = ["please", "thanks", "thank you", "thx", "again", "for me", "then", "now"]
+    static let trailing: Set<String> = ["please", "thanks", "thank you", "thx", "again", "for me", "then", "now", "instead"]
 }

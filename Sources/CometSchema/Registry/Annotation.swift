@@ -40,3 +40,13 @@ extension Array where Element == Annotation {
     public func first(named name: String) -> Annotation? { first { $0.name == name } }
     public func contains(named name: String) -> Bool { contains { $0.name == name } }
 }
+
+extension Array where Element == Annotation {
+    /// Every string argument of every annotation called `name`, in order: the words a
+    /// repeatable, variadic annotation declares (`@verbs("move", "shift")`).
+    public func strings(named name: String) -> [String] {
+        filter { $0.name == name }.flatMap { annotation in
+            annotation.positional.compactMap { argument -> String? in if case .string(let text) = argument { return text } else { return nil } }
+        }
+    }
+}

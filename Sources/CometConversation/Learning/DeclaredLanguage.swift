@@ -1,0 +1,71 @@
+import CometSchema
+
+/// The words the schemas declare for people to use: each intent's verbs (`@verbs`, and the
+/// words its `@phrase`s begin with), each entity's nouns (`@nouns`, its `@display` name and its
+/// name) and each property's words (`@words`). Nothing here names a calendar word: a new
+/// domain brings its own.
+struct DeclaredLanguage: Sendable {
+    /// Intents the statistical reader can choose, with their verbs as word lists.
+    let verbs: [QualifiedName: [[String]]]
+    /// Singular nouns per entity, as word lists ("to do").
+    let nouns: [QualifiedName: [[String]]]
+    /// Words per entity and property ("place", "venue" for location).
+    let propertyWords: [QualifiedName: [String: [[String]]]]
+
+    init(registry: Registry) {
+        var verbs: [QualifiedName: [[String]]] = [:]
+        for intent in registry.allIntents where intent.action != nil {
+            var lists = intent.annotations.strings(named: "verbs").map { Utterance($0).keys }
+            for phrase in intent.phrases {
+                guard case .text(let text)? = phrase.parts.first else { continue }
+                let lead = Utterance(text).keys
+                // The phrase's first word is its verb ("reschedule {event} to …").
+                if let first = lead.first { lists.append([first]) }
+            }
+            verbs[intent.name] = DeclaredLanguage.unique(lists.filter { !$0.isEmpty })
+        }
+        var nouns: [QualifiedName: [[String]]] = [:]
+        var propertyWords: [QualifiedName: [String: [[String]]]] = [:]
+        for entity in registry.allEntities {
+            var lists = entity.annotations.strings(named: "nouns").map { Utterance($0).keys }
+            if let display = entity.annotations.first(named: "display")?.firstString { lists.append(Utterance(display).keys) }
+            lists.append(Utterance(ConversationText.words(entity.name.name)).keys)
+            nouns[entity.name] = DeclaredLanguage.unique(lists.filter { !$0.isEmpty })
+            var words: [String: [[String]]] = [:]
+            for property in entity.properties {
+                var lists = property.annotations.strings(named: "words").map { Utterance($0).keys }
+                lists.append(Utterance(property.annotations.first(named: "display")?.firstString ?? ConversationText.words(property.name)).keys)
+                words[property.name] = DeclaredLanguage.unique(lists.filter { !$0.isEmpty })
+            }
+            propertyWords[entity.name] = words
+        }
+        self.verbs = verbs
+        self.nouns = nouns
+        self.propertyWords = propertyWords
+    }
+
+    /// Every noun of every entity, singular and plural, as single keys ("to do" counts as its
+    /// words): what a mention's words are not, when they only say the kind.
+    func nounKeys(_ entity: QualifiedName) -> Set<String> {
+        var keys = Set<String>()
+        for noun in nouns[entity] ?? [] {
+            keys.insert(noun.joined(separator: " "))
+            keys.insert(DeclaredLanguage.plural(noun).joined(separator: " "))
+        }
+        return keys
+    }
+
+    static func plural(_ noun: [String]) -> [String] {
+        guard let last = noun.last else { return noun }
+        let plural: String
+        if last.hasSuffix("s") || last.hasSuffix("x") || last.hasSuffix("ch") || last.hasSuffix("sh") { plural = last + "es" }
+        else if last.hasSuffix("y"), let before = last.dropLast().last, !"aeiou".contains(before) { plural = last.dropLast() + "ies" }
+        else { plural = last + "s" }
+        return noun.dropLast() + [plural]
+    }
+
+    private static func unique(_ lists: [[String]]) -> [[String]] {
+        var seen = Set<[String]>()
+        return lists.filter { seen.insert($0).inserted }
+    }
+}

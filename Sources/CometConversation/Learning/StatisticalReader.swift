@@ -1,0 +1,112 @@
+import Foundation
+import CometSchema
+
+/// A temporal expression found inside an utterance: the words it covers and what it means.
+struct TimeSpan: Sendable, Hashable {
+    let range: Range<Int>
+    let resolution: TemporalResolution
+}
+
+/// How the statistical reader read an utterance: the class it chose and how sure it is, the
+/// class it nearly chose, each word's tag, and the time expressions in it.
+struct StatisticalFrame: Sendable {
+    let label: String
+    let probability: Double
+    let runnerUp: (label: String, probability: Double)?
+    /// One per word of the utterance read.
+    let tags: [SlotTag]
+    let times: [TimeSpan]
+    /// Words neither declared nor read as anything: many of them mean the request is about
+    /// something the schemas do not know ("what's the weather like out there").
+    let unaccounted: Int
+
+    /// Stretches of words with one tag, in order (time expressions are never among them).
+    func spans(_ tag: SlotTag) -> [Range<Int>] {
+        var spans: [Range<Int>] = []
+        var start: Int?
+        for index in 0...tags.count {
+            let same = index < tags.count && tags[index] == tag
+            if same, start == nil { start = index }
+            if !same, let first = start { spans.append(first..<index); start = nil }
+        }
+        return spans
+    }
+}
+
+extension Understander {
+    /// The probability under which a statistical reading is not taken: the reply then says
+    /// it did not understand, and names the closest reading.
+    static let statisticalThreshold = 0.35
+
+    /// Reads `words` with the model trained from the schemas' declarations: the class, then
+    /// the tags. Nil when no word of it is one the schemas declare (nothing to go on).
+    func readFrame(_ words: Utterance) -> StatisticalFrame? {
+        let model = StatisticalModel.shared(for: registry)
+        let times = timeSpans(words)
+        var tokens: [String] = []
+        var positions: [Int] = []  // token → first word
+        var declared = 0
+        var index = 0
+        var spanIndex = 0
+        while index < words.words.count {
+            if spanIndex < times.count, times[spanIndex].range.lowerBound == index {
+                tokens.append(TrainingSentences.time)
+                positions.append(index)
+                index = times[spanIndex].range.upperBound
+                spanIndex += 1
+                continue
+            }
+            let token = model.token(words.words[index].key)
+            if token != TrainingSentences.unknown, !Fillers.leading.contains(token), !Fillers.trailing.contains(token) { declared += 1 }
+            tokens.append(token)
+            positions.append(index)
+            index += 1
+        }
+        guard declared > 0 else { return nil }
+        let probabilities = model.classifier.probabilities(StatisticalModel.intentFeatures(tokens))
+        let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }
+        let label = model.classifier.classes[ranked[0]]
+        let tagged = model.tagger.tag(tokens, context: StatisticalModel.context(label))
+        var tags = Array(repeating: SlotTag.outside, count: words.words.count)
+        for (token, tag) in tagged.enumerated() where tokens[token] != TrainingSentences.time {
+            tags[positions[token]] = SlotTag(rawValue: model.tagger.tags[tag]) ?? .outside
+        }
+        let runnerUp = ranked.count > 1 ? (model.classifier.classes[ranked[1]], Double(probabilities[ranked[1]])) : nil
+        let unaccounted = tagged.indices.filter { tokens[$0] == TrainingSentences.unknown && tags[positions[$0]] == .outside }.count
+        return StatisticalFrame(label: label, probability: Double(probabilities[ranked[0]]), runnerUp: runnerUp, tags: tags, times: times,
+                                unaccounted: unaccounted)
+    }
+
+    /// The time expressions in `words`, longest first from the left, never overlapping.
+    func timeSpans(_ words: Utterance) -> [TimeSpan] {
+        var spans: [TimeSpan] = []
+        var start = 0
+        let keys = words.keys
+        while start < keys.count {
+            var found: TimeSpan?
+            for end in stride(from: min(keys.count, start + 7), to: start, by: -1) {
+                var text = keys[start..<end].joined(separator: " ")
+                // "today's meeting", "this evening's": the possessive belongs to the sentence.
+                if text.hasSuffix("'s") { text.removeLast(2) }
+                guard let resolution = try? parser.parse(text) else { continue }
+                found = TimeSpan(range: start..<end, resolution: resolution)
+                break
+            }
+            if let found {
+                spans.append(found)
+                start = found.range.upperBound
+            } else {
+                start += 1
+            }
+        }
+        return spans
+    }
+}
+
+extension StatisticalModel {
+    /// A word as the model knows it: a declared word as itself, anything else as `<w>`.
+    func token(_ key: String) -> String {
+        if vocabulary.contains(key) { return key }
+        return TrainingSentences.unknown
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import CometSchema
+
+extension Understander {
+    /// Words that introduce the new value of a time ("move it to 3pm", "push it until Friday").
+    static let newTimeLinks: Set<String> = ["to", "until", "till", "til", "by", "for", "into", "instead"]
+    /// Words before a description's words that say which match is meant.
+    static let nextWords: Set<String> = ["next", "upcoming", "following"]
+    static let lastWords: Set<String> = ["last", "previous", "latest", "most recent"]
+    static let allWords: Set<String> = ["all", "every", "everything", "both", "each"]
+
+    /// The request or question a statistical frame means, built as the phrase reader builds
+    /// one: the same slots, mentions and time resolutions. Nil when the frame cannot make one
+    /// (a class the schemas no longer have, a time that does not fit).
+    func reading(_ frame: StatisticalFrame, _ words: Utterance) -> Reading? {
+        if frame.label == TrainingSentences.noneLabel { return nil }
+        if frame.label.hasPrefix("?") {
+            return question(frame, words)
+        }
+        guard let intent = registry.allIntents.first(where: { $0.name.description == frame.label }), let action = intent.action else { return nil }
+        var draft = Draft(intent: intent, slots: [:], timeParameter: nil)
+        let entity = intent.entity.flatMap(registry.entity)
+        switch action {
+        case .create:
+            guard let entity else { return nil }
+            if let title = entity.titleProperty, intent.parameter(title.name) != nil,
+               let range = titleRange(frame, words, entity: entity.name), let value = value(words[range], type: title.type) {
+                draft.slots[title.name] = .value(value)
+                draft.sourceWords[title.name] = words[range]
+            } else if let kind = kindWords(words, entity: entity.name, times: frame.times) {
+                // "set up an appointment": the kind is said, the title is asked for.
+                draft.kindWords = kind
+            }
+            setTimes(frame.times, words, intent: intent, entity: entity, into: &draft)
+            setPlace(frame, words, intent: intent, into: &draft)
+        case .update:
+            let frame = splittingMoves(frame, words)
+            let valueSpan = newTimeSpan(frame, words)
+            let constraints = frame.times.filter { $0 != valueSpan }
+            if let target = intent.targetParameter, case .entity(let name) = target.type.base {
+                if let mention = description(frame, words, times: constraints, entity: name) {
+                    draft.slots[target.name] = .mention(mention.mention)
+                    draft.sourceWords[target.name] = mention.words
+                }
+            }
+            if let valueSpan, let entity, let start = entity.temporalFields?.start, let parameter = intent.parameter(start) {
+                // Read alone, or after the verb ("push it" + "back an hour").
+                let lead = (words.words.first?.key).map { $0 + " it" } ?? ""
+                if let slot = readSlot(words[valueSpan.range], parameter: parameter, intent: intent, lead: lead) {
+                    draft.slots[start] = slot
+                    draft.sourceWords[start] = words[valueSpan.range]
+                    draft.timeParameter = start
+                }
+            }
+            setPlace(frame, words, intent: intent, into: &draft)
+            if let range = frame.spans(.value).last, let entity, let title = entity.titleProperty, intent.parameter(title.name) != nil,
+               let value = value(words[range], type: title.type) {
+                draft.slots[title.name] = .value(value)
+                draft.sourceWords[title.name] = words[range]
+            }
+        case .delete, .open:
+            guard let target = intent.targetParameter, case .entity(let name) = target.type.base else { return nil }
+            if let mention = description(frame, words, times: frame.times, entity: name) {
+                draft.slots[target.name] = .mention(mention.mention)
+                draft.sourceWords[target.name] = mention.words
+            }
+        case .search:
+            if let text = intent.parameter(role: .text), let entity {
+                let ranges = frame.spans(.name) + frame.spans(.person)
+                let nouns = language.nounKeys(entity.name)
+                let said = ranges.sorted { $0.lowerBound < $1.lowerBound }.flatMap { words.words[$0] }
+                    .filter { !nouns.contains($0.key) && !MentionReader.determiners.contains($0.key) && !Understander.allWords.contains($0.key) }
+                if !said.isEmpty {
+                    draft.slots[text.name] = .value(.string(said.map(\.text).joined(separator: " ")))
+                    draft.sourceWords[text.name] = Utterance(words: said)
+                }
+                // The words that only say the kind are still what the request is about.
+                if said.isEmpty { draft.kindWords = kindWords(words, entity: entity.name, times: frame.times) }
+            }
+            if let from = intent.parameter(role: .from), let span = combined(frame.times, words) {
+                if let slot = readSlot(span.words, parameter: from, intent: intent) {
+                    draft.slots[from.name] = slot
+                    draft.sourceWords[from.name] = span.words
+                }
+            }
+        }
+        return .request(draft)
+    }
+
+    var language: DeclaredLanguage { StatisticalModel.shared(for: registry).language }
+
+    /// The words that say the entity's kind ("appointment", "meetings"), outside any time.
+    private func kindWords(_ words: Utterance, entity: QualifiedName, times: [TimeSpan]) -> Utterance? {
+        let nouns = language.nounKeys(entity)
+        let said = words.words.indices.filter { index in nouns.contains(words.words[index].key) && !times.contains { $0.range.contains(index) } }
+        return said.isEmpty ? nil : Utterance(words: said.map { words.words[$0] })
+    }
+
+    /// In a change, "on Friday to 10" is two expressions: the record's day and its new time.
+    private func splittingMoves(_ frame: StatisticalFrame, _ words: Utterance) -> StatisticalFrame {
+        var times: [TimeSpan] = []
+        for span in frame.times {
+            let keys = words.keys
+            guard case .range = span.resolution, Understander.splitsAsMove(words[span.range]),
+                  let link = span.range.dropFirst().first(where: { Understander.newTimeLinks.contains(keys[$0]) }),
+                  let before = time(words[span.range.lowerBound..<link].text),
+                  let after = time(words[link..<span.range.upperBound].text) ?? time(words[(link + 1)..<span.range.upperBound].text) else {
+                times.append(span)
+                continue
+            }
+            times.append(TimeSpan(range: span.range.lowerBound..<link, resolution: before))
+            times.append(TimeSpan(range: link..<span.range.upperBound, resolution: after))
+        }
+        return StatisticalFrame(label: frame.label, probability: frame.probability, runnerUp: frame.runnerUp, tags: frame.tags, times: times,
+                                unaccounted: frame.unaccounted)
+    }
+
+    // MARK: Parts
+
+    private func question(_ frame: StatisticalFrame, _ words: Utterance) -> Reading? {
+        let path = frame.label.dropFirst()
+        guard let dot = path.lastIndex(of: ".") else { return nil }
+        let entityName = String(path[..<dot]), propertyName = String(path[path.index(after: dot)...])
+        guard let entity = registry.allEntities.first(where: { $0.name.description == entityName }), let property = entity.property(propertyName),
+              let annotation = property.annotations.first(where: { $0.name == "question" && $0.labelled["kind"] == nil }) else { return nil }
+        let mention = description(frame, words, times: frame.times, entity: entity.name)
+        return .question(QuestionDraft(entity: entity, property: property, annotation: annotation, mention: mention?.mention, mentionWords: mention?.words))
+    }
+
+    /// The title of a new record: the words tagged as its name, less the determiner before
+    /// them; nil when they only say the kind ("add an appointment": what is it called?).
+    private func titleRange(_ frame: StatisticalFrame, _ words: Utterance, entity: QualifiedName) -> Range<Int>? {
+        guard let first = frame.spans(.name).first else { return nil }
+        var range = first
+        // "lunch with Bob": the people met are part of what it is called.
+        for person in frame.spans(.person) where person.lowerBound == range.upperBound + 1 && words.words[range.upperBound].key == "with" {
+            range = range.lowerBound..<person.upperBound
+        }
+        while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
+        let nouns = language.nounKeys(entity)
+        guard !words[range].keys.allSatisfy({ nouns.contains($0) || MentionReader.determiners.contains($0) }) else { return nil }
+        return range
+    }
+
+    /// Every time expression of a new record: points said in pieces ("tomorrow … at 1pm") read
+    /// together as its start, a duration as its length, a rule as its recurrence.
+    private func setTimes(_ times: [TimeSpan], _ words: Utterance, intent: IntentDefinition, entity: EntityDefinition, into draft: inout Draft) {
+        var points: [TimeSpan] = []
+        for span in times {
+            switch span.resolution {
+            case .duration:
+                if let end = entity.temporalFields?.end, let parameter = intent.parameter(end),
+                   let slot = readSlot(words[span.range], parameter: parameter, intent: intent) {
+                    draft.slots[end] = slot
+                    draft.sourceWords[end] = words[span.range]
+                }
+            case .recurrence:
+                if let parameter = intent.parameters.first(where: { $0.type.base == .builtin(.recurrence) }),
+                   let slot = readSlot(words[span.range], parameter: parameter, intent: intent) {
+                    draft.slots[parameter.name] = slot
+                    draft.sourceWords[parameter.name] = words[span.range]
+                }
+            default:
+                points.append(span)
+            }
+        }
+        guard let start = entity.temporalFields?.start, let parameter = intent.parameter(start), let said = combined(points, words),
+              let slot = readSlot(said.words, parameter: parameter, intent: intent) else { return }
+        draft.slots[start] = slot
+        draft.sourceWords[start] = said.words
+        draft.timeParameter = start
+    }
+
+    /// Several time expressions as one ("on Friday" and "at two pm"), when together they read;
+    /// otherwise the first.
+    private func combined(_ spans: [TimeSpan], _ words: Utterance) -> (words: Utterance, resolution: TemporalResolution)? {
+        guard let first = spans.first else { return nil }
+        if spans.count > 1 {
+            let joined = Utterance(words: spans.flatMap { words.words[$0.range] })
+            if let resolution = time(joined.text) { return (joined, resolution) }
+        }
+        return (words[first.range], first.resolution)
+    }
+
+    private func setPlace(_ frame: StatisticalFrame, _ words: Utterance, intent: IntentDefinition, into draft: inout Draft) {
+        guard let range = frame.spans(.place).first else { return }
+        for parameter in intent.parameters where !parameter.isTarget && draft.slots[parameter.name] == nil {
+            let isPlace: Bool
+            switch parameter.type.base {
+            case .builtin(.place): isPlace = true
+            case .union(let name): isPlace = registry.union(name)?.cases.contains { $0.type.base == .builtin(.place) } ?? false
+            default: isPlace = false
+            }
+            guard isPlace, let value = value(words[range], type: parameter.type) else { continue }
+            draft.slots[parameter.name] = .value(value)
+            draft.sourceWords[parameter.name] = words[range]
+            return
+        }
+    }
+
+    /// In a change, the time expression that is the new value: the last one introduced as one
+    /// ("to 3pm", "until Friday"), a shift ("an hour later"), or the only one at the end.
+    private func newTimeSpan(_ frame: StatisticalFrame, _ words: Utterance) -> TimeSpan? {
+        for span in frame.times.reversed() {
+            let before = span.range.lowerBound > 0 ? words.words[span.range.lowerBound - 1].key : ""
+            if Understander.newTimeLinks.contains(before) || Understander.newTimeLinks.contains(words.words[span.range.lowerBound].key) { return span }
+            if case .shift = span.resolution { return span }
+        }
+        if frame.times.count == 1, let only = frame.times.first, only.range.upperBound == words.words.count,
+           !frame.spans(.name).contains(where: { $0.upperBound == only.range.lowerBound }) {
+            return only
+        }
+        return frame.times.count > 1 ? frame.times.last : nil
+    }
+
+    /// The mention a description makes: title words, the times that narrow it, a person,
+    /// next or last, all. Plain words alone are a name as the phrase reader reads one; a time
+    /// alone is a time mention; nothing at all is nil (the request asks which).
+    private func description(_ frame: StatisticalFrame, _ words: Utterance, times: [TimeSpan], entity: QualifiedName) -> (mention: Mention, words: Utterance)? {
+        let nameRanges = frame.spans(.name)
+        let personRanges = frame.spans(.person)
+        let nouns = language.nounKeys(entity)
+        var description = MentionDescription()
+        let keys = words.keys
+        if keys.contains(where: Understander.allWords.contains) { description.all = true }
+        if let firstName = nameRanges.first {
+            let before = keys[max(0, firstName.lowerBound - 2)..<firstName.lowerBound]
+            if before.contains(where: Understander.nextWords.contains) { description.position = .next }
+            if before.contains(where: Understander.lastWords.contains) { description.position = .last }
+        }
+        let named = nameRanges.flatMap { words.words[$0] }
+        let titleWords = named.filter { !nouns.contains($0.key) && !MentionReader.determiners.contains($0.key)
+            && !Understander.nextWords.contains($0.key) && !Understander.lastWords.contains($0.key) && !Understander.allWords.contains($0.key) }
+        if !titleWords.isEmpty { description.words = titleWords.map(\.text).joined(separator: " ") }
+        if let person = personRanges.first { description.person = words[person].text }
+        var timeWords: Utterance?
+        if let span = combined(times, words) {
+            description.time = span.resolution
+            description.timeText = span.words.text
+            timeWords = span.words
+        }
+        let shown = Utterance(words: named)
+        guard description.words != nil || description.time != nil || description.person != nil || description.position != .any || !named.isEmpty else { return nil }
+        if description.time == nil, description.person == nil, description.position == .any, !description.all, let text = description.words {
+            return (.text(text), shown)
+        }
+        if named.isEmpty, description.person == nil, description.position == .any, !description.all, let time = description.time,
+           let text = description.timeText, let timeWords {
+            return (.time(time, text: text), timeWords)
+        }
+        return (.description(description), shown)
+    }
+}

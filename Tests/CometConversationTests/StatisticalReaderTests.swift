@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import CometSchema
+@testable import CometConversation
+
+/// The statistical reader: requests no declared phrase covers, read by the model the schemas'
+/// declarations train. The sentences are the issue's and our own, never the scored corpus's.
+@Suite("Statistical reader: what people say that no phrase lists")
+struct StatisticalReaderTests {
+    static func slots(_ interpretation: Interpretation) -> [String] {
+        interpretation.slots.map { "\($0.slot) \($0.entity) \($0.raw)" }
+    }
+
+    struct Case: Sendable, CustomStringConvertible {
+        let text: String
+        let action: String?
+        let kind: Interpretation.Kind
+        /// Every slot, as "slot entity raw", in the interpretation's order.
+        let slots: [String]
+        var description: String { text }
+    }
+
+    static let cases: [Case] = [
+        // Creation said naturally.
+        .init(text: "add lunch with Bob tomorrow at 1pm", action: "create", kind: .request,
+              slots: ["title name lunch with Bob", "startDate time tomorrow at 1pm"]),
+        .init(text: "put a bike ride on my calendar Sunday at 8am for two hours", action: "create", kind: .request,
+              slots: ["title name bike ride", "startDate time Sunday at 8am", "endDate duration for two hours"]),
+        .init(text: "set up an appointment for Tuesday at 3:45", action: "create", kind: .request,
+              slots: ["startDate time Tuesday at 3:45", "kind name appointment"]),
+        .init(text: "add yoga every Monday and Wednesday at 7pm", action: "create", kind: .request,
+              slots: ["title name yoga", "startDate time at 7pm", "recurrence recurrence every Monday and Wednesday"]),
+        .init(text: "pencil in a haircut next Thursday at 4", action: "create", kind: .request,
+              slots: ["title name haircut", "startDate time next Thursday at 4"]),
+        // Changes and deletions that name the event by description.
+        .init(text: "move next Monday's meeting to 10", action: "update", kind: .request,
+              slots: ["event name meeting", "startDate time 10", "event time next Monday's"]),
+        .init(text: "shift the standup to 11", action: "update", kind: .request, slots: ["event name standup", "startDate time 11"]),
+        .init(text: "postpone the dentist to Thursday", action: "update", kind: .request, slots: ["event name dentist", "startDate time Thursday"]),
+        .init(text: "cancel my meeting on the fourteenth", action: "delete", kind: .request,
+              slots: ["event name meeting", "event time on the fourteenth"]),
+        .init(text: "get rid of the picnic", action: "delete", kind: .request, slots: ["event name picnic"]),
+        .init(text: "scrap my appointment on Friday", action: "delete", kind: .request,
+              slots: ["event name appointment", "event time on Friday"]),
+        // Questions and searches.
+        .init(text: "what am I doing on Friday", action: "search", kind: .request, slots: ["from time on Friday"]),
+        .init(text: "what time is the recital on Sunday", action: nil, kind: .question, slots: ["about name recital", "about time on Sunday"]),
+        .init(text: "when is the next choir practice", action: nil, kind: .question, slots: ["about name choir practice"]),
+        .init(text: "upcoming events", action: "search", kind: .request, slots: ["kind name events"]),
+        // About nothing the schemas know.
+        .init(text: "what's the weather like out there", action: nil, kind: .unknown, slots: []),
+        .init(text: "order a pizza for the crew", action: nil, kind: .unknown, slots: []),
+    ]
+
+    @Test("each request reads as its action, with every slot from the words it came from", arguments: cases)
+    func reads(_ item: Case) throws {
+        let fixture = try ConversationFixture()
+        let reading = fixture.conversation.interpret(item.text)
+        #expect(reading.kind == item.kind, "\(item.text): \(reading.kind)")
+        #expect(reading.action == item.action, "\(item.text): \(reading.action ?? "nil")")
+        #expect(StatisticalReaderTests.slots(reading) == item.slots, "\(item.text)")
+        if item.kind != .unknown { #expect(reading.reader == "statistical") }
+    }
+
+    @Test("a statistical reading says which reader made it, how sure it is, and what came next")
+    func confidence() throws {
+        let fixture = try ConversationFixture()
+        let reading = fixture.conversation.interpret("get rid of the picnic")
+        #expect(reading.reader == "statistical")
+        #expect(reading.confidence > 0.5 && reading.confidence <= 1)
+        let runnerUp = try #require(reading.runnerUp)
+        #expect(runnerUp.confidence < reading.confidence)
+        #expect(reading.json["reader"] == "statistical")
+        let phrase = fixture.conversation.interpret("move my crew lunch to 1:30pm")
+        #expect(phrase.reader == "phrase")
+        #expect(phrase.runnerUp == nil)
+    }
+
+    @Test("with the statistical reader off, only the declared phrases read")
+    func phrasesAlone() throws {
+        let fixture = try ConversationFixture()
+        fixture.conversation.statisticalReading = false
+        #expect(fixture.conversation.interpret("get rid of the picnic").understood == false)
+        #expect(fixture.conversation.interpret("move my crew lunch to 1:30pm").understood)
+    }
+
+    @Test("the model is trained the same on every run: two trainings read alike")
+    func deterministic() throws {
+        let registry = try Registry.load(paths: [ConversationFixture.root.appendingPathComponent("Schemas").path])
+        let first = StatisticalModel(registry: registry), second = StatisticalModel(registry: registry)
+        let tokens = ["get", "rid", "of", "the", "<w>", "<time>"]
+        #expect(first.classifier.probabilities(StatisticalModel.intentFeatures(tokens)) == second.classifier.probabilities(StatisticalModel.intentFeatures(tokens)))
+        #expect(first.tagger.tag(tokens, context: "calendar.deleteEvent") == second.tagger.tag(tokens, context: "calendar.deleteEvent"))
+    }
+
+    // MARK: In the dialog
+
+    @Test("a description finds the event: its words and its day")
+    func deleteByDescription() throws {
+        let fixture = try ConversationFixture()
+        let turn = fixture.say("cancel the lunch on the tenth")
+        #expect(turn.reply.contains("Crew Lunch"), "\(turn.reply)")
+        #expect(turn.outcome == .needsConfirmation)
+        fixture.say("yes")
+        #expect(fixture.event("Crew Lunch") == nil)
+        #expect(fixture.event("Team Lunch") != nil)
+    }
+
+    @Test("the next one: the first from now that the words match")
+    func nextByDescription() throws {
+        let fixture = try ConversationFixture()
+        let turn = fixture.say("when is my next lunch")
+        #expect(turn.reply.hasPrefix("“Crew Lunch” is"), "\(turn.reply)")
+    }
+
+    @Test("a move of an event named by its day keeps the day out of the new time")
+    func moveByDay() throws {
+        let fixture = try ConversationFixture()
+        let turn = fixture.say("push the lunch on the 16th to 1pm")
+        #expect(turn.outcome == .done, "\(turn.reply)")
+        let moved = try #require(fixture.event("Team Lunch"))
+        #expect(fixture.engine.display(try #require(moved["startDate"]), type: TypeExpression(.builtin(.dateTime))).contains("13:00"), "\(String(describing: moved["startDate"]))")
+    }
+
+    @Test("a description that matches nothing says what it looked for")
+    func notFound() throws {
+        let fixture = try ConversationFixture()
+        let before = try fixture.fingerprint()
+        let turn = fixture.say("cancel my dentist appointment on Friday")
+        #expect(turn.outcome == .failed)
+        #expect(turn.reply == "I couldn't find an event called “dentist” on Friday.", "\(turn.reply)")
+        #expect(try fixture.fingerprint() == before)
+    }
+}

@@ -26,8 +26,11 @@ extension TemporalParser {
     /// - "never" and "once" are not a repeat rule unless "repeat" is said;
     /// - a span never starts with a verb or with the words for the event ("move it", "meeting").
     public func extract(from words: [String]) -> [TemporalSpan] {
-        let tokenized = words.map { (try? TemporalTokenizer.tokens($0)) ?? nil }
+        // Each word is tokenized once; a candidate span joins its words' tokens.
+        let raw = words.map { (try? TemporalTokenizer.rawTokens($0)) ?? nil }
+        let tokenized = raw.map { $0.map(TemporalTokenizer.joinSpelledNumbers) }
         let known = tokenized.map { tokens in tokens.map(TemporalExtraction.isKnown) ?? false }
+        let lowered = words.map { $0.lowercased() }
         var spans: [TemporalSpan] = []
         var start = 0
         while start < words.count {
@@ -38,8 +41,8 @@ extension TemporalParser {
             var runEnd = start
             while runEnd < words.count, runEnd - start < TemporalParser.longestSpan, known[runEnd] { runEnd += 1 }
             var found: TemporalSpan?
-            for end in stride(from: runEnd, to: start, by: -1) {
-                if let span = span(start..<end, words: words, tokenized: tokenized) {
+            for end in stride(from: runEnd, to: start, by: -1) where TemporalExtraction.canEnd(raw[end - 1]) {
+                if let span = span(start..<end, words: lowered, raw: raw) {
                     found = span
                     break
                 }
@@ -54,16 +57,21 @@ extension TemporalParser {
         return spans
     }
 
-    private func span(_ range: Range<Int>, words: [String], tokenized: [[TemporalToken]?]) -> TemporalSpan? {
+    private func span(_ range: Range<Int>, words: [String], raw: [[TemporalToken]?]) -> TemporalSpan? {
         // The tokens of each word, with columns as if the words were joined by spaces, and
         // spelled numbers joined across words ("twenty four").
-        let text = words[range].joined(separator: " ")
-        guard let tokens = try? TemporalTokenizer.tokens(text) else { return nil }
-        var grammar = TemporalGrammar(tokens: tokens, endColumn: text.count + 1)
+        var joined: [TemporalToken] = []
+        var offset = 0
+        for position in range {
+            guard let tokens = raw[position] else { return nil }
+            for token in tokens { joined.append(TemporalToken(kind: token.kind, column: token.column + offset, text: token.text)) }
+            offset += words[position].count + 1
+        }
+        var grammar = TemporalGrammar(tokens: TemporalTokenizer.joinSpelledNumbers(joined), endColumn: offset)
         grammar.dateOrder = dateOrder
         grammar.readsLasting = false
         guard let syntax = grammar.parseWhole(),
-              TemporalExtraction.standsAlone(syntax, tokens: grammar.tokens, words: range.map { words[$0].lowercased() }),
+              TemporalExtraction.standsAlone(syntax, tokens: grammar.tokens, words: Array(words[range])),
               let resolution = try? TemporalResolver(now: now, zone: timeZone).resolve(syntax) else { return nil }
         return TemporalSpan(range: range, resolution: resolution, notes: dateOrder.notes(grammar.tokens))
     }
@@ -114,6 +122,21 @@ enum TemporalExtraction {
         }
     }
 
+    /// Words that need more after them: a span never ends on one, so no reading is tried there.
+    static let neverEnds: Set<String> = [
+        "a", "an", "the", "at", "on", "in", "for", "by", "from", "to", "and", "of", "this", "next", "last", "coming", "every",
+        "each", "until", "till", "til", "between", "around", "about", "approximately", "roughly", "after", "before", "over",
+        "during", "with", "all", "half", "quarter", "past", "end", "close", "rest", "do", "does", "not", "no", "just", "only",
+        "lasting", "through", "thru", "right",
+    ]
+
+    /// Whether a span may end with this word (its raw tokens).
+    static func canEnd(_ tokens: [TemporalToken]?) -> Bool {
+        guard let last = tokens?.last else { return false }
+        guard let word = last.word else { return true }
+        return !neverEnds.contains(word)
+    }
+
     /// Whether the word at `index` can begin an expression.
     static func canStart(_ index: Int, _ tokenized: [[TemporalToken]?]) -> Bool {
         guard let first = tokenized[index]?.first else { return false }
@@ -122,7 +145,31 @@ enum TemporalExtraction {
             return true
         }
         if neverStarts.contains(word) { return false }
-        if word == "on", index + 1 < tokenized.count, let next = tokenized[index + 1]?.first?.word, noPreposition.contains(next) { return false }
+        let next = index + 1 < tokenized.count ? tokenized[index + 1]?.first : nil
+        if word == "on", let next = next?.word, noPreposition.contains(next) { return false }
+        // "for" begins only a length ("for an hour", "for 2 days", "for 5 times"): "for the bank" is not tried.
+        if word == "for" {
+            guard let next else { return false }
+            if case .number = next.kind { return true }
+            return ["a", "an", "half", "few", "couple"].contains(next.word ?? "")
+        }
+        return true
+    }
+
+    /// Words before a number that make it a time: "at 3", "around 3", "by 3".
+    static let timeLeads: Set<String> = ["at", "around", "about", "approximately", "roughly", "by", "from", "until", "till", "til"]
+
+    /// A time read from a number alone, with nothing that marks it as a time: no "at" before
+    /// it, no am/pm, no minutes, no part of the day ("the first one", "friday 3 people").
+    static func isBareNumber(_ time: TimeSyntax, tokens: [TemporalToken]) -> Bool {
+        guard time.meridiem == nil, time.period == nil, let position = tokens.firstIndex(where: { $0.column == time.column }),
+              case .number(_, let digits) = tokens[position].kind, digits <= 2 else { return false }
+        if position + 1 < tokens.count {
+            let next = tokens[position + 1]
+            if next.kind == .symbol(":") || next.kind == .symbol(".") { return false }
+            if let word = next.word, ["o'clock", "hundred", "noon", "midnight"].contains(word) { return false }
+        }
+        if position > 0, let before = tokens[position - 1].word, timeLeads.contains(before) { return false }
         return true
     }
 
@@ -138,8 +185,12 @@ enum TemporalExtraction {
             // "june" alone is a name as often as a month; "in june" is the month.
             return tokens.count > 1
         case .point(let point):
-            if point.time == nil, case .dayOfMonth = point.date, let ordinal = tokens.first(where: { if case .ordinal = $0.kind { return true }; return false }),
-               ordinal.text.first?.isNumber == false, words.first != "on" {
+            if let time = point.time, isBareNumber(time, tokens: tokens) { return false }
+            if point.time == nil, case .dayOfMonth = point.date, words.first != "on",
+               tokens.contains(where: { token in
+                   if case .ordinal = token.kind { return token.text.first?.isNumber == false }
+                   return token.word == "second"
+               }) {
                 return false
             }
             return true

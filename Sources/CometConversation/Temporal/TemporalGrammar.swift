@@ -122,6 +122,14 @@ struct TemporalGrammar {
         return true
     }
 
+    /// Takes the next word if it is one of `choices`, and returns it. The lists written in the
+    /// productions are short: a scan costs less than building a set on every call.
+    mutating func word(in choices: [String]) -> String? {
+        guard let next = peekWord(), choices.contains(next) else { return nil }
+        index += 1
+        return next
+    }
+
     /// Takes the next word if it is one of `choices`, and returns it.
     mutating func word(in choices: Set<String>) -> String? {
         guard let next = peekWord(), choices.contains(next) else { return nil }

@@ -38,6 +38,12 @@ struct TemporalTokenizer {
     }
 
     static func tokens(_ text: String) throws(TemporalError) -> [TemporalToken] {
+        joinSpelledNumbers(try rawTokens(text))
+    }
+
+    /// The tokens before spelled numbers are joined, so that the extractor can tokenize each
+    /// word once and join the numbers of any run of words (`joinSpelledNumbers`).
+    static func rawTokens(_ text: String) throws(TemporalError) -> [TemporalToken] {
         var tokenizer = TemporalTokenizer(text)
         return try tokenizer.run()
     }
@@ -61,7 +67,7 @@ struct TemporalTokenizer {
                 index += 1
             }
         }
-        return joinSpelledNumbers(raw)
+        return raw
     }
 
     /// Digits, and an ordinal suffix written right after them ("15th").
@@ -145,7 +151,7 @@ struct TemporalTokenizer {
 
     /// "twenty four" and "twenty-four" are 24, "thirty first" is the 31st; a lone spelled
     /// number is a number; "second" stays a word (see TemporalLexicon.ordinalUnits).
-    private func joinSpelledNumbers(_ raw: [TemporalToken]) -> [TemporalToken] {
+    static func joinSpelledNumbers(_ raw: [TemporalToken]) -> [TemporalToken] {
         var result: [TemporalToken] = []
         var position = 0
         func word(_ offset: Int) -> String? { position + offset < raw.count ? raw[position + offset].word : nil }
@@ -182,7 +188,7 @@ struct TemporalTokenizer {
         return result
     }
 
-    private func joined(_ tokens: ArraySlice<TemporalToken>, _ kind: TemporalToken.Kind) -> TemporalToken {
+    private static func joined(_ tokens: ArraySlice<TemporalToken>, _ kind: TemporalToken.Kind) -> TemporalToken {
         let first = tokens.first?.column ?? 1
         let text = tokens.map(\.text).joined(separator: " ")
         return TemporalToken(kind: kind, column: first, text: text)

@@ -248,6 +248,11 @@ enum TypedTable {
         .init("mon 6/11", "error 1 invalid_date"),
         // Policy: a day alone runs to a time only after "from" or "between".
         .init("friday to 10", "error 13 incomplete"),
+        .init("from today to 5pm", "range 2026-06-10T00:00:00-07:00 2026-06-10T17:00:00-07:00"),
+        .init("5/23", "date 2027-05-23"),
+        .init("2 hrs.", "duration PT2H"),
+        .init("fri; 3pm", "instant 2026-06-12T15:00:00-07:00"),
+        .init("friday nite", "range 2026-06-12T18:00:00-07:00 2026-06-13T00:00:00-07:00"),
         .init("13/13", "error 1 invalid_date"),
     ]
 

@@ -144,6 +144,7 @@ enum TemporalLexicon {
             "weekend", "repeat", "repeating", "later", "earlier", "sooner", "forward", "back", "push", "move", "delay",
             "postpone", "reschedule", "bring", "minutes", "hours", "days", "weeks", "months", "years", "o'clock", "half",
             "quarter", "couple", "few", "around", "about", "times", "never", "month", "week", "year", "hour", "minute",
+            "lunchtime", "upcoming", "hundred", "fortnight",
         ]
         let names = (monthNames + weekdayNames).map { $0.lowercased() }
         return names + grammarWords + units.keys.sorted() + tens.keys.sorted() + ordinalUnits.keys.sorted()

@@ -204,6 +204,10 @@ enum TypedTable {
         .init("lunchtime tomorrow", "range 2026-06-11T12:00:00-07:00 2026-06-11T14:00:00-07:00"),
         .init("on friday at lunch", "range 2026-06-12T12:00:00-07:00 2026-06-12T14:00:00-07:00"),
         .init("this wknd", "days 2026-06-13 2026-06-14"),
+        .init("morning", "range 2026-06-10T06:00:00-07:00 2026-06-10T12:00:00-07:00"),
+        .init("in the morning tomorrow", "range 2026-06-11T06:00:00-07:00 2026-06-11T12:00:00-07:00"),
+        // Policy: "after work" is not read: when work ends differs from person to person.
+        .init("after work", "error 1 not_understood"),
         // Policy: what is left of a day or a week runs from now.
         .init("later today", "range 2026-06-10T09:00:00-07:00 2026-06-11T00:00:00-07:00"),
         .init("the rest of the day", "range 2026-06-10T09:00:00-07:00 2026-06-11T00:00:00-07:00"),

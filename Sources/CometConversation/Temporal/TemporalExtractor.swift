@@ -99,7 +99,7 @@ enum TemporalExtraction {
     static let grammarWords: Set<String> = [
         "a", "about", "after", "afternoon", "ago", "ahead", "all", "am", "an", "and", "annually", "any", "anymore", "appointment",
         "approx", "approximately", "around", "at", "back", "before", "between", "biweekly", "bring", "bump", "business", "by",
-        "change", "close", "coming", "daily", "day", "days", "delay", "do", "does", "doesn't", "doesnt", "don't", "dont", "during",
+        "change", "close", "coming", "couple", "daily", "day", "days", "delay", "do", "does", "doesn't", "doesnt", "don't", "dont", "during",
         "each", "earlier", "end", "ending", "ends", "entire", "eod", "evening", "event", "every", "few", "for", "forever",
         "fortnight", "fortnightly", "fortnights", "forward", "from", "further", "half", "hour", "hourly", "hours", "hundred",
         "in", "indefinitely", "ish", "it", "just", "last", "lasting", "later", "longer", "lunch", "lunchtime", "make", "meeting",

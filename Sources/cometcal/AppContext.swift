@@ -75,7 +75,7 @@ final class AppContext {
             localEngine = engine
             localStore = store
         }
-        valueText = ValueText(registry: registry, zone: zone, now: now)
+        valueText = ValueText(registry: registry, zone: zone, now: now, dateOrder: config.dateOrder)
     }
 
     var wantsJSON: Bool { parsed.flag("json") }

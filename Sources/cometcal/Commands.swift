@@ -174,6 +174,7 @@ enum Commands {
         options: [
             .value("now", valueName: "iso8601", help: "The clock to read against, e.g. 2026-06-10T09:00:00-07:00 (default: $COMETCAL_NOW, else now)."),
             .value("tz", valueName: "zone", help: "The IANA time zone, e.g. America/Los_Angeles (default: the zone in --now, else $TZ)."),
+            .value("date-order", valueName: "order", help: "How a numeric date such as 3/5 is read: mdy (March 5) or dmy (3 May) (default: the config file's date_order, else mdy)."),
         ],
         positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "The expression; several words are joined with spaces.")],
         examples: ["cometcal when 'next friday at noon'", "cometcal when 'from 2 to 3:30pm' --tz Europe/Berlin",

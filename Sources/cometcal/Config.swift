@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometText
+import CometConversation
 
 /// The person's settings, from `$XDG_CONFIG_HOME/cometcal/config` (else
 /// `~/.config/cometcal/config`, or `$COMETCAL_CONFIG`): `key = value` lines, `#` comments.
@@ -20,6 +21,8 @@ struct Config {
     var eventLength: DurationValue?
     /// The reminder a new event gets when no --alarm is given (as --alarm reads it: 15m is before).
     var alarm: String?
+    /// How a numeric date such as 3/5 is read by `when` and the date flags: month first or day first.
+    var dateOrder = TemporalDateOrder.mdy
     /// Where it was read from, when a file was.
     var path: String?
 
@@ -36,6 +39,7 @@ struct Config {
         Key(name: "date_format", values: "strftime, e.g. %a %d.%m.%Y", help: "The agenda's day headings. Default: %A, %B %-d, %Y."),
         Key(name: "time_format", values: "strftime, e.g. %I:%M %p", help: "Times in the agenda and the views. Default: %H:%M."),
         Key(name: "event_length", values: "a duration, e.g. 1h or 30m", help: "How long a new event lasts when it has a start and no --end."),
+        Key(name: "date_order", values: "mdy or dmy", help: "How a numeric date such as 3/5 is read: month first (mdy, the default) or day first (dmy)."),
         Key(name: "alarm", values: "as --alarm, e.g. 15m (before the start)", help: "The reminder a new event gets when no --alarm is given."),
     ]
 
@@ -126,6 +130,11 @@ struct Config {
                 throw Problem(message: "'\(value)' is not a length; write 1h, 30m or 1h30m")
             }
             eventLength = length
+        case "date_order":
+            guard let order = TemporalDateOrder(rawValue: value.lowercased()) else {
+                throw Problem(message: "'\(value)' is not a date order; write mdy (3/5 is March 5) or dmy (3/5 is 3 May)")
+            }
+            dateOrder = order
         default:
             alarm = value
         }

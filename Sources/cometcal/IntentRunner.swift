@@ -17,7 +17,7 @@ struct IntentRunner {
 
     /// Values read on the person's clock, in the zone the command names when it names one.
     var valueText: ValueText {
-        readingZone.map { ValueText(registry: context.registry, zone: $0, now: context.now) } ?? context.valueText
+        readingZone.map { ValueText(registry: context.registry, zone: $0, now: context.now, dateOrder: context.config.dateOrder) } ?? context.valueText
     }
 
     /// The parameter given as the command's argument (`event show NAME`): messages about it

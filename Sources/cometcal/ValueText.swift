@@ -16,6 +16,8 @@ struct ValueText {
     let registry: Registry
     let zone: TimeZone
     let now: Date
+    /// The config file's date_order, for numeric dates such as 3/5.
+    var dateOrder = TemporalDateOrder.mdy
 
     struct Problem: Error {
         let message: String
@@ -265,7 +267,7 @@ struct ValueText {
     }
 
     /// The parser of `cometcal when` and the conversation, on the same clock and zone.
-    private var temporal: TemporalParser { TemporalParser(now: now, timeZone: zone) }
+    private var temporal: TemporalParser { TemporalParser(now: now, timeZone: zone, dateOrder: dateOrder) }
 
     /// A temporal expression that names one moment: an instant, a day (its midnight) or a time
     /// of day (today's).

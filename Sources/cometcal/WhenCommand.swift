@@ -19,15 +19,32 @@ struct WhenCommand {
             terminal.err(error.rendered)
             return .usage
         }
-        let resolution: TemporalResolution
+        let dateOrder: TemporalDateOrder
         do {
-            resolution = try TemporalParser(now: clock.now, timeZone: clock.zone).parse(text)
+            dateOrder = try WhenCommand.readDateOrder(parsed)
+        } catch let failure as CommandFailure {
+            terminal.err(failure.message)
+            return failure.code
+        } catch let usage as UsageError {
+            terminal.err(usage.rendered)
+            return .usage
+        } catch {
+            terminal.err("error: \(error)")
+            return .internalError
+        }
+        let reading: TemporalReading
+        do {
+            reading = try TemporalParser(now: clock.now, timeZone: clock.zone, dateOrder: dateOrder).read(text)
         } catch {
             report(error, in: text)
             return .dataError
         }
+        let resolution = reading.resolution
         if parsed.flag("json") {
             guard case .object(var object) = resolution.json else { return .internalError }
+            if !reading.notes.isEmpty {
+                object["notes"] = .array(reading.notes.map { .object(JSONObject([("message", .string($0.message)), ("column", .int($0.column))])) })
+            }
             object["timeZone"] = .string(clock.zone.identifier)
             object["text"] = .string(text)
             let seconds = Int64(clock.now.timeIntervalSince1970.rounded(.down))
@@ -35,8 +52,21 @@ struct WhenCommand {
             terminal.out(JSONWriter.pretty(.object(object)))
         } else {
             terminal.out(terminal.style(WhenCommand.label(resolution), .bold) + "  " + WhenCommand.describe(resolution))
+            // How the text was read when it depended on a setting: never a silent choice.
+            for note in reading.notes { terminal.out("note: " + note.message) }
         }
         return .success
+    }
+
+    /// --date-order, else the config file's date_order, else month first.
+    static func readDateOrder(_ parsed: ParsedCommand) throws -> TemporalDateOrder {
+        if let given = parsed.value("date-order") {
+            guard let order = TemporalDateOrder(rawValue: given.lowercased()) else {
+                throw UsageError.invalidValue(option: "date-order", value: given, reason: "write mdy (3/5 is March 5) or dmy (3/5 is 3 May)", in: parsed)
+            }
+            return order
+        }
+        return try AppContext.loadConfig().dateOrder
     }
 
     /// The zone (--tz, else the zone named in --now, else TZ) and the clock (--now, else

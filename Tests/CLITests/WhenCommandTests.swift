@@ -60,6 +60,64 @@ struct WhenCommandTests {
         #expect(fromEnvironment.stdout.contains("2026-06-11T03:00:00+09:00"))
     }
 
+    @Test("a numeric date that depends on date_order, or goes against it, is said in a note; --date-order and the config key set it")
+    func dateOrder() throws {
+        let monthFirst = try run(["when", "03/05"] + WhenCommandTests.clock)
+        #expect(monthFirst.stdout == """
+            date  Friday, March 5, 2027 (2027-03-05)
+            note: '03/05' is read as March 5, month first by the date_order setting (mdy); with dmy it would be May 3
+
+            """)
+        let dayFirst = try run(["when", "03/05", "--date-order", "dmy"] + WhenCommandTests.clock)
+        #expect(dayFirst.stdout.hasPrefix("date  Monday, May 3, 2027 (2027-05-03)\nnote: '03/05' is read as May 3, day first by the date_order setting (dmy)"))
+        let notAMonth = try run(["when", "23/05"] + WhenCommandTests.clock)
+        #expect(notAMonth.stdout.contains("note: '23/05' is read as May 23, day first against the date_order setting (mdy): 23 cannot be a month"))
+        // The order makes no difference: nothing to say.
+        #expect(try run(["when", "6/15"] + WhenCommandTests.clock).stdout == "date  Monday, June 15, 2026 (2026-06-15)\n")
+        let json = try JSONParser.parse(try run(["when", "23/05", "--json"] + WhenCommandTests.clock).stdout)
+        #expect(json["value"] == "2027-05-23")
+        guard case .array(let notes)? = json["notes"], let note = notes.first else {
+            Issue.record("no notes in \(json)")
+            return
+        }
+        #expect(notes.count == 1)
+        #expect(note["column"] == .int(1))
+        #expect(note["message"]?.stringValue?.contains("23 cannot be a month") == true)
+        let plain = try JSONParser.parse(try run(["when", "6/15", "--json"] + WhenCommandTests.clock).stdout)
+        #expect(plain["notes"] == nil)
+
+        let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        let folder = scratch.url.appendingPathComponent("cometcal")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "date_order = dmy\n".write(to: folder.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        let configured = try run(["when", "3/5"] + WhenCommandTests.clock, environment: ["XDG_CONFIG_HOME": scratch.url.path])
+        #expect(configured.stdout.hasPrefix("date  Monday, May 3, 2027"))
+        let flagWins = try run(["when", "3/5", "--date-order", "mdy"] + WhenCommandTests.clock, environment: ["XDG_CONFIG_HOME": scratch.url.path])
+        #expect(flagWins.stdout.hasPrefix("date  Friday, March 5, 2027"))
+        try "date_order = ymd\n".write(to: folder.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        let bad = try run(["when", "3/5"] + WhenCommandTests.clock, expect: 78, environment: ["XDG_CONFIG_HOME": scratch.url.path])
+        #expect(bad.stderr.contains("date_order: 'ymd' is not a date order; write mdy (3/5 is March 5) or dmy (3/5 is 3 May)"))
+        let badFlag = try run(["when", "3/5", "--date-order", "ymd"] + WhenCommandTests.clock, expect: 64)
+        #expect(badFlag.stderr.hasPrefix("error: Invalid value 'ymd' for '--date-order'"))
+    }
+
+    @Test("every time expression issue 19 names resolves", arguments: [
+        ("10a", "time of day  10:00"), ("6p", "time of day  18:00"), ("9:15a", "time of day  09:15"),
+        ("12 midnight", "time of day  00:00"), ("wed jun 3", "date  Wednesday, June 3, 2026 (2026-06-03)"),
+        ("two weeks from tmrw", "date  Thursday, June 25, 2026 (2026-06-25)"), ("monday 3/8", "date  Monday, March 8, 2027 (2027-03-08)"),
+        ("in the evening at 8", "time of day  20:00"), ("23/05", "date  Sunday, May 23, 2027 (2027-05-23)"),
+    ])
+    func issueExamples(expression: String, expected: String) throws {
+        let result = try run(["when", expression] + WhenCommandTests.clock)
+        #expect(result.stdout.hasPrefix(expected + "\n"))
+    }
+
+    @Test("an unknown word after an expression still fails the whole text")
+    func unknownWordFails() throws {
+        let result = try run(["when", "monday blah"] + WhenCommandTests.clock, expect: 65)
+        #expect(result.stderr.hasPrefix("error: column 8: 'blah' is not understood after 'monday'"))
+    }
+
     @Test("text that is not understood exits 65 with the message, the column and a caret")
     func notUnderstood() throws {
         let result = try run(["when", "next blursday"] + WhenCommandTests.clock, expect: 65)

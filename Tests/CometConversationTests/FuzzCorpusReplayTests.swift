@@ -26,6 +26,16 @@ struct ConversationFuzzCorpusReplayTests {
             for zone in ["Europe/Berlin", "America/Los_Angeles"] {
                 _ = try? TemporalParser(now: now, timeZone: TimeZone(identifier: zone)!).parse(text)
             }
+            // The extractor reads the same inputs as words, in both date orders.
+            let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            for order in TemporalDateOrder.allCases {
+                let spans = TemporalParser(now: now, timeZone: TimeZone(identifier: "Europe/Berlin")!, dateOrder: order).extract(from: words)
+                var end = 0
+                for span in spans {
+                    #expect(span.range.lowerBound >= end && span.range.upperBound <= words.count, "\(text)")
+                    end = span.range.upperBound
+                }
+            }
         }
     }
 

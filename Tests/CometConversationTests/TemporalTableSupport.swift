@@ -26,15 +26,17 @@ struct TemporalCase: Sendable, CustomTestStringConvertible {
 struct TemporalClock: Sendable {
     let now: Date
     let zone: TimeZone
+    let dateOrder: TemporalDateOrder
 
     /// `at` is an RFC 3339 instant with its offset.
-    init(_ at: String, _ zone: String) {
+    init(_ at: String, _ zone: String, dateOrder: TemporalDateOrder = .mdy) {
         let value = try? DateTimeValue(parsing: at)
         now = value?.instant ?? Date(timeIntervalSince1970: 0)
         self.zone = TimeZone(identifier: zone) ?? TimeZone(secondsFromGMT: 0) ?? .current
+        self.dateOrder = dateOrder
     }
 
-    var parser: TemporalParser { TemporalParser(now: now, timeZone: zone) }
+    var parser: TemporalParser { TemporalParser(now: now, timeZone: zone, dateOrder: dateOrder) }
 
     func reading(_ text: String) -> String {
         do {

@@ -1,3 +1,5 @@
+import CometSchema
+
 /// Why a temporal expression was not understood, and where: `column` is the 1-based character
 /// column of the first word that could not be read (one past the end when words are missing).
 public struct TemporalError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -68,7 +70,18 @@ enum TemporalMessages {
         return "\(name) has no day \(day)"
     }
 
-    static func noSuchMonth(_ month: Int) -> String { "\(month) is not a month (1 to 12; dates are month/day, as in 6/15)" }
+    static func noSuchMonth(_ month: Int) -> String { "\(month) is not a month (1 to 12; dates are month/day, as in 6/15, or day/month with date_order dmy)" }
+    static func monthAndDay(month: Int, day: Int) -> String { "\(TemporalLexicon.monthNames[month - 1]) \(day)" }
+    static func dependsOnDateOrder(_ written: String, reading: String, order: TemporalDateOrder, otherReading: String) -> String {
+        "'\(written)' is read as \(reading), \(order == .mdy ? "month first" : "day first") by the date_order setting (\(order.rawValue)); with \(order == .mdy ? "dmy" : "mdy") it would be \(otherReading)"
+    }
+    static func againstDateOrder(_ written: String, reading: String, notMonth: Int, order: TemporalDateOrder) -> String {
+        "'\(written)' is read as \(reading), \(order == .mdy ? "day first" : "month first") against the date_order setting (\(order.rawValue)): \(notMonth) cannot be a month"
+    }
+    static func weekdayDisagrees(_ date: CalendarDate, said weekday: Int) -> String {
+        let names = TemporalLexicon.weekdayNames
+        return "\(TemporalLexicon.monthNames[date.month - 1]) \(date.day), \(date.year) is a \(names[date.weekdayIndex]), not a \(names[weekday])"
+    }
     static func noSuchDayOfMonth(_ day: Int) -> String { "no month has a day \(day)" }
     static func noSuchHour(_ hour: Int) -> String { "\(hour) is not an hour of the day (0 to 23, or 1 to 12 with am or pm)" }
     static func noSuchMinute(_ minute: Int) -> String { "\(minute) is not a minute (0 to 59)" }

@@ -3,6 +3,8 @@ extension TemporalGrammar {
     /// A date and/or a time, in either order. A period named with the day ("tomorrow
     /// morning", "tonight") needs a time to apply to.
     mutating func point() -> PointSyntax? {
+        // "by Friday", "by 5pm": a deadline is the day or time it is due.
+        _ = word("by")
         if let (date, period) = attempt({ $0.dayWithPeriod() }) {
             guard var time = attempt({ $0.time() }) else {
                 expect("a time")
@@ -12,7 +14,13 @@ extension TemporalGrammar {
             if time.period == nil { time.period = period }
             return PointSyntax(date: date, time: time)
         }
-        guard var time = attempt({ $0.time() }) else { return nil }
+        // "in the evening at 8": the part of the day first.
+        let periodFirst = attempt { grammar -> TimeSyntax? in
+            guard let period = grammar.period(bare: false), var time = grammar.time() else { return nil }
+            if time.period == nil, time.meridiem == nil { time.period = period }
+            return time
+        }
+        guard var time = periodFirst ?? attempt({ $0.time() }) else { return nil }
         if let (date, period) = attempt({ $0.dayWithPeriod() }) {
             if let period { time.period = time.period ?? period }
             return PointSyntax(date: date, time: time)
@@ -80,7 +88,9 @@ extension TemporalGrammar {
     /// A whole number of days, weeks, months or years: "three weeks", "a month", "a few days".
     mutating func calendarQuantity() -> (Int, TemporalLexicon.Unit)? {
         guard let amount = attempt({ $0.amount() }), amount.isWhole else { return nil }
-        guard let unit = word(in: ["day", "days", "week", "weeks", "month", "months", "year", "years"]).flatMap({ TemporalLexicon.unitWords[$0] }) else {
+        if word(in: ["fortnight", "fortnights"]) != nil { return (amount.whole * 2, .week) }
+        let units: Set<String> = ["day", "days", "week", "weeks", "wk", "wks", "month", "months", "year", "years", "yr", "yrs"]
+        guard let unit = word(in: units).flatMap({ TemporalLexicon.unitWords[$0] }) else {
             return nil
         }
         return (amount.whole, unit)
@@ -96,7 +106,14 @@ extension TemporalGrammar {
         if words("the", "day", "before", "yesterday") || words("day", "before", "yesterday") {
             return .offset(amount: -1, unit: .day, from: .yesterday)
         }
-        if let weekday = attempt({ $0.weekdayDate() }) { return weekday }
+        let weekdayColumn = column
+        if let weekday = attempt({ $0.weekdayDate() }) {
+            // "wed jun 3", "monday 3/8", "fri the 12th": the weekday confirms the date.
+            if case .weekday(let day, .bare) = weekday, let date = attempt({ $0.calendarDate() }) {
+                return .weekdayAndDate(day, date, column: weekdayColumn)
+            }
+            return weekday
+        }
         if let date = attempt({ $0.calendarDate() }) { return date }
         return nil
     }
@@ -193,10 +210,14 @@ extension TemporalGrammar {
         return .monthDay(month: month.value, day: day.value, year: year.value, column: column)
     }
 
-    /// Month first, as in US English: "6/7" is June 7th.
+    /// Month first by default, as in US English: "6/7" is June 7th; day first with the
+    /// `dmy` date order. A first number that cannot be a month is a day ("23/05"), and said so
+    /// (TemporalDateOrder.notes).
     mutating func slashDate() -> DateSyntax? {
-        guard let month = number(), month.digits <= 2, month.digits > 0, symbol("/"),
-              let day = number(), day.digits <= 2, day.digits > 0 else { return nil }
+        guard let first = number(), first.digits <= 2, first.digits > 0, symbol("/"),
+              let second = number(), second.digits <= 2, second.digits > 0 else { return nil }
+        let monthFirst = dateOrder.readsMonthFirst(first.value, second.value)
+        let (month, day) = monthFirst ? (first, second) : (second, first)
         var year: Int?
         if symbol("/") {
             guard let written = number(), written.digits == 2 || written.digits == 4 else { expect("a year"); return nil }
@@ -229,6 +250,11 @@ extension TemporalGrammar {
         let start = column
         if word(in: ["noon", "midday"]) != nil { return TimeSyntax(clock: .noon, column: start) }
         if word("midnight") { return TimeSyntax(clock: .midnight, column: start) }
+        // "end of day", "eod", "close of business": the end of the working day.
+        if word("eod") || words("end", "of", "day") || words("end", "of", "the", "day") || words("close", "of", "business")
+            || words("end", "of", "business") {
+            return TimeSyntax(clock: .reading(hour: TemporalPolicy.endOfDayHour, minute: 0, twentyFourHour: true), column: start)
+        }
         if words("half", "past") || words("half", "after") {
             guard let hour = hourNumber() else { return nil }
             return TimeSyntax(clock: .reading(hour: hour, minute: 30, twentyFourHour: hour > 12), column: start)
@@ -243,6 +269,16 @@ extension TemporalGrammar {
         }
         if let reading = attempt({ $0.minutesPastOrTo(afterAt: afterAt, start: start) }) { return reading }
         guard let hour = number() else { return nil }
+        // "12 midnight", "twelve noon".
+        if hour.value == 12, hour.digits <= 2 {
+            if word("midnight") { return TimeSyntax(clock: .midnight, column: start) }
+            if word("noon") { return TimeSyntax(clock: .noon, column: start) }
+        }
+        // "nineteen hundred (hours)": a spelled 24-hour clock.
+        if hour.digits == 0, word("hundred") {
+            _ = word(in: ["hours", "hrs"])
+            return TimeSyntax(clock: .reading(hour: hour.value, minute: 0, twentyFourHour: true), column: start)
+        }
         // "11:30", "11.30", "11:30:00" (seconds are not kept: events start on a minute).
         if let minute = attempt({ grammar -> Int? in
             guard grammar.symbol(":") || grammar.symbol(".") else { return nil }

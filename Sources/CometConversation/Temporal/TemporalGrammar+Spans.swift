@@ -167,11 +167,49 @@ extension TemporalGrammar {
             return nil
         }
         guard var end = point() else { return nil }
+        // "friday to 10" is not Friday from midnight to 10:00: a day alone runs to a time only
+        // when "from" or "between" says it is a range ("move the standup on friday to 10").
+        if !from, shared == nil, start.time == nil, end.date == nil { return nil }
         if let period = shared?.1 {
             if start.time?.meridiem == nil, start.time?.period == nil { start.time?.period = period }
             if end.time?.meridiem == nil, end.time?.period == nil { end.time?.period = period }
         }
         return .span(from: start, to: end, on: shared?.0)
+    }
+
+    /// A part of a day with no clock time, or what is left of a day or week: "tonight", "this
+    /// evening", "tomorrow morning", "friday night", "in the afternoon", "at lunchtime",
+    /// "later today", "the rest of the week", "upcoming".
+    mutating func partOfDayRange() -> RangeSyntax? {
+        if words("later", "today") || words("later", "on", "today") || words("rest", "of", "the", "day") || words("rest", "of", "today")
+            || words("the", "rest", "of", "the", "day") || words("the", "rest", "of", "today") {
+            return .restOfDay
+        }
+        if words("later", "this", "week") || words("rest", "of", "the", "week") || words("rest", "of", "this", "week")
+            || words("the", "rest", "of", "the", "week") || words("the", "rest", "of", "this", "week") {
+            return .restOfWeek
+        }
+        if word("upcoming") || words("coming", "up") { return .upcoming }
+        if word("tonight") { return .partOfDay(.today, .night) }
+        if let part = attempt({ $0.word("this") ? $0.dayPart(bare: true) : nil }) { return .partOfDay(.today, part) }
+        // "in the morning", "at lunchtime", "in the afternoon on friday"
+        if let part = dayPart(bare: true) ?? dayPart(bare: false) {
+            return .partOfDay(attempt { $0.date() }, part)
+        }
+        guard let date = date(), let part = dayPart(bare: true) ?? dayPart(bare: false) else { return nil }
+        return .partOfDay(date, part)
+    }
+
+    /// "morning", "afternoon", "evening", "night", "lunchtime" (bare); "in the morning", "at
+    /// night", "at lunch", "at lunchtime" (not bare).
+    private mutating func dayPart(bare: Bool) -> DayPart? {
+        if bare {
+            if let word = word(in: ["morning", "afternoon", "evening", "night", "lunchtime"]) { return DayPart(rawValue: word) }
+            if words("lunch", "time") { return .lunchtime }
+            return nil
+        }
+        if words("at", "lunchtime") || words("at", "lunch", "time") || words("at", "lunch") { return .lunchtime }
+        return attempt { $0.period(bare: false) }.flatMap { DayPart(rawValue: $0.rawValue) }
     }
 
     /// "until 5pm", "until tomorrow at noon": from now to a time. ("Until Friday" ends a series.)

@@ -16,6 +16,11 @@ struct TemporalGrammar {
     /// Off while reading the start of "from 10 to 5", where "to" ends the start: there "ten to
     /// five" is a range, not 16:50.
     var readsMinutesTo = true
+    /// How "3/5" is read: month first (US) or day first.
+    var dateOrder = TemporalDateOrder.mdy
+    /// Off when extracting: "tomorrow at 1pm for an hour" is then a time and a duration, two
+    /// spans, so the caller sees the length as said rather than folded into a range's end.
+    var readsLasting = true
     private var farthest = 0
     private var expected: [String] = []
     /// Noted where a reading of everything before ends, rather than a thing that could follow.
@@ -31,6 +36,13 @@ struct TemporalGrammar {
 
     mutating func parse() throws(TemporalError) -> TemporalSyntax {
         guard !tokens.isEmpty else { throw TemporalError(.empty, TemporalMessages.empty, column: 1) }
+        if let syntax = parseWhole() { return syntax }
+        throw failure()
+    }
+
+    /// The first reading of every token, or nil; what was expected is noted for `failure()`.
+    mutating func parseWhole() -> TemporalSyntax? {
+        guard !tokens.isEmpty else { return nil }
         let alternatives: [(inout TemporalGrammar) -> TemporalSyntax?] = [
             { $0.recurrence().map(TemporalSyntax.recurrence) },
             { $0.seriesEnd().map(TemporalSyntax.recurrenceEnd) },
@@ -40,7 +52,8 @@ struct TemporalGrammar {
             { $0.daysOfMonthRange().map(TemporalSyntax.range) },
             { $0.spanRange().map(TemporalSyntax.range) },
             { $0.untilRange().map(TemporalSyntax.range) },
-            { $0.lastingRange().map(TemporalSyntax.range) },
+            { $0.readsLasting ? $0.lastingRange().map(TemporalSyntax.range) : nil },
+            { $0.partOfDayRange().map(TemporalSyntax.range) },
             { $0.fromNow() },
             { $0.duration(allowFor: true).map(TemporalSyntax.duration) },
             { $0.point().map(TemporalSyntax.point) },
@@ -52,7 +65,7 @@ struct TemporalGrammar {
             // A reading of the words so far: the next word is where the text stops making sense.
             expect(TemporalGrammar.complete)
         }
-        throw failure()
+        return nil
     }
 
     /// The error for the farthest point reached.
@@ -107,6 +120,14 @@ struct TemporalGrammar {
         for (offset, word) in sequence.enumerated() where peekWord(offset) != word { return false }
         index += sequence.count
         return true
+    }
+
+    /// Takes the next word if it is one of `choices`, and returns it. The lists written in the
+    /// productions are short: a scan costs less than building a set on every call.
+    mutating func word(in choices: [String]) -> String? {
+        guard let next = peekWord(), choices.contains(next) else { return nil }
+        index += 1
+        return next
     }
 
     /// Takes the next word if it is one of `choices`, and returns it.

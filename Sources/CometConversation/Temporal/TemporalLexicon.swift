@@ -31,6 +31,28 @@ enum TemporalLexicon {
         return table
     }()
 
+    /// Shorthand people type for a day, read as the word it stands for: "tmrw" is "tomorrow".
+    /// "tom" is here too; the extractor does not take it alone, since it is also a name.
+    static let shorthand: [String: String] = [
+        "tmrw": "tomorrow", "tmr": "tomorrow", "tmw": "tomorrow", "tmrow": "tomorrow", "tom": "tomorrow",
+        "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow",
+        "tonite": "tonight", "2nite": "tonight", "nite": "night", "tdy": "today", "yday": "yesterday",
+        "wknd": "weekend", "eod": "eod", "cob": "eod",
+    ]
+
+    /// Abbreviations that may be written with a full stop ("wed.", "sept.", "hrs."): the stop
+    /// is dropped, not read as the end of a sentence or a decimal point.
+    static func takesFullStop(_ word: String) -> Bool {
+        if let month = months[word] { return word != monthNames[month - 1].lowercased() }
+        if let weekday = weekdays[word] { return word != weekdayNames[weekday].lowercased() && !isPluralWeekday(word) }
+        return ["hr", "hrs", "min", "mins", "sec", "secs", "wk", "wks", "yr", "yrs", "approx"].contains(word)
+    }
+
+    /// Words that name a day and may take a possessive: "tomorrow's meeting", "next Monday's".
+    static func takesPossessive(_ word: String) -> Bool {
+        weekdays[word] != nil || ["today", "tomorrow", "tonight", "yesterday", "week", "weekend", "month", "year"].contains(word)
+    }
+
     /// Plural weekday names ("tuesdays") mean every such day.
     static func isPluralWeekday(_ word: String) -> Bool {
         word.count > 6 && word.hasSuffix("s") && weekdays[word] != nil && weekdays[String(word.dropLast())] != nil
@@ -122,6 +144,7 @@ enum TemporalLexicon {
             "weekend", "repeat", "repeating", "later", "earlier", "sooner", "forward", "back", "push", "move", "delay",
             "postpone", "reschedule", "bring", "minutes", "hours", "days", "weeks", "months", "years", "o'clock", "half",
             "quarter", "couple", "few", "around", "about", "times", "never", "month", "week", "year", "hour", "minute",
+            "lunchtime", "upcoming", "hundred", "fortnight",
         ]
         let names = (monthNames + weekdayNames).map { $0.lowercased() }
         return names + grammarWords + units.keys.sorted() + tens.keys.sorted() + ordinalUnits.keys.sorted()

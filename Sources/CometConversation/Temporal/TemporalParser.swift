@@ -8,16 +8,27 @@ import CometSchema
 public struct TemporalParser: Sendable {
     public let now: Date
     public let timeZone: TimeZone
+    /// How a numeric date such as "3/5" is read: month first (the default) or day first.
+    public var dateOrder: TemporalDateOrder
 
-    public init(now: Date, timeZone: TimeZone) {
+    public init(now: Date, timeZone: TimeZone, dateOrder: TemporalDateOrder = .mdy) {
         self.now = now
         self.timeZone = timeZone
+        self.dateOrder = dateOrder
     }
 
     public func parse(_ text: String) throws(TemporalError) -> TemporalResolution {
-        if let exact = machineForm(text.trimmingCharacters(in: .whitespacesAndNewlines)) { return exact }
+        try read(text).resolution
+    }
+
+    /// The resolution, with notes on what it depended on (a numeric date read by the
+    /// `dateOrder` setting, or against it), for a caller that shows how it read the text.
+    public func read(_ text: String) throws(TemporalError) -> TemporalReading {
+        if let exact = machineForm(text.trimmingCharacters(in: .whitespacesAndNewlines)) { return TemporalReading(resolution: exact, notes: []) }
         var grammar = TemporalGrammar(tokens: try TemporalTokenizer.tokens(text), endColumn: text.count + 1)
-        return try TemporalResolver(now: now, zone: timeZone).resolve(grammar.parse())
+        grammar.dateOrder = dateOrder
+        let resolution = try TemporalResolver(now: now, zone: timeZone).resolve(grammar.parse())
+        return TemporalReading(resolution: resolution, notes: dateOrder.notes(grammar.tokens))
     }
 
     /// The forms programs write, read by the value types' own parsers: an ISO 8601 date-time

@@ -115,6 +115,36 @@ enum TemporalPolicy {
         }
     }
 
+    /// The hours a part of the day said without a clock time covers, as [start, end) in hours
+    /// after its midnight: morning 06–12, afternoon 12–17, evening 17–22, night ("tonight")
+    /// 18–24, lunchtime 12–14. The night stops at midnight: a time in the small hours is said
+    /// with one ("tonight at 1").
+    static func hours(of part: DayPart) -> (start: Int, end: Int) {
+        switch part {
+        case .morning: return (6, 12)
+        case .afternoon: return (12, 17)
+        case .evening: return (17, 22)
+        case .night: return (18, 24)
+        case .lunchtime: return (12, 14)
+        }
+    }
+
+    /// "End of day", "eod" and "close of business" are 17:00, the end of the working day.
+    static let endOfDayHour = 17
+
+    /// "Upcoming" and "coming up" run from now for a week, as the agenda does by default.
+    static let upcomingDays = 7
+
+    /// A weekday said with a date ("wed jun 3") confirms it and picks the year: the date the
+    /// usual rule gives when the weekday agrees, else the same date this year (or this month,
+    /// for "fri the 5th") when it has passed and the weekday agrees with that; otherwise the
+    /// text is an error that names the date's weekday, never a guess.
+    static func confirmed(_ weekday: Int, usual: CalendarDate, passed: CalendarDate?) -> CalendarDate? {
+        if usual.weekdayIndex == weekday { return usual }
+        if let passed, passed.weekdayIndex == weekday { return passed }
+        return nil
+    }
+
     /// The small hours of a night belong to the next calendar day: "tonight at 1" is 01:00
     /// tomorrow, and "Friday night at 12" the midnight that ends Friday.
     static func nightRollsOver(hour: Int) -> Bool { hour < 6 }

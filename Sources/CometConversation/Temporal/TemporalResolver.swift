@@ -144,6 +144,18 @@ struct TemporalResolver {
             guard (1...31).contains(day) else { throw TemporalError(.invalidDate, TemporalMessages.noSuchDayOfMonth(day), column: column) }
             guard let date = TemporalPolicy.dayOfMonth(day, from: today) else { throw outOfRange }
             return date
+        case .weekdayAndDate(let weekday, let date, let column):
+            let usual = try self.day(date, from: today)
+            var passed: CalendarDate?
+            switch date {
+            case .monthDay(let month, let dayNumber, nil, _): passed = CalendarDate(year: today.year, month: month, day: dayNumber)
+            case .dayOfMonth(let dayNumber, _): passed = CalendarDate(year: today.year, month: today.month, day: dayNumber)
+            default: passed = nil
+            }
+            guard let confirmed = TemporalPolicy.confirmed(weekday, usual: usual, passed: passed.flatMap { $0 < today ? $0 : nil }) else {
+                throw TemporalError(.invalidDate, TemporalMessages.weekdayDisagrees(usual, said: weekday), column: column)
+            }
+            return confirmed
         case .offset(let amount, let unit, let base):
             let start = try self.day(base, from: today)
             switch unit {
@@ -208,6 +220,22 @@ struct TemporalResolver {
             }
             guard last >= first else { throw TemporalError(.endBeforeStart, TemporalMessages.endBeforeStart, column: column) }
             return try days(first, through: last)
+        case .partOfDay(let date, let part):
+            let (startHour, endHour) = TemporalPolicy.hours(of: part)
+            var day = try date.map { date throws(TemporalError) in try self.day(date) } ?? today
+            let endOfToday = try wall(later(today, by: endHour / 24), hour: endHour % 24, minute: 0).dateTime(in: zone)
+            // No day named: the next such part that is not over, so "in the morning" said in the evening is tomorrow's.
+            if date == nil, endOfToday.sortKey <= now.sortKey { day = try later(today, by: 1) }
+            let start = try wall(day, hour: startHour, minute: 0).dateTime(in: zone)
+            let end = try wall(later(day, by: endHour / 24), hour: endHour % 24, minute: 0).dateTime(in: zone)
+            return .range(start: start, end: end)
+        case .restOfDay:
+            return try ordered(now, wall(later(today, by: 1), hour: 0, minute: 0).dateTime(in: zone), column: 1)
+        case .restOfWeek:
+            guard let monday = TemporalPolicy.weekStart(of: today) else { throw outOfRange }
+            return try ordered(now, wall(later(monday, by: 7), hour: 0, minute: 0).dateTime(in: zone), column: 1)
+        case .upcoming:
+            return try ordered(now, moved(now, by: DurationValue(days: TemporalPolicy.upcomingDays)), column: 1)
         case .lasting(let point, let length):
             let start = try startInstant(point)
             return .range(start: start, end: try moved(start, by: durationValue(length, sign: 1)))

@@ -33,6 +33,15 @@ indirect enum DateSyntax: Sendable, Hashable {
     case dayOfMonth(Int, column: Int)
     /// "three weeks from tomorrow", "in 2 days", "a week before Friday".
     case offset(amount: Int, unit: TemporalLexicon.Unit, from: DateSyntax)
+    /// "wed jun 3", "monday 3/8", "fri the 12th": a weekday that confirms a date (and picks its
+    /// year; see TemporalPolicy.confirmed). `column` is the weekday's.
+    case weekdayAndDate(Int, DateSyntax, column: Int)
+}
+
+/// A part of a day said without a clock time: "this evening", "tomorrow morning", "tonight",
+/// "at lunchtime". Its hours are in TemporalPolicy.hours(of:).
+enum DayPart: String, Sendable, Hashable {
+    case morning, afternoon, evening, night, lunchtime
 }
 
 /// Which of the weekdays with a name a qualifier picks; the policy for each is in TemporalPolicy.
@@ -117,6 +126,14 @@ enum RangeSyntax: Sendable, Hashable {
     case month(Relative)
     /// "June", "June 2027".
     case namedMonth(Int, year: Int?)
+    /// "tomorrow morning", "tonight", "in the afternoon" (no day: the next one not over yet).
+    case partOfDay(DateSyntax?, DayPart)
+    /// "later today", "the rest of the day": from now to midnight.
+    case restOfDay
+    /// "the rest of the week", "later this week": from now to the end of Sunday.
+    case restOfWeek
+    /// "upcoming", "coming up": from now, for TemporalPolicy.upcomingDays days.
+    case upcoming
 }
 
 enum ShiftSyntax: Sendable, Hashable {

@@ -38,6 +38,12 @@ struct TemporalTokenizer {
     }
 
     static func tokens(_ text: String) throws(TemporalError) -> [TemporalToken] {
+        joinSpelledNumbers(try rawTokens(text))
+    }
+
+    /// The tokens before spelled numbers are joined, so that the extractor can tokenize each
+    /// word once and join the numbers of any run of words (`joinSpelledNumbers`).
+    static func rawTokens(_ text: String) throws(TemporalError) -> [TemporalToken] {
         var tokenizer = TemporalTokenizer(text)
         return try tokenizer.run()
     }
@@ -46,7 +52,11 @@ struct TemporalTokenizer {
         var raw: [TemporalToken] = []
         while index < characters.count {
             let character = characters[index]
-            if character.isWhitespace || character == "," {
+            if character.isWhitespace || character == "," || character == ";" {
+                index += 1
+            } else if character == "@" {
+                // "tmrw @ 3pm": typed for "at".
+                raw.append(TemporalToken(kind: .word("at"), column: index + 1, text: "@"))
                 index += 1
             } else if character.isASCII, character.isNumber {
                 raw += try digits()
@@ -57,7 +67,7 @@ struct TemporalTokenizer {
                 index += 1
             }
         }
-        return joinSpelledNumbers(raw)
+        return raw
     }
 
     /// Digits, and an ordinal suffix written right after them ("15th").
@@ -73,6 +83,19 @@ struct TemporalTokenizer {
         if ["st", "nd", "rd", "th"].contains(suffix.lowercased()) {
             index += suffix.count
             return [TemporalToken(kind: .ordinal(value), column: start + 1, text: text + suffix)]
+        }
+        // "2moro", "2nite": shorthand that starts with a digit.
+        if let word = TemporalLexicon.shorthand[(text + suffix).lowercased()] {
+            index += suffix.count
+            return [TemporalToken(kind: .word(word), column: start + 1, text: text + suffix)]
+        }
+        // "10a", "6p", "9:15a": a meridiem of one letter, written right after the digits (a
+        // letter with a full stop after it is "a.m." and read as such).
+        let letter = suffix.lowercased()
+        if letter == "a" || letter == "p", !(index + 1 < characters.count && characters[index + 1] == ".") {
+            index += 1
+            return [TemporalToken(kind: .number(value, digits: text.count), column: start + 1, text: text),
+                    TemporalToken(kind: .word(letter + "m"), column: start + 1 + text.count, text: suffix)]
         }
         return [TemporalToken(kind: .number(value, digits: text.count), column: start + 1, text: text)]
     }
@@ -92,8 +115,19 @@ struct TemporalTokenizer {
                 || (characters[index] == "'" && index + 1 < characters.count && characters[index + 1].isLetter && index > start) {
             index += 1
         }
-        let text = String(characters[start..<index])
-        let lower = text.lowercased()
+        var text = String(characters[start..<index])
+        var lower = text.lowercased()
+        // "monday's", "tomorrow's": the day, not a word of its own.
+        if lower.hasSuffix("'s"), TemporalLexicon.takesPossessive(TemporalLexicon.shorthand[String(lower.dropLast(2))] ?? String(lower.dropLast(2))) {
+            lower = String(lower.dropLast(2))
+            text = String(text.dropLast(2))
+        }
+        if let word = TemporalLexicon.shorthand[lower] {
+            if index < characters.count, characters[index] == "." { index += 1 }
+            return [TemporalToken(kind: .word(word), column: start + 1, text: text)]
+        }
+        // "wed.", "sept.": an abbreviation's full stop ends nothing.
+        if index < characters.count, characters[index] == ".", TemporalLexicon.takesFullStop(lower) { index += 1 }
         if lower.count > 3, lower.hasSuffix("ish"), TemporalLexicon.takesIsh(String(lower.dropLast(3))) {
             let stem = String(text.dropLast(3))
             return [TemporalToken(kind: .word(String(lower.dropLast(3))), column: start + 1, text: stem),
@@ -117,7 +151,7 @@ struct TemporalTokenizer {
 
     /// "twenty four" and "twenty-four" are 24, "thirty first" is the 31st; a lone spelled
     /// number is a number; "second" stays a word (see TemporalLexicon.ordinalUnits).
-    private func joinSpelledNumbers(_ raw: [TemporalToken]) -> [TemporalToken] {
+    static func joinSpelledNumbers(_ raw: [TemporalToken]) -> [TemporalToken] {
         var result: [TemporalToken] = []
         var position = 0
         func word(_ offset: Int) -> String? { position + offset < raw.count ? raw[position + offset].word : nil }
@@ -154,7 +188,7 @@ struct TemporalTokenizer {
         return result
     }
 
-    private func joined(_ tokens: ArraySlice<TemporalToken>, _ kind: TemporalToken.Kind) -> TemporalToken {
+    private static func joined(_ tokens: ArraySlice<TemporalToken>, _ kind: TemporalToken.Kind) -> TemporalToken {
         let first = tokens.first?.column ?? 1
         let text = tokens.map(\.text).joined(separator: " ")
         return TemporalToken(kind: kind, column: first, text: text)

@@ -10,5 +10,7 @@ public func fuzzTemporal(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     for zone in ["Europe/Berlin", "America/Los_Angeles"] {
         _ = try? TemporalParser(now: now, timeZone: TimeZone(identifier: zone)!).parse(text)
     }
+    let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+    _ = TemporalParser(now: now, timeZone: TimeZone(identifier: "Europe/Berlin")!, dateOrder: .dmy).extract(from: words)
     return 0
 }

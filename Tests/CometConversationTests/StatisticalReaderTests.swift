@@ -46,7 +46,7 @@ struct StatisticalReaderTests {
         .init(text: "what am I doing on Friday", action: "search", kind: .request, slots: ["from time on Friday"]),
         .init(text: "what time is the recital on Sunday", action: nil, kind: .question, slots: ["about name recital", "about time on Sunday"]),
         .init(text: "when is the next choir practice", action: nil, kind: .question, slots: ["about name choir practice"]),
-        .init(text: "upcoming events", action: "search", kind: .request, slots: ["kind name events"]),
+        .init(text: "upcoming events", action: "search", kind: .request, slots: ["from time upcoming", "kind name events"]),
         // About nothing the schemas know.
         .init(text: "what's the weather like out there", action: nil, kind: .unknown, slots: []),
         .init(text: "order a pizza for the crew", action: nil, kind: .unknown, slots: []),

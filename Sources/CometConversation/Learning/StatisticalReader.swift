@@ -77,29 +77,10 @@ extension Understander {
                                 unaccounted: unaccounted)
     }
 
-    /// The time expressions in `words`, longest first from the left, never overlapping.
+    /// The time expressions in `words`, longest first from the left, never overlapping
+    /// (the parser's extractor: words around an expression are left to the rest of the reading).
     func timeSpans(_ words: Utterance) -> [TimeSpan] {
-        var spans: [TimeSpan] = []
-        var start = 0
-        let keys = words.keys
-        while start < keys.count {
-            var found: TimeSpan?
-            for end in stride(from: min(keys.count, start + 7), to: start, by: -1) {
-                var text = keys[start..<end].joined(separator: " ")
-                // "today's meeting", "this evening's": the possessive belongs to the sentence.
-                if text.hasSuffix("'s") { text.removeLast(2) }
-                guard let resolution = try? parser.parse(text) else { continue }
-                found = TimeSpan(range: start..<end, resolution: resolution)
-                break
-            }
-            if let found {
-                spans.append(found)
-                start = found.range.upperBound
-            } else {
-                start += 1
-            }
-        }
-        return spans
+        parser.extract(from: words.words.map(\.text)).map { TimeSpan(range: $0.range, resolution: $0.resolution) }
     }
 }
 

@@ -35,7 +35,7 @@ extension Understander {
             setPlace(frame, words, intent: intent, into: &draft)
         case .update:
             let frame = splittingMoves(frame, words)
-            let valueSpan = newTimeSpan(frame, words)
+            let valueSpan = newTimeSpan(frame, words) ?? bareNewTime(words, after: frame)
             let constraints = frame.times.filter { $0 != valueSpan }
             if let target = intent.targetParameter, case .entity(let name) = target.type.base {
                 if let mention = description(frame, words, times: constraints, entity: name) {
@@ -53,7 +53,8 @@ extension Understander {
                 }
             }
             setPlace(frame, words, intent: intent, into: &draft)
-            if let range = frame.spans(.value).last, let entity, let title = entity.titleProperty, intent.parameter(title.name) != nil,
+            if let range = frame.spans(.value).last, valueSpan.map({ !$0.range.overlaps(range) }) ?? true,
+               let entity, let title = entity.titleProperty, intent.parameter(title.name) != nil,
                let value = value(words[range], type: title.type) {
                 draft.slots[title.name] = .value(value)
                 draft.sourceWords[title.name] = words[range]
@@ -94,6 +95,16 @@ extension Understander {
         let nouns = language.nounKeys(entity)
         let said = words.words.indices.filter { index in nouns.contains(words.words[index].key) && !times.contains { $0.range.contains(index) } }
         return said.isEmpty ? nil : Utterance(words: said.map { words.words[$0] })
+    }
+
+    /// "move the standup to 10": a bare number after the last "to" at the end of a change is
+    /// the hour it goes to, read as "at 10" is.
+    private func bareNewTime(_ words: Utterance, after frame: StatisticalFrame) -> TimeSpan? {
+        guard let link = words.words.indices.last(where: { Understander.newTimeLinks.contains(words.words[$0].key) }),
+              link + 1 < words.words.count, !frame.times.contains(where: { $0.range.upperBound > link }) else { return nil }
+        let rest = words[(link + 1)..<words.words.count]
+        guard let resolution = time(rest.text) ?? time("at " + rest.text) else { return nil }
+        return TimeSpan(range: (link + 1)..<words.words.count, resolution: resolution)
     }
 
     /// In a change, "on Friday to 10" is two expressions: the record's day and its new time.

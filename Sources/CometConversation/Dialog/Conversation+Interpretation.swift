@@ -114,6 +114,7 @@ extension Conversation {
             break
         }
         if parameter.role == .text { return "name" }
+        if parameter.annotations.contains(named: "reminder") { return "reminder" }
         switch parameter.type.base {
         case .builtin(let builtin):
             switch builtin {

@@ -42,11 +42,14 @@ extension Conversation {
 
         let entity = draft.intent.entity.flatMap(registry.entity)
         let binding = TimeBinding(intent: draft.intent, entity: entity, zone: timeZone, now: clock())
-        let base: DateTimeValue? = occurrence ?? target.flatMap { record in
+        var base: DateTimeValue? = occurrence ?? target.flatMap { record in
             entity?.temporalFields.flatMap { fields in if case .dateTime(let value)? = record[fields.start] { return value } else { return nil } }
         }
         let saidTo = draft.intent.parameter(role: .to).map { draft.slots[$0.name] != nil } ?? false
-        for (name, slot) in draft.slots.sorted(by: { $0.key < $1.key }) where name != draft.intent.targetParameter?.name {
+        // The start first: a length said with it ("for two hours") counts from it.
+        let start = entity?.temporalFields?.start
+        let ordered = draft.slots.sorted { ($0.key == start ? 0 : 1, $0.key) < ($1.key == start ? 0 : 1, $1.key) }
+        for (name, slot) in ordered where name != draft.intent.targetParameter?.name {
             guard let parameter = draft.intent.parameter(name) else { continue }
             switch slot {
             case .value(let value): request.parameters[name] = .set(value)
@@ -56,6 +59,8 @@ extension Conversation {
                     for (key, value) in try binding.values(resolution, for: parameter, base: base, saidTo: saidTo)
                     where key == name || draft.slots[key] == nil {
                         request.parameters[key] = .set(value)
+                        // A new record's start is what its length counts from.
+                        if target == nil, key == start, case .dateTime(let bound) = value { base = bound }
                     }
                 } catch let problem as TimeBinding.Problem {
                     return Turn(reply: Replies.sentence(problem.message), outcome: .failed, snippet: nil, understood: true)

@@ -9,6 +9,7 @@ extension Conversation {
         switch outcome {
         case .done(let result):
             var reply = result.dialog.full
+            if result.action == .create, let said = draft?.saidAfter { reply += " " + said }
             let lines = listing(result)
             if !lines.isEmpty { reply += "\n" + lines.joined(separator: "\n") }
             return Turn(reply: reply, outcome: .done, snippet: result.snippet, understood: true)

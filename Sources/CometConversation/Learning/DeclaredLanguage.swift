@@ -11,9 +11,12 @@ struct DeclaredLanguage: Sendable {
     let nouns: [QualifiedName: [[String]]]
     /// Words per entity and property ("place", "venue" for location).
     let propertyWords: [QualifiedName: [String: [[String]]]]
+    /// Verbs that ask to be reminded (`@verbs(…, reminder: true)`), per intent.
+    let reminderVerbs: [QualifiedName: [[String]]]
 
     init(registry: Registry) {
         var verbs: [QualifiedName: [[String]]] = [:]
+        var reminderVerbs: [QualifiedName: [[String]]] = [:]
         for intent in registry.allIntents where intent.action != nil {
             var lists = intent.annotations.strings(named: "verbs").map { Utterance($0).keys }
             for phrase in intent.phrases {
@@ -23,6 +26,11 @@ struct DeclaredLanguage: Sendable {
                 if let first = lead.first { lists.append([first]) }
             }
             verbs[intent.name] = DeclaredLanguage.unique(lists.filter { !$0.isEmpty })
+            let reminding = intent.annotations.filter { $0.name == "verbs" && $0.labelled["reminder"] == .bool(true) }
+                .flatMap { annotation in annotation.positional.compactMap { argument -> [String]? in
+                    if case .string(let text) = argument { return Utterance(text).keys } else { return nil }
+                } }
+            if !reminding.isEmpty { reminderVerbs[intent.name] = reminding.sorted { $0.count > $1.count } }
         }
         var nouns: [QualifiedName: [[String]]] = [:]
         var propertyWords: [QualifiedName: [String: [[String]]]] = [:]
@@ -40,6 +48,7 @@ struct DeclaredLanguage: Sendable {
             propertyWords[entity.name] = words
         }
         self.verbs = verbs
+        self.reminderVerbs = reminderVerbs
         self.nouns = nouns
         self.propertyWords = propertyWords
     }
@@ -53,6 +62,16 @@ struct DeclaredLanguage: Sendable {
             keys.insert(DeclaredLanguage.plural(noun).joined(separator: " "))
         }
         return keys
+    }
+
+    /// Where the first reminder verb of `intent` is said in `keys`, longest first.
+    func reminderVerb(of intent: QualifiedName, in keys: [String]) -> Range<Int>? {
+        for start in keys.indices {
+            for verb in reminderVerbs[intent] ?? [] where start + verb.count <= keys.count && Array(keys[start..<(start + verb.count)]) == verb {
+                return start..<(start + verb.count)
+            }
+        }
+        return nil
     }
 
     static func plural(_ noun: [String]) -> [String] {

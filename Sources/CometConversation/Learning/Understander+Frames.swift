@@ -23,8 +23,11 @@ extension Understander {
         switch action {
         case .create:
             guard let entity else { return nil }
+            let reminder = language.reminderVerb(of: intent.name, in: words.keys)
+            if let reminder { setReminder(intent, said: words[reminder], into: &draft) }
             if let title = entity.titleProperty, intent.parameter(title.name) != nil,
-               let range = titleRange(frame, words, entity: entity.name), let value = value(words[range], type: title.type) {
+               let range = titleAfter(reminder, frame, words) ?? titleRange(frame, words, entity: entity.name),
+               let value = value(words[range], type: title.type) {
                 draft.slots[title.name] = .value(value)
                 draft.sourceWords[title.name] = words[range]
             } else if let kind = kindWords(words, entity: entity.name, times: frame.times) {
@@ -89,6 +92,29 @@ extension Understander {
     }
 
     var language: DeclaredLanguage { StatisticalModel.shared(for: registry).language }
+
+    /// "remind me to call the bank at 4": the alarm the schema's `@reminder` parameter sets.
+    private func setReminder(_ intent: IntentDefinition, said: Utterance, into draft: inout Draft) {
+        guard let parameter = intent.parameters.first(where: { $0.annotations.contains(named: "reminder") }),
+              let annotation = parameter.annotations.first(named: "reminder"), let offset = annotation.firstString.flatMap(DurationValue.init(parsing:)),
+              case .union(let unionName) = parameter.type.base, let union = registry.union(unionName),
+              let durationCase = union.cases.first(where: { $0.type.base == .builtin(.duration) }) else { return }
+        let alarm = Value.union(durationCase.name, .duration(offset))
+        draft.slots[parameter.name] = .value(parameter.type.isArray ? .array([alarm]) : alarm)
+        draft.sourceWords[parameter.name] = said
+        draft.saidAfter = annotation.string("said")
+    }
+
+    /// After a reminder verb that ends in "to", "about" or "of", the title is every word up to
+    /// the first time expression: "remind me to pick up the laundry next Monday".
+    private func titleAfter(_ verb: Range<Int>?, _ frame: StatisticalFrame, _ words: Utterance) -> Range<Int>? {
+        guard let verb, let last = words.words[verb].last?.key, ["to", "about", "of", "that"].contains(last) else { return nil }
+        let end = frame.times.first(where: { $0.range.lowerBound >= verb.upperBound })?.range.lowerBound ?? words.words.count
+        var range = verb.upperBound..<end
+        while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
+        while range.count > 1, ["at", "on", "for", "by", "in"].contains(words.words[range.upperBound - 1].key) { range = range.lowerBound..<(range.upperBound - 1) }
+        return range.isEmpty ? nil : range
+    }
 
     /// The words that say the entity's kind ("appointment", "meetings"), outside any time.
     private func kindWords(_ words: Utterance, entity: QualifiedName, times: [TimeSpan]) -> Utterance? {

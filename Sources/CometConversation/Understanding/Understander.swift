@@ -22,8 +22,8 @@ struct Draft: Sendable {
     /// Words that only said the kind of record a search is about ("any appointments"): shown
     /// in the interpretation, asked for by nothing.
     var kindWords: Utterance?
-    /// Which reader made it, and how sure it was: 1 for a declared phrase.
-    var confidence: Double = 1
+    /// A sentence the reply adds, from the schema (`@reminder(said:)`).
+    var saidAfter: String?
 }
 
 /// A question one property answers (`@question("where is {}")`), about a mentioned entity or,

@@ -50,6 +50,7 @@ extension Checker {
             return checkPhraseConstants(phrase, annotation: annotation, parameters: parameters, intent: syntax)
         }
         checkRoles(parameters, syntax: syntax)
+        checkReminders(parameters, annotations: annotations)
         return IntentDefinition(
             name: QualifiedName(domain: domain, name: intentName), doc: syntax.doc, annotations: annotations,
             action: action, entity: entityName, returns: returns, parameters: parameters,
@@ -304,6 +305,31 @@ extension Checker {
             guard case .enumeration(let syntax)? = table[name], syntax.cases.contains(where: { $0.name.name == caseName }) else { return nil }
             return .enumCase(caseName)
         default: return nil
+        }
+    }
+
+    /// `@reminder("PT0S")` gives a duration, on a parameter of a union with a duration case
+    /// (or an array of one); `@verbs(reminder:)` is true or false.
+    private mutating func checkReminders(_ parameters: [ParameterDefinition], annotations: [Annotation]) {
+        for annotation in annotations where annotation.name == "verbs" {
+            if let flag = annotation.labelled["reminder"], case .bool = flag {} else if annotation.labelled["reminder"] != nil {
+                diagnostics.append(.annotationArgument("verbs", "takes reminder: true or false", at: annotation.location, length: 6))
+            }
+        }
+        for parameter in parameters {
+            guard let annotation = parameter.annotations.first(named: "reminder") else { continue }
+            if DurationValue(parsing: annotation.firstString ?? "") == nil {
+                diagnostics.append(.annotationArgument("reminder", "needs an ISO 8601 duration such as \"PT0S\" or \"-PT15M\", not '\(annotation.firstString ?? "")'",
+                                                       at: annotation.location, length: 9))
+            }
+            var hasDuration = false
+            if case .union(let name) = parameter.type.base, case .union(let union)? = table[name] {
+                hasDuration = union.cases.contains { $0.type.domain == nil && $0.type.name.name == "Duration" }
+            }
+            if !hasDuration {
+                diagnostics.append(.annotationArgument("reminder", "needs a parameter of a union with a Duration case (an alarm); '\(parameter.name)' is '\(parameter.type)'",
+                                                       at: annotation.location, length: 9))
+            }
         }
     }
 

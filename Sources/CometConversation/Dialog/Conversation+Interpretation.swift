@@ -44,7 +44,11 @@ extension Conversation {
 
     func interpretation(of read: ReadRequest, text: String) -> Interpretation {
         if read.isHelp { return .command(text, "help") }
-        guard let reading = read.reading else { return .unknown(text) }
+        guard let reading = read.reading else {
+            var unknown = Interpretation.unknown(text)
+            if let refusal = understander.refusal { unknown.closest = (refusal.label, refusal.probability, refusal.reason.rawValue) }
+            return unknown
+        }
         let confidence = read.frame?.probability ?? (read.strict ? 1.0 : 0.5)
         var result: Interpretation
         switch reading {

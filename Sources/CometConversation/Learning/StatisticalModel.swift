@@ -32,8 +32,20 @@ final class StatisticalModel: Sendable {
             classIndex[sentence.label] = classes.count
             classes.append(sentence.label)
         }
+        var verbPhrases: [String: [(words: [String], intent: String)]] = [:]
+        for (intent, lists) in language.verbs {
+            for words in lists where !words.isEmpty { verbPhrases[words[0], default: []].append((words, intent.description)) }
+        }
+        // Longest first, then by intent: the same order on every run, so sums add up alike.
+        for key in verbPhrases.keys {
+            verbPhrases[key]!.sort { ($0.words.count, $1.intent) > ($1.words.count, $0.intent) }
+        }
+        self.verbPhrases = verbPhrases
+        var nouns = Set<String>()
+        for entity in language.nouns.keys { nouns.formUnion(language.nounKeys(entity).filter { !$0.contains(" ") }) }
+        self.nouns = nouns
         var classifier = LogisticRegression(classes: classes)
-        classifier.train(sentences.map { (StatisticalModel.intentFeatures($0.tokens), classIndex[$0.label]!) },
+        classifier.train(sentences.map { (StatisticalModel.intentFeatures($0.tokens, verbs: verbPhrases, nouns: nouns), classIndex[$0.label]!) },
                          epochs: 8, learningRate: 0.1, seed: 5)
         self.classifier = classifier
 
@@ -49,9 +61,41 @@ final class StatisticalModel: Sendable {
     /// move and "Lunch" after an add are read in their light.
     static func context(_ label: String) -> String { label }
 
-    static func intentFeatures(_ tokens: [String]) -> [String] {
+    /// The declared verbs by their first word, longest first, with the intent declaring each.
+    let verbPhrases: [String: [(words: [String], intent: String)]]
+
+    /// Every entity's one-word nouns, singular and plural.
+    let nouns: Set<String>
+
+    func intentFeatures(_ tokens: [String]) -> [String] { StatisticalModel.intentFeatures(tokens, verbs: verbPhrases, nouns: nouns) }
+
+    /// Words and word pairs, the first words, and which intents declare the verbs said: "v:"
+    /// for every declared verb phrase found (longest at each place), "v1:" for the first. The
+    /// verb's owner generalises across the verbs of one intent, so "get rid of" and "scrap"
+    /// weigh alike.
+    static func intentFeatures(_ tokens: [String], verbs: [String: [(words: [String], intent: String)]], nouns: Set<String>) -> [String] {
         var features: [String] = []
-        features.reserveCapacity(tokens.count * 2 + 3)
+        features.reserveCapacity(tokens.count * 2 + 6)
+        // Whether anything declared is said at all: what tells a request from noise.
+        if tokens.contains(where: nouns.contains) { features.append("has:noun") }
+        if tokens.contains(TrainingSentences.time) { features.append("has:time") }
+        var index = 0
+        var first = true
+        while index < tokens.count {
+            guard let candidates = verbs[tokens[index]],
+                  let length = candidates.first(where: { index + $0.words.count <= tokens.count && Array(tokens[index..<(index + $0.words.count)]) == $0.words })?.words.count else {
+                index += 1
+                continue
+            }
+            for candidate in candidates where candidate.words.count == length && Array(tokens[index..<(index + length)]) == candidate.words {
+                features.append("v:" + candidate.intent)
+                if first { features.append("v1:" + candidate.intent) }
+            }
+            first = false
+            index += length
+        }
+        if !first { features.append("has:verb") }
+        features.sort()
         for (index, token) in tokens.enumerated() {
             features.append("u:" + token)
             if index + 1 < tokens.count { features.append("b:" + token + " " + tokens[index + 1]) }

@@ -63,7 +63,7 @@ extension Understander {
             index += 1
         }
         guard declared > 0 else { return nil }
-        let probabilities = model.classifier.probabilities(StatisticalModel.intentFeatures(tokens))
+        let probabilities = model.classifier.probabilities(model.intentFeatures(tokens))
         let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }
         let label = model.classifier.classes[ranked[0]]
         let tagged = model.tagger.tag(tokens, context: StatisticalModel.context(label))

@@ -180,7 +180,7 @@ struct TrainingSentences {
     /// A record named in a request: by its title, its kind, its time, or several of them. A
     /// record of a kind that is not the domain's main one is named with its noun ("the work
     /// calendar"): "delete the <w>" means the main kind.
-    private mutating func mention(_ entity: QualifiedName, _ sentence: inout TrainingSentence) {
+    private mutating func mention(_ entity: QualifiedName, _ sentence: inout TrainingSentence, many: Bool = false) {
         if !primary.contains(entity) {
             sentence.add(determiner())
             if chance(50) {
@@ -192,8 +192,8 @@ struct TrainingSentences {
             }
             return
         }
-        if chance(12) { sentence.add(pick([["all"], ["all", "my"], ["every"], ["all", "of", "my"], ["both"]])) }
-        if chance(6) {
+        if many, chance(12) { sentence.add(pick([["all"], ["all", "my"], ["every"], ["all", "of", "my"], ["both"]])) }
+        if many, chance(6) {
             // "clear everything on Friday": every record of a time.
             sentence.add(pick([["everything"], ["anything"], ["all", "events"]]) + timeWords())
             return
@@ -229,6 +229,7 @@ struct TrainingSentences {
         if action == .search, bare, chance(15) {
             // "upcoming events", "my schedule for tomorrow": a search said as what is sought.
             sentence.add(pick([[], ["my"], ["upcoming"], ["my", "upcoming"], ["latest"], ["next"], ["all", "my"]]))
+            if chance(40) { sentence.add(unknownWords(), .name) }
             sentence.add(noun(entity, plural: chance(60)), .name)
             if chance(50) { sentence.add(timeWords()) }
             return sentence
@@ -243,7 +244,7 @@ struct TrainingSentences {
                 sentence.add(pick([["my"], ["the"], ["my", "whole"], ["all", "of", "my"]]) + noun(pick(containers(entity))))
                 if chance(60) { sentence.add(timeWords()) }
             } else {
-                mention(entity, &sentence)
+                mention(entity, &sentence, many: true)
                 if chance(25) { container(entity, &sentence, preposition: ["from", "off", "on", "in"]) }
             }
         case .open:

@@ -76,6 +76,9 @@ public struct Interpretation: Sendable {
     public var runnerUp: (label: String, confidence: Double)? = nil
     /// Words that said only which kind of record a search is about ("any appointments").
     public var kindWords: String? = nil
+    /// For what was not understood: the statistical reader's closest class, how sure it was,
+    /// and why it was not taken (unsure, elsewhere, unplaced, empty).
+    public var closest: (label: String, confidence: Double, reason: String)? = nil
 
     static func unknown(_ text: String) -> Interpretation {
         Interpretation(text: text, understood: false, kind: .unknown, intent: nil, action: nil, confidence: 0, parameters: [], mentions: [], question: nil)
@@ -113,6 +116,10 @@ public struct Interpretation: Sendable {
             return .object(entry)
         })
         object["reader"] = reader.map(JSONValue.string) ?? .null
+        if let closest {
+            object["closest"] = .object(JSONObject([("label", .string(closest.label)), ("confidence", .double(closest.confidence)),
+                                                    ("reason", .string(closest.reason))]))
+        }
         if let runnerUp {
             object["runnerUp"] = .object(JSONObject([("label", .string(runnerUp.label)), ("confidence", .double(runnerUp.confidence))]))
         }

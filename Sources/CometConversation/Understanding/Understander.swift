@@ -55,6 +55,25 @@ final class Understander {
     var parser: TemporalParser
     /// Lookups made while reading one utterance, by entity and text.
     private var lookups: [String: EntityLookup] = [:]
+    /// Why the statistical reader's reading of the last utterance was not taken, if it was
+    /// not: its class, how sure it was, and the reason. What "I didn't understand" can name.
+    private(set) var refusal: Refusal?
+
+    struct Refusal: Sendable {
+        enum Reason: String, Sendable {
+            /// Less sure than the threshold.
+            case unsure
+            /// Read as being about something the schemas do not know.
+            case elsewhere
+            /// Too many words it could not place.
+            case unplaced
+            /// The class alone, with nothing read from the words.
+            case empty
+        }
+        let label: String
+        let probability: Double
+        let reason: Reason
+    }
     /// What "it" and "the third one" can mean now, from the dialog: a reading that points at
     /// an entity of another kind is not the one meant ("rename it" with an event in focus is
     /// not a calendar's rename).
@@ -97,6 +116,7 @@ final class Understander {
     /// so its reply can say what was not found and suggest a spelling.
     func readFully(_ utterance: Utterance, statistical: Bool = true) -> Found? {
         lookups = [:]
+        refusal = nil
         let words = utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing)
         guard !words.isEmpty else { return nil }
         if Understander.undoWords.contains(words.keys) { return Found(reading: .undo, strict: true) }
@@ -104,18 +124,25 @@ final class Understander {
         if let found = readWithTrailingChoice(words) { return Found(reading: found.reading, strict: found.strict) }
         if let reading = readPatterns(words, strict: true) ?? readJoined(words) { return Found(reading: reading, strict: true) }
         let lenient = readPatterns(words, strict: false)
-        if statistical, let frame = readFrame(words), frame.probability >= Understander.statisticalThreshold,
-           let reading = reading(frame, words) {
-            if let lenient, looksLikeTitle(lenient), !Understander.sameIntent(lenient, reading) || Understander.namesByWordsAlone(reading) {
+        guard statistical, let frame = readFrame(words) else { return lenient.map { Found(reading: $0, strict: false) } }
+        func refuse(_ reason: Refusal.Reason) -> Found? {
+            refusal = Refusal(label: frame.label, probability: frame.probability, reason: reason)
+            return lenient.map { Found(reading: $0, strict: false) }
+        }
+        guard frame.probability >= Understander.statisticalThreshold else { return refuse(.unsure) }
+        guard let reading = reading(frame, words) else { return refuse(.elsewhere) }
+        if let lenient, looksLikeTitle(lenient) {
+            let same = Understander.sameIntent(lenient, reading)
+            if same ? Understander.namesByWordsAlone(reading) : frame.probability < Understander.overridesPhrase {
                 return Found(reading: lenient, strict: false)
             }
-            // Words it could not place, a third of the request or more: not about what the schemas know.
-            let placed = frame.unaccounted < 2 || frame.unaccounted * 3 < words.words.count
-            // A class alone, said with little else ("cancel", "set a reminder"), asks for the rest;
-            // one the reader is unsure of needs something in the words too.
-            if placed, frame.probability >= 0.6 || Understander.saysSomething(reading) { return Found(reading: reading, strict: true, frame: frame) }
         }
-        return lenient.map { Found(reading: $0, strict: false) }
+        // Words it could not place, a third of the request or more: not about what the schemas know.
+        guard frame.unaccounted < 2 || frame.unaccounted * 3 < words.words.count else { return refuse(.unplaced) }
+        // A class alone, said with little else ("cancel", "set a reminder"), asks for the rest;
+        // one the reader is unsure of needs something in the words too.
+        guard frame.probability >= 0.6 || Understander.saysSomething(reading) else { return refuse(.empty) }
+        return Found(reading: reading, strict: true, frame: frame)
     }
 
     /// Whether the words a lenient phrase took as a record's name hold a word the schemas do
@@ -146,6 +173,11 @@ final class Understander {
         default: return true
         }
     }
+
+    /// How sure the statistical reader must be to take a request of another intent than a
+    /// phrase that matched only leniently ("make a repeating reminder for …" is not a change
+    /// of an event called "a repeating reminder").
+    static let overridesPhrase = 0.6
 
     /// Whether a reading names its record by plain words only, as a phrase does.
     private static func namesByWordsAlone(_ reading: Reading) -> Bool {

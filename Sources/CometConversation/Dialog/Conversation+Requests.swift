@@ -54,7 +54,8 @@ extension Conversation {
             switch slot {
             case .value(let value): request.parameters[name] = .set(value)
             case .cleared: request.parameters[name] = .cleared
-            case .time(let resolution):
+            case .time(var resolution):
+                if let base { resolution = Conversation.inheritingMeridiem(resolution, said: draft.sourceWords[name], from: base, zone: timeZone) }
                 do {
                     for (key, value) in try binding.values(resolution, for: parameter, base: base, saidTo: saidTo)
                     where key == name || draft.slots[key] == nil {
@@ -104,7 +105,13 @@ extension Conversation {
         case .needsDisambiguation(let parameter, let prompt, let candidates):
             state.pending = DialogState.Pending(subject: .request(draft), waiting: .choice(parameter: parameter, candidates: candidates), prompt: prompt)
             state.lastResults = candidates.map { DialogState.Focus(entity: entityOf(parameter, in: draft.intent), id: $0.id, occurrence: nil) }
-        case .cancelled, .failed:
+        case .cancelled:
+            // "no" to a change of a record: it stays what "it" means ("then make it an hour later").
+            if let target = draft.intent.targetParameter, case .mention(.id(let id, let occurrence))? = draft.slots[target.name],
+               case .entity(let entity) = target.type.base {
+                state.focus = DialogState.Focus(entity: entity, id: id, occurrence: occurrence)
+            }
+        case .failed:
             break
         }
         return render(outcome, draft: draft)
@@ -194,7 +201,10 @@ extension Conversation {
             return .turn(failure("I can't look up \(noun)s by time."))
         }
         var bindings = ParameterBindings()
-        if let time = description.time {
+        // "the 2pm one": a clock time with no day is any day's, from now on.
+        var clockTime: (hour: Int, minute: Int)?
+        if case .timeOfDay(let hour, let minute)? = description.time { clockTime = (hour, minute) }
+        if let time = description.time, clockTime == nil {
             guard let range = try? TimeBinding(intent: search, entity: registry.entity(entity), zone: timeZone, now: now).range(time) else {
                 return .turn(failure("I can't look up \(noun)s by time."))
             }
@@ -215,7 +225,11 @@ extension Conversation {
             return .turn(failure("I couldn't look that up."))
         }
         var seen = Set<UUID>()
-        var found = result.occurrences.filter { seen.insert($0.record.id).inserted }
+        var found = result.occurrences.filter { occurrence in
+            guard let clockTime else { return true }
+            let local = occurrence.start.wallTime(in: timeZone)
+            return local.hour == clockTime.hour && local.minute == clockTime.minute
+        }.filter { seen.insert($0.record.id).inserted }
         if description.position == .next, let first = found.first { found = [first] }
         if description.position == .last, let last = found.last { found = [last] }
         guard !found.isEmpty else {
@@ -239,6 +253,29 @@ extension Conversation {
         state.pending = pending
         state.lastResults = found.map { DialogState.Focus(entity: entity, id: $0.record.id, occurrence: $0.isRecurrenceInstance ? $0.start : nil) }
         return .turn(Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true))
+    }
+
+    /// "move it to 7:30" said of a record at 20:00 means 19:30: a clock time said without a
+    /// morning or an evening keeps the one of the time it replaces.
+    static func inheritingMeridiem(_ resolution: TemporalResolution, said: Utterance?, from base: DateTimeValue, zone: TimeZone) -> TemporalResolution {
+        guard base.wallTime(in: zone).hour >= 12, !saysMeridiem(said) else { return resolution }
+        switch resolution {
+        case .timeOfDay(let hour, let minute) where (1..<12).contains(hour):
+            return .timeOfDay(hour: hour + 12, minute: minute)
+        case .shift(.toTimeOfDay(let hour, let minute)) where (1..<12).contains(hour):
+            return .shift(.toTimeOfDay(hour: hour + 12, minute: minute))
+        default:
+            return resolution
+        }
+    }
+
+    private static let meridiemWords: Set<String> = ["am", "pm", "a.m.", "p.m.", "morning", "afternoon", "evening", "night", "tonight", "noon", "midnight", "midday"]
+
+    private static func saysMeridiem(_ said: Utterance?) -> Bool {
+        guard let said else { return true }
+        return said.keys.contains { key in
+            meridiemWords.contains(key) || key.range(of: #"^\d{1,4}(:\d{2})?(a|p|am|pm|a\.m\.|p\.m\.)$"#, options: .regularExpression) != nil
+        }
     }
 
     /// The schema's `@prompt` for the parameter a mention fills ("Which event?").

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 
 /// The statistical reader's model: an intent classifier and a slot tagger, trained from the
 /// sentences the schemas' declarations generate. Trained once per set of schemas in a process
@@ -9,6 +10,10 @@ final class StatisticalModel: Sendable {
     let language: DeclaredLanguage
     /// Every word the generated sentences use: any other word reads as `<w>`.
     let vocabulary: Set<String>
+    /// The vocabulary in order (typo folding picks the first near word, the same on every run).
+    let sortedVocabulary: [String]
+    /// "wheres" → "where's".
+    let apostropheless: [String: String]
     let classifier: LogisticRegression
     let tagger: AveragedPerceptron
 
@@ -25,6 +30,10 @@ final class StatisticalModel: Sendable {
         vocabulary.remove(TrainingSentences.unknown)
         vocabulary.remove(TrainingSentences.time)
         self.vocabulary = vocabulary
+        sortedVocabulary = vocabulary.sorted()
+        var apostropheless: [String: String] = [:]
+        for word in sortedVocabulary where word.contains("'") { apostropheless[word.replacingOccurrences(of: "'", with: "")] = word }
+        self.apostropheless = apostropheless
 
         var classes: [String] = []
         var classIndex: [String: Int] = [:]

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 
 /// A temporal expression found inside an utterance: the words it covers and what it means.
 struct TimeSpan: Sendable, Hashable {
@@ -88,6 +89,23 @@ extension StatisticalModel {
     /// A word as the model knows it: a declared word as itself, anything else as `<w>`.
     func token(_ key: String) -> String {
         if vocabulary.contains(key) { return key }
-        return TrainingSentences.unknown
+        return folded(key) ?? TrainingSentences.unknown
+    }
+
+    /// A typo of a declared word: the same word without its apostrophe ("wheres", "whos"),
+    /// two letters swapped in a short word ("teh"), or one edit in a long one ("remidn").
+    /// Titles are read from the words as said; only the reading of the request uses this.
+    private func folded(_ key: String) -> String? {
+        guard key.count >= 3, key.allSatisfy({ $0.isLetter || $0 == "'" }) else { return nil }
+        if let apostrophe = apostropheless[key] { return apostrophe }
+        let characters = Array(key)
+        for word in sortedVocabulary where abs(word.count - key.count) <= 1 && word.first?.isLetter == true {
+            if key.count < 5 {
+                guard word.count == key.count, Array(word).sorted() == characters.sorted(), EditDistance.distance(word, key) == 1 else { continue }
+                return word
+            }
+            if word.count >= 5, EditDistance.distance(word, key) == 1 { return word }
+        }
+        return nil
     }
 }

@@ -71,8 +71,13 @@ struct TrainingSentences {
                 let questions = property.annotations.filter { $0.name == "question" && $0.labelled["kind"] == nil }.compactMap(\.firstString)
                 guard !questions.isEmpty else { continue }
                 let label = TrainingSentences.questionLabel(entity.name, property.name)
+                // "what's the address of {}": the property asked about by one of its words.
+                let asked = (language.propertyWords[entity.name]?[property.name] ?? []).flatMap { words in
+                    let said = words.joined(separator: " ")
+                    return ["what's the \(said) of {}", "what is the \(said) for {}", "tell me the \(said) of {}", "what's the \(said) for {}"]
+                }
                 for _ in 0..<perClass {
-                    sentences.append(question(pick(questions), entity: entity.name, label: label))
+                    sentences.append(question(pick(questions + asked), entity: entity.name, label: label))
                 }
             }
         }
@@ -272,7 +277,7 @@ struct TrainingSentences {
             sentence.add(pick([["a"], ["an"], ["a", "new"], ["an", "new"], ["the"]]) + noun + link)
             sentence.add(title, .name)
         default:
-            sentence.add(pick([["a"], ["an"], ["a", "new"], ["my"]]))
+            sentence.add(pick([["a"], ["an"], ["a", "new"]] + (bare ? [["my"]] : [])))
             sentence.add(noun, .name)
         }
         let time = timeWords()

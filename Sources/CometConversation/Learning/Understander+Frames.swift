@@ -26,7 +26,7 @@ extension Understander {
             let reminder = language.reminderVerb(of: intent.name, in: words.keys)
             if let reminder { setReminder(intent, said: words[reminder], into: &draft) }
             if let title = entity.titleProperty, intent.parameter(title.name) != nil,
-               let range = titleAfter(reminder, frame, words) ?? titleRange(frame, words, entity: entity.name),
+               let range = titleAfter(reminder, frame, words) ?? titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name),
                let value = value(words[range], type: title.type) {
                 draft.slots[title.name] = .value(value)
                 draft.sourceWords[title.name] = words[range]
@@ -46,22 +46,42 @@ extension Understander {
                     draft.sourceWords[target.name] = mention.words
                 }
             }
-            if let valueSpan, let entity, let start = entity.temporalFields?.start, let parameter = intent.parameter(start) {
+            if let valueSpan, let entity, let start = entity.temporalFields?.start ?? Understander.firstTime(of: intent), let parameter = intent.parameter(start) {
                 // Read alone, or after the verb ("push it" + "back an hour").
                 let lead = (words.words.first?.key).map { $0 + " it" } ?? ""
-                if let slot = readSlot(words[valueSpan.range], parameter: parameter, intent: intent, lead: lead) {
+                if case .duration(let duration) = valueSpan.resolution {
+                    // "postpone the lunch by a week", "push back the briefing 2 hours": later,
+                    // unless the words say earlier.
+                    let earlier = words.keys.contains { ["earlier", "forward", "sooner", "up"].contains($0) }
+                    let signed = DurationValue(isNegative: earlier, weeks: duration.weeks, days: duration.days, hours: duration.hours,
+                                               minutes: duration.minutes, seconds: duration.seconds)
+                    draft.slots[start] = .time(.shift(.by(signed)))
+                    draft.sourceWords[start] = words[valueSpan.range]
+                    draft.timeParameter = start
+                } else if let slot = readSlot(words[valueSpan.range], parameter: parameter, intent: intent, lead: lead) {
                     draft.slots[start] = slot
                     draft.sourceWords[start] = words[valueSpan.range]
                     draft.timeParameter = start
                 }
             }
-            setPlace(frame, words, intent: intent, into: &draft)
-            if let range = frame.spans(.value).last, valueSpan.map({ !$0.range.overlaps(range) }) ?? true,
-               let entity, let title = entity.titleProperty, intent.parameter(title.name) != nil,
-               let value = value(words[range], type: title.type) {
-                draft.slots[title.name] = .value(value)
-                draft.sourceWords[title.name] = words[range]
+            if let entity, let named = namedProperty(words, entity: entity, intent: intent) {
+                // "set the location of the test to Stand 7": the words after the last "to" are
+                // the property's new value; "take the location off the test" clears it.
+                setNamed(named, frame: frame, words, intent: intent, into: &draft)
+            } else {
+                setPlace(frame, words, intent: intent, into: &draft)
+                if let range = frame.spans(.value).last, valueSpan.map({ !$0.range.overlaps(range) }) ?? true,
+                   let entity, let title = entity.titleProperty, intent.parameter(title.name) != nil,
+                   time(words[range].text) == nil, let value = value(words[range], type: title.type) {
+                    draft.slots[title.name] = .value(value)
+                    draft.sourceWords[title.name] = words[range]
+                }
             }
+        case .open where showsMany(words, entity: intent.entity):
+            // "show my upcoming events": more than one is a search.
+            guard let entity = intent.entity, let search = registry.allIntents.first(where: { $0.action == .search && $0.entity == entity }) else { return nil }
+            return reading(StatisticalFrame(label: search.name.description, probability: frame.probability, runnerUp: frame.runnerUp, tags: frame.tags,
+                                            times: frame.times, unaccounted: frame.unaccounted), words)
         case .delete, .open:
             guard let target = intent.targetParameter, case .entity(let name) = target.type.base else { return nil }
             if let mention = description(frame, words, times: frame.times, entity: name) {
@@ -93,6 +113,48 @@ extension Understander {
 
     var language: DeclaredLanguage { StatisticalModel.shared(for: registry).language }
 
+    /// The property a change names by its declared words ("the location of", "the note on"),
+    /// with where the words are; the title and time properties are named by other means.
+    private func namedProperty(_ words: Utterance, entity: EntityDefinition, intent: IntentDefinition) -> (parameter: ParameterDefinition, range: Range<Int>)? {
+        let keys = words.keys
+        for (property, lists) in (language.propertyWords[entity.name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let parameter = intent.parameter(property), !parameter.isTarget, parameter.role == nil,
+                  property != entity.temporalFields?.start, property != entity.titleProperty?.name else { continue }
+            for list in lists.sorted(by: { $0.count > $1.count }) {
+                for start in keys.indices where start > 0 && start + list.count < keys.count && ["the", "its", "a"].contains(keys[start - 1])
+                    && Array(keys[start..<(start + list.count)]) == list && ["of", "for", "on", "off", "from", "to"].contains(keys[start + list.count]) {
+                    return (parameter, (start - 1)..<(start + list.count + 1))
+                }
+            }
+        }
+        return nil
+    }
+
+    private func setNamed(_ named: (parameter: ParameterDefinition, range: Range<Int>), frame: StatisticalFrame, _ words: Utterance,
+                          intent: IntentDefinition, into draft: inout Draft) {
+        let keys = words.keys
+        guard let link = keys.indices.last(where: { $0 > named.range.upperBound && keys[$0] == "to" }), link + 1 < keys.count else {
+            if !named.parameter.isRequired && ["off", "from"].contains(keys[named.range.upperBound - 1]) {
+                draft.slots[named.parameter.name] = .cleared
+                draft.sourceWords[named.parameter.name] = words[named.range]
+            }
+            return
+        }
+        let said = words[(link + 1)..<keys.count]
+        if let slot = readSlot(said, parameter: named.parameter, intent: intent) {
+            draft.slots[named.parameter.name] = slot
+            draft.sourceWords[named.parameter.name] = said
+            // The words between are the record's: "the location of [the rocket engine test] to …".
+            if let target = intent.targetParameter, case .entity(let entity) = target.type.base, link > named.range.upperBound {
+                let mentionWords = words[named.range.upperBound..<link]
+                if let mention = mention(mentionWords, of: entity) {
+                    draft.slots[target.name] = .mention(mention)
+                    draft.sourceWords[target.name] = mentionWords
+                }
+            }
+        }
+    }
+
     /// "remind me to call the bank at 4": the alarm the schema's `@reminder` parameter sets.
     private func setReminder(_ intent: IntentDefinition, said: Utterance, into draft: inout Draft) {
         guard let parameter = intent.parameters.first(where: { $0.annotations.contains(named: "reminder") }),
@@ -105,6 +167,19 @@ extension Understander {
         draft.saidAfter = annotation.string("said")
     }
 
+    /// "a new event named Book Club saturday at 7pm", "a task: call the plumber": after a
+    /// naming word (or a pause after the kind), the title is every word up to the first time.
+    private func titleNamed(_ frame: StatisticalFrame, _ words: Utterance) -> Range<Int>? {
+        let nouns = Set(language.nouns.keys.flatMap { language.nounKeys($0) })
+        guard let naming = words.words.indices.first(where: { index in
+            Understander.namingWords.contains(words.words[index].key) || (words.words[index].pauseAfter && nouns.contains(words.words[index].key))
+        }) else { return nil }
+        let start = naming + 1
+        guard start < words.words.count else { return nil }
+        let end = frame.times.first(where: { $0.range.lowerBound >= start })?.range.lowerBound ?? words.words.count
+        return start < end ? start..<end : nil
+    }
+
     /// After a reminder verb that ends in "to", "about" or "of", the title is every word up to
     /// the first time expression: "remind me to pick up the laundry next Monday".
     private func titleAfter(_ verb: Range<Int>?, _ frame: StatisticalFrame, _ words: Utterance) -> Range<Int>? {
@@ -114,6 +189,13 @@ extension Understander {
         while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
         while range.count > 1, ["at", "on", "for", "by", "in"].contains(words.words[range.upperBound - 1].key) { range = range.lowerBound..<(range.upperBound - 1) }
         return range.isEmpty ? nil : range
+    }
+
+    /// Whether the words name the kind in the plural ("events") and no title.
+    private func showsMany(_ words: Utterance, entity: QualifiedName?) -> Bool {
+        guard let entity else { return false }
+        let plurals = Set((language.nouns[entity] ?? []).map { DeclaredLanguage.plural($0).joined(separator: " ") })
+        return words.keys.contains(where: plurals.contains)
     }
 
     /// The words that say the entity's kind ("appointment", "meetings"), outside any time.
@@ -201,11 +283,18 @@ extension Understander {
                 points.append(span)
             }
         }
-        guard let start = entity.temporalFields?.start, let parameter = intent.parameter(start), let said = combined(points, words),
+        guard let start = entity.temporalFields?.start ?? Understander.firstTime(of: intent), let parameter = intent.parameter(start),
+              let said = combined(points, words),
               let slot = readSlot(said.words, parameter: parameter, intent: intent) else { return }
         draft.slots[start] = slot
         draft.sourceWords[start] = said.words
         draft.timeParameter = start
+    }
+
+    /// The time a record of a kind with no start is given: the intent's first date-time
+    /// parameter that plays no role (a task's due date).
+    static func firstTime(of intent: IntentDefinition) -> String? {
+        intent.parameters.first { $0.type.base == .builtin(.dateTime) && $0.role == nil && !$0.isTarget }?.name
     }
 
     /// Several time expressions as one ("on Friday" and "at two pm"), when together they read;
@@ -242,6 +331,7 @@ extension Understander {
             let before = span.range.lowerBound > 0 ? words.words[span.range.lowerBound - 1].key : ""
             if Understander.newTimeLinks.contains(before) || Understander.newTimeLinks.contains(words.words[span.range.lowerBound].key) { return span }
             if case .shift = span.resolution { return span }
+            if case .duration = span.resolution, span.range.upperBound == words.words.count { return span }
         }
         if frame.times.count == 1, let only = frame.times.first, only.range.upperBound == words.words.count,
            !frame.spans(.name).contains(where: { $0.upperBound == only.range.lowerBound }) {
@@ -256,7 +346,8 @@ extension Understander {
     private func description(_ frame: StatisticalFrame, _ words: Utterance, times: [TimeSpan], entity: QualifiedName) -> (mention: Mention, words: Utterance)? {
         let nameRanges = frame.spans(.name)
         let personRanges = frame.spans(.person)
-        let nouns = language.nounKeys(entity)
+        // "the 2pm one": "one" stands for the kind.
+        let nouns = language.nounKeys(entity).union(["one", "ones"])
         var description = MentionDescription()
         let keys = words.keys
         if keys.contains(where: Understander.allWords.contains) { description.all = true }
@@ -266,7 +357,8 @@ extension Understander {
             if before.contains(where: Understander.lastWords.contains) { description.position = .last }
         }
         let named = nameRanges.flatMap { words.words[$0] }
-        let titleWords = named.filter { !nouns.contains($0.key) && !MentionReader.determiners.contains($0.key)
+        let model = StatisticalModel.shared(for: registry)
+        let titleWords = named.filter { !nouns.contains($0.key) && !MentionReader.determiners.contains(model.token($0.key))
             && !Understander.nextWords.contains($0.key) && !Understander.lastWords.contains($0.key) && !Understander.allWords.contains($0.key) }
         if !titleWords.isEmpty { description.words = titleWords.map(\.text).joined(separator: " ") }
         if let person = personRanges.first { description.person = words[person].text }

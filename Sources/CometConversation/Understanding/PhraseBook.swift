@@ -82,6 +82,9 @@ struct PhraseBook: Sendable {
                         }
                         patterns.append(Pattern(elements: [.word(verb), .word("the")] + name, source: .intent(intent, phrase)))
                     }
+                    // "take the location off the picnic".
+                    patterns.append(Pattern(elements: [.word("take"), .word("the")] + name + [.word("off"), .slot(target.name)], source: .intent(intent, phrase)))
+                    patterns.append(Pattern(elements: [.word("take"), .word("the")] + name + [.word("off")], source: .intent(intent, phrase)))
                 }
             }
         }

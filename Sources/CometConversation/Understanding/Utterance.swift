@@ -28,9 +28,9 @@ struct Utterance: Sendable, Hashable {
             }
             var text = String(piece).replacingOccurrences(of: "’", with: "'").replacingOccurrences(of: "‘", with: "'")
             var pause = false
-            while let last = text.last, ",;!?.\"“”)".contains(last) {
+            while let last = text.last, ",;:!?.\"“”)".contains(last) {
                 if last != "." || !Utterance.keepsTrailingDot(text) {
-                    if last == "," || last == ";" || last == "." || last == "!" || last == "?" { pause = true }
+                    if last == "," || last == ";" || last == ":" || last == "." || last == "!" || last == "?" { pause = true }
                     text.removeLast()
                 } else {
                     break
@@ -98,7 +98,7 @@ enum Fillers {
         "i need to", "go ahead and", "now", "then", "and then", "actually", "oh actually", "ok actually",
         // What people call their assistant before speaking to it.
         "alexa", "hey alexa", "ok google", "okay google", "hey google", "google", "cortana", "hey cortana", "olly", "hey olly",
-        "computer", "assistant", "hey cometcal",
+        "computer", "assistant", "hey cometcal", "ugh", "wait", "oops", "hmm ok", "yo",
     ]
     /// Said after: thanks and politeness.
     static let trailing: Set<String> = ["please", "thanks", "thank you", "thx", "again", "for me", "then", "now", "instead"]

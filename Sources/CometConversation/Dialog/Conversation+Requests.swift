@@ -42,8 +42,11 @@ extension Conversation {
 
         let entity = draft.intent.entity.flatMap(registry.entity)
         let binding = TimeBinding(intent: draft.intent, entity: entity, zone: timeZone, now: clock())
+        // What a new time is said against: the record's start, or for a kind with no start its
+        // first date-time (a task moved "to Saturday" keeps its time of day).
+        let baseField = entity?.temporalFields?.start ?? Understander.firstTime(of: draft.intent)
         var base: DateTimeValue? = occurrence ?? target.flatMap { record in
-            entity?.temporalFields.flatMap { fields in if case .dateTime(let value)? = record[fields.start] { return value } else { return nil } }
+            baseField.flatMap { field in if case .dateTime(let value)? = record[field] { return value } else { return nil } }
         }
         let saidTo = draft.intent.parameter(role: .to).map { draft.slots[$0.name] != nil } ?? false
         // The start first: a length said with it ("for two hours") counts from it.

@@ -10,6 +10,12 @@ extension Conversation {
         case .done(let result):
             var reply = result.dialog.full
             if result.action == .create, let said = draft?.saidAfter { reply += " " + said }
+            if result.action == .search, draft?.asksFree == true {
+                // "Am I free Saturday afternoon?" is a yes or a no, then what is in the way.
+                let count = result.occurrences.count
+                let noun = draft?.intent.entity.map { engine.noun($0, count: count) } ?? "things"
+                reply = count == 0 ? "Yes, you're free then: nothing is on." : "No, you have \(count) \(noun) then."
+            }
             let lines = listing(result)
             if !lines.isEmpty { reply += "\n" + lines.joined(separator: "\n") }
             return Turn(reply: reply, outcome: .done, snippet: result.snippet, understood: true)

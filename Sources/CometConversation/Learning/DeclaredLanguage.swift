@@ -13,10 +13,13 @@ struct DeclaredLanguage: Sendable {
     let propertyWords: [QualifiedName: [String: [[String]]]]
     /// Verbs that ask to be reminded (`@verbs(…, reminder: true)`), per intent.
     let reminderVerbs: [QualifiedName: [[String]]]
+    /// Verbs that ask whether a time is free (`@verbs(…, free: true)`), per search intent.
+    let freeVerbs: [QualifiedName: [[String]]]
 
     init(registry: Registry) {
         var verbs: [QualifiedName: [[String]]] = [:]
         var reminderVerbs: [QualifiedName: [[String]]] = [:]
+        var freeVerbs: [QualifiedName: [[String]]] = [:]
         for intent in registry.allIntents where intent.action != nil {
             var lists = intent.annotations.strings(named: "verbs").map { Utterance($0).keys }
             for phrase in intent.phrases {
@@ -31,6 +34,11 @@ struct DeclaredLanguage: Sendable {
                     if case .string(let text) = argument { return Utterance(text).keys } else { return nil }
                 } }
             if !reminding.isEmpty { reminderVerbs[intent.name] = reminding.sorted { $0.count > $1.count } }
+            let asking = intent.annotations.filter { $0.name == "verbs" && $0.labelled["free"] == .bool(true) }
+                .flatMap { annotation in annotation.positional.compactMap { argument -> [String]? in
+                    if case .string(let text) = argument { return Utterance(text).keys } else { return nil }
+                } }
+            if !asking.isEmpty { freeVerbs[intent.name] = asking }
         }
         var nouns: [QualifiedName: [[String]]] = [:]
         var propertyWords: [QualifiedName: [String: [[String]]]] = [:]
@@ -49,6 +57,7 @@ struct DeclaredLanguage: Sendable {
         }
         self.verbs = verbs
         self.reminderVerbs = reminderVerbs
+        self.freeVerbs = freeVerbs
         self.nouns = nouns
         self.propertyWords = propertyWords
     }
@@ -72,6 +81,13 @@ struct DeclaredLanguage: Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether `keys` say one of the search's "am I free" verbs.
+    func asksFree(_ intent: QualifiedName, in keys: [String]) -> Bool {
+        (freeVerbs[intent] ?? []).contains { verb in
+            keys.indices.contains { start in start + verb.count <= keys.count && Array(keys[start..<(start + verb.count)]) == verb }
+        }
     }
 
     static func plural(_ noun: [String]) -> [String] {

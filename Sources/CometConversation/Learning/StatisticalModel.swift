@@ -53,6 +53,14 @@ final class StatisticalModel: Sendable {
         var nouns = Set<String>()
         for entity in language.nouns.keys { nouns.formUnion(language.nounKeys(entity).filter { !$0.contains(" ") }) }
         self.nouns = nouns
+        var labelEntity: [String: QualifiedName] = [:]
+        for intent in registry.allIntents { if let entity = intent.entity { labelEntity[intent.name.description] = entity } }
+        for entity in registry.allEntities {
+            for property in entity.properties { labelEntity[TrainingSentences.questionLabel(entity.name, property.name)] = entity.name }
+        }
+        self.labelEntity = labelEntity
+        let timed = registry.allEntities.filter { $0.kind == .indexed && $0.temporalFields != nil }.map(\.name)
+        primary = Set(timed.isEmpty ? registry.allEntities.filter { $0.kind == .indexed }.map(\.name) : timed)
         var classifier = LogisticRegression(classes: classes)
         classifier.train(sentences.map { (StatisticalModel.intentFeatures($0.tokens, verbs: verbPhrases, nouns: nouns), classIndex[$0.label]!) },
                          epochs: 8, learningRate: 0.1, seed: 5)
@@ -75,6 +83,25 @@ final class StatisticalModel: Sendable {
 
     /// Every entity's one-word nouns, singular and plural.
     let nouns: Set<String>
+    /// The entity each class is about.
+    let labelEntity: [String: QualifiedName]
+    /// The kinds a request may be about without naming them (as in `TrainingSentences`).
+    let primary: Set<QualifiedName>
+
+    /// Whether a class may be chosen for these words: a kind that is not the domain's main one
+    /// must be named, and not only as where something goes ("add swim practice to my
+    /// calendar" is about an event, not a calendar).
+    func allows(_ label: String, _ keys: [String]) -> Bool {
+        guard let entity = labelEntity[label], !primary.contains(entity) else { return true }
+        let nouns = language.nounKeys(entity)
+        let places: Set<String> = ["to", "on", "in", "from", "off", "into", "onto"]
+        return keys.indices.contains { index in
+            guard nouns.contains(keys[index]) else { return false }
+            var before = index - 1
+            while before >= 0, ["my", "the", "your", "our", "whole"].contains(keys[before]) { before -= 1 }
+            return before < 0 || !places.contains(keys[before])
+        }
+    }
 
     func intentFeatures(_ tokens: [String]) -> [String] { StatisticalModel.intentFeatures(tokens, verbs: verbPhrases, nouns: nouns) }
 

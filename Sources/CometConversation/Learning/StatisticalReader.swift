@@ -65,7 +65,9 @@ extension Understander {
         }
         guard declared > 0 else { return nil }
         let probabilities = model.classifier.probabilities(model.intentFeatures(tokens))
-        let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }
+        let keys = words.keys
+        let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }.filter { model.allows(model.classifier.classes[$0], keys) }
+        guard !ranked.isEmpty else { return nil }
         let label = model.classifier.classes[ranked[0]]
         let tagged = model.tagger.tag(tokens, context: StatisticalModel.context(label))
         var tags = Array(repeating: SlotTag.outside, count: words.words.count)

@@ -26,7 +26,8 @@ extension Understander {
             let reminder = language.reminderVerb(of: intent.name, in: words.keys)
             if let reminder { setReminder(intent, said: words[reminder], into: &draft) }
             if let title = entity.titleProperty, intent.parameter(title.name) != nil,
-               let range = titleAfter(reminder, frame, words) ?? titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name),
+               let range = titleAfter(reminder, frame, words) ?? titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name)
+                   ?? titleAfterVerb(intent, frame, words, entity: entity.name),
                let value = value(words[range], type: title.type) {
                 draft.slots[title.name] = .value(value)
                 draft.sourceWords[title.name] = words[range]
@@ -89,6 +90,7 @@ extension Understander {
                 draft.sourceWords[target.name] = mention.words
             }
         case .search:
+            draft.asksFree = language.asksFree(intent.name, in: words.keys)
             if let text = intent.parameter(role: .text), let entity {
                 let ranges = frame.spans(.name) + frame.spans(.person)
                 let nouns = language.nounKeys(entity.name)
@@ -178,6 +180,25 @@ extension Understander {
         guard start < words.words.count else { return nil }
         let end = frame.times.first(where: { $0.range.lowerBound >= start })?.range.lowerBound ?? words.words.count
         return start < end ? start..<end : nil
+    }
+
+    /// When the tagger placed no name: the words right after the intent's verb, up to a time,
+    /// a place, people or where it goes ("put yoga on my calendar"), if the schemas declare
+    /// none of them (a word they declare there is more likely part of the request).
+    private func titleAfterVerb(_ intent: IntentDefinition, _ frame: StatisticalFrame, _ words: Utterance, entity: QualifiedName) -> Range<Int>? {
+        let keys = words.keys
+        let model = StatisticalModel.shared(for: registry)
+        guard let verbs = language.verbs[intent.name],
+              let verb = keys.indices.lazy.compactMap({ start in
+                  verbs.filter { start + $0.count <= keys.count && Array(keys[start..<(start + $0.count)]) == $0 }.map(\.count).max().map { start..<(start + $0) }
+              }).first else { return nil }
+        var start = verb.upperBound
+        while start < keys.count, MentionReader.determiners.contains(keys[start]) { start += 1 }
+        var end = start
+        let stops: Set<String> = ["on", "to", "in", "at", "with", "for", "from", "by", "into"]
+        while end < keys.count, !stops.contains(keys[end]), !frame.times.contains(where: { $0.range.contains(end) }) { end += 1 }
+        guard start < end, keys[start..<end].allSatisfy({ model.token($0) == TrainingSentences.unknown }) else { return nil }
+        return start..<end
     }
 
     /// After a reminder verb that ends in "to", "about" or "of", the title is every word up to

@@ -24,6 +24,8 @@ struct Draft: Sendable {
     var kindWords: Utterance?
     /// A sentence the reply adds, from the schema (`@reminder(said:)`).
     var saidAfter: String?
+    /// A search asked as "am I free …?": answered yes or no, with what is in the way.
+    var asksFree = false
 }
 
 /// A question one property answers (`@question("where is {}")`), about a mentioned entity or,
@@ -306,10 +308,15 @@ final class Understander {
     func readSlot(_ words: Utterance, parameter: ParameterDefinition, intent: IntentDefinition, lead: String = "", strict: Bool = true) -> Draft.Slot? {
         let type = parameter.type
         guard !words.isEmpty, !type.isArray else { return nil }
+        let isTitle = parameter.name == intent.entity.flatMap(registry.entity)?.titleProperty?.name
         // "create an event called Dentist": the title is what follows "called".
-        if parameter.name == intent.entity.flatMap(registry.entity)?.titleProperty?.name, words.words.count > 1,
-           Understander.namingWords.contains(words.words[0].key) {
+        if isTitle, words.words.count > 1, Understander.namingWords.contains(words.words[0].key) {
             return readSlot(words.dropping(first: 1), parameter: parameter, intent: intent, lead: lead, strict: strict)
+        }
+        // "remind me to defrost the freezer on sunday at noon": a new title does not end in a time.
+        if isTitle, intent.action == .create, words.words.count > 1,
+           timeSpans(words).contains(where: { $0.range.upperBound == words.words.count && $0.range.lowerBound > 0 }) {
+            return nil
         }
         switch type.base {
         case .entity(let name):

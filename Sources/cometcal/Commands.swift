@@ -68,7 +68,7 @@ enum Commands {
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
         subcommands += [undo, redo, history, intentCommand, whenCommand]
-        if registry != nil { subcommands += [chatCommand, understandCommand] }
+        if registry != nil { subcommands += [addCommand, chatCommand, understandCommand] }
         subcommands += [converseCommand, schema, completionsCommand]
         return CommandSpec(
             name: "cometcal",
@@ -201,6 +201,17 @@ enum Commands {
                    "cometcal understand 'move the standup to 10am' 'where is the picnic' --now 2026-06-08T09:00:00-07:00 --json"]
     )
 
+    static let addCommand = CommandSpec(
+        name: "add", abstract: "Add what you say in one sentence: cometcal add 'lunch with Bob tomorrow at 1pm for an hour'.",
+        discussion: "Quick add, like khal's new and gcalcli's quick: the words are read as chat reads them, what was understood is shown (each value with the words it came from), and then it is written through the same intent as any other add, journalled and undoable. Only a request to create something is taken: words that read as a change, a deletion, a question or nothing are refused with exit 65 and write nothing, and so is a request that still lacks something (\"add lunch\" says that it needs a time). --dry-run shows the reading and writes nothing. Reads on this machine's store; with --connect, use chat. With --json, one object: interpretation, reply, outcome and written.",
+        options: [
+            .flag("dry-run", help: "Show how the words are read; write nothing."),
+        ],
+        positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "What to add, in words; several arguments are joined with spaces.")],
+        examples: ["cometcal add 'lunch with Bob tomorrow at 1pm for an hour'", "cometcal add remind me to call the bank at 4pm",
+                   "cometcal add 'dentist friday 9:15a' --dry-run"]
+    )
+
     static let chatCommand = CommandSpec(
         name: "chat", abstract: "Talk to your calendar: one request or question per line.",
         discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. With --json each reply is one JSON line.",
@@ -209,7 +220,7 @@ enum Commands {
 
     static let backupCommand = CommandSpec(
         name: "backup", abstract: "Copy the store to a new file, consistent even while it is in use.",
-        discussion: "Uses SQLite's online backup API: the copy is the store as of one moment, also while cometcald or another cometcal is writing. The file is private to you (0600) and checked with SQLite's integrity check; an existing file is never overwritten.",
+        discussion: "Has SQLite write the copy afresh with VACUUM INTO: the copy is the store as of one moment, also while cometcald or another cometcal is writing. The file is private to you (0600) and checked with SQLite's integrity check; an existing file is never overwritten.",
         positionals: [PositionalSpec("path", help: "The new file.")],
         examples: ["cometcal backup ~/cometcal-$(date +%F).sqlite"]
     )

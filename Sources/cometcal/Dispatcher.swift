@@ -78,6 +78,7 @@ struct CalendarCommands {
         case ["import"]: return try ICalCommands(context: context).importFiles()
         case ["export"]: return try ICalCommands(context: context).export()
         case ["chat"]: return try ChatCommand(context: context).run()
+        case ["add"]: return try AddCommand(context: context).run()
         case ["undo"]: return replay(context.backend.undo())
         case ["redo"]: return replay(context.backend.redo())
         case ["history"]: return try history()

@@ -194,7 +194,7 @@ enum Commands {
         options: [
             .value("now", valueName: "iso8601", help: "The clock to read against, e.g. 2026-06-10T09:00:00-07:00 (default: $COMETCAL_NOW, else now)."),
             .value("tz", valueName: "zone", help: "The IANA time zone, e.g. America/Los_Angeles (default: the zone in --now, else $TZ)."),
-            .value("reader", valueName: "readers", help: "all (default): declared phrases, then the statistical reader; phrases: the declared phrases alone."),
+            .value("reader", valueName: "readers", help: "all (default, or $COMETCAL_READER): declared phrases, then the statistical reader; phrases: the declared phrases alone."),
         ],
         positionals: [PositionalSpec("text", arity: .variadicAtLeastOne, help: "The utterances, one per argument.")],
         examples: ["cometcal understand 'add lunch with Ada on friday at noon'",

@@ -12,6 +12,9 @@ struct UnderstandCommand {
     let terminal: Terminal
     let schemaPaths: [String]
 
+    /// --reader, else COMETCAL_READER (what scripts/nlu-eval --phrases sets), else all.
+    private var reader: String? { parsed.value("reader") ?? ProcessInfo.processInfo.environment["COMETCAL_READER"] }
+
     func run() -> ExitCode {
         let clock: (now: Date, zone: TimeZone)
         do throws(UsageError) {
@@ -19,8 +22,8 @@ struct UnderstandCommand {
                 throw UsageError(code: .invalidValue, message: "understand reads on this machine, with the schemas given here; drop --connect")
             }
             clock = try WhenCommand.readClock(parsed)
-            if let reader = parsed.value("reader"), !["all", "phrases"].contains(reader) {
-                throw UsageError(code: .invalidValue, message: "--reader takes all or phrases, not '\(reader)'")
+            if let reader = reader, !["all", "phrases"].contains(reader) {
+                throw UsageError(code: .invalidValue, message: "--reader (or COMETCAL_READER) takes all or phrases, not '\(reader)'")
             }
         } catch {
             terminal.err(error.rendered)
@@ -50,7 +53,7 @@ struct UnderstandCommand {
         let fixed = clock.now
         let engine = IntentEngine(store: store, timeZone: clock.zone, clock: { fixed })
         let conversation = Conversation(engine: engine, now: clock.now, timeZone: clock.zone)
-        conversation.statisticalReading = parsed.value("reader") != "phrases"
+        conversation.statisticalReading = reader != "phrases"
         for text in parsed.positionals("text") {
             let interpretation = conversation.interpret(text)
             if parsed.flag("json") {

@@ -131,4 +131,69 @@ struct StatisticalReaderTests {
         #expect(turn.reply == "I couldn't find an event called “dentist” on Friday.", "\(turn.reply)")
         #expect(try fixture.fingerprint() == before)
     }
+
+    // MARK: docs/conversation.md
+
+    @Test("the table of statistical readings in docs/conversation.md is what the reader reads")
+    func docTable() throws {
+        let doc = DocConversationTests.doc
+        let start = try #require(doc.range(of: "| said | action | slots |"))
+        var rows: [(said: String, action: String, slots: [String])] = []
+        for line in doc[start.upperBound...].split(separator: "\n").dropFirst() {
+            guard line.hasPrefix("| ") else { break }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            rows.append((cells[0], cells[1], cells[2].components(separatedBy: "; ")))
+        }
+        #expect(rows.count == 10)
+        let fixture = try ConversationFixture()
+        for row in rows {
+            let reading = fixture.conversation.interpret(row.said)
+            #expect(reading.reader == "statistical", "\(row.said)")
+            #expect((reading.kind == .question ? "question" : reading.action) == row.action, "\(row.said)")
+            #expect(StatisticalReaderTests.slots(reading) == row.slots, "\(row.said)")
+        }
+    }
+
+    @Test("am I free: a yes or a no, with what is in the way")
+    func free() throws {
+        let fixture = try ConversationFixture()
+        let busy = fixture.say("am I free saturday afternoon")
+        #expect(busy.reply.hasPrefix("No, you have 1 event then.\n1. Picnic"), "\(busy.reply)")
+        let clear = fixture.say("am I available next sunday morning")
+        #expect(clear.reply == "Yes, you're free then: nothing is on.", "\(clear.reply)")
+    }
+
+    @Test("what the assistant is called is a filler; a reading not taken names its closest class and why")
+    func fillersAndClosest() throws {
+        let fixture = try ConversationFixture()
+        for name in ["alexa", "ok google", "olly", "computer"] {
+            #expect(fixture.conversation.interpret("\(name) get rid of the picnic").action == "delete", "\(name)")
+        }
+        let pizza = fixture.conversation.interpret("order a pizza for the crew")
+        #expect(!pizza.understood)
+        #expect(pizza.closest?.reason == "elsewhere")
+        #expect(pizza.closest?.label == "none")
+        #expect(pizza.json["closest"]?["reason"] == "elsewhere")
+    }
+
+    @Test("all of several matches asks which, and says it changes one at a time")
+    func allOfThem() throws {
+        let fixture = try ConversationFixture()
+        let before = try fixture.fingerprint()
+        let turn = fixture.say("cancel all my lunches")
+        #expect(turn.outcome == .needsDisambiguation(count: 2), "\(turn.reply)")
+        #expect(turn.reply.hasPrefix("I can only change one event at a time. Which event did you mean: “Crew Lunch”"), "\(turn.reply)")
+        #expect(try fixture.fingerprint() == before)
+    }
+
+    @Test("a clock time said without morning or evening keeps the one of the time it replaces")
+    func meridiem() throws {
+        let fixture = try ConversationFixture()
+        fixture.say("add dinner with Priya friday at 8pm")
+        let turn = fixture.say("make it 7:30")
+        #expect(turn.outcome == .done, "\(turn.reply)")
+        #expect(turn.reply.contains("19:30"), "\(turn.reply)")
+        let morning = fixture.say("make it 7:30am")
+        #expect(morning.reply.contains("07:30"), "\(morning.reply)")
+    }
 }

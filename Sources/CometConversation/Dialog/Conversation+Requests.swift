@@ -197,6 +197,32 @@ extension Conversation {
     /// (the year behind for "last"); one match is the record, several are a question.
     private func resolveByDescription(_ description: MentionDescription, entity: QualifiedName,
                                       subject: DialogState.Subject, parameter: String) -> Resolution {
+        // "all my lunches": title words said in the plural that match nothing are read singular.
+        if let words = description.words, let singular = Conversation.singular(words), singular != words {
+            let plain = resolveByDescription(description, words: words, entity: entity, subject: subject, parameter: parameter, quiet: true)
+            if case .turn(let turn) = plain, turn.outcome == .failed {
+                return resolveByDescription(description, words: singular, entity: entity, subject: subject, parameter: parameter, quiet: false)
+            }
+        }
+        return resolveByDescription(description, words: description.words, entity: entity, subject: subject, parameter: parameter, quiet: false)
+    }
+
+    /// "lunches" → "lunch", "meetings" → "meeting": the last word without a plural ending; nil
+    /// when it has none.
+    static func singular(_ words: String) -> String? {
+        var parts = words.split(separator: " ").map(String.init)
+        guard let last = parts.last, last.count > 3, last.lowercased().hasSuffix("s"), !last.lowercased().hasSuffix("ss") else { return nil }
+        let lower = last.lowercased()
+        if lower.hasSuffix("ches") || lower.hasSuffix("shes") || lower.hasSuffix("xes") || lower.hasSuffix("sses") { parts[parts.count - 1] = String(last.dropLast(2)) }
+        else if lower.hasSuffix("ies") { parts[parts.count - 1] = String(last.dropLast(3)) + "y" }
+        else { parts[parts.count - 1] = String(last.dropLast()) }
+        return parts.joined(separator: " ")
+    }
+
+    private func resolveByDescription(_ description: MentionDescription, words: String?, entity: QualifiedName,
+                                      subject: DialogState.Subject, parameter: String, quiet: Bool) -> Resolution {
+        var description = description
+        description.words = words
         let noun = engine.noun(entity, count: 1)
         let now = clock()
         guard let search = registry.allIntents.first(where: { $0.action == .search && $0.entity == entity }),
@@ -244,6 +270,8 @@ extension Conversation {
             return .turn(failure("I couldn't find \(what)."))
         }
         if found.count == 1 { return .record(found[0].record, occurrence: found[0].isRecurrenceInstance ? found[0].start : nil) }
+        // A trial reading (the plural said in the singular) leaves the dialog as it was.
+        if quiet { return .turn(Turn(reply: "", outcome: .needsDisambiguation(count: found.count), snippet: nil, understood: true)) }
         let candidates = found.map { occurrence in
             Candidate(id: occurrence.record.id, title: registry.title(of: occurrence.record),
                       subtitle: engine.when(occurrence.start, end: occurrence.end, allDay: engine.isAllDay(occurrence.record)))

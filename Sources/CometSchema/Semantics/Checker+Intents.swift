@@ -312,8 +312,10 @@ extension Checker {
     /// (or an array of one); `@verbs(reminder:)` is true or false.
     private mutating func checkReminders(_ parameters: [ParameterDefinition], annotations: [Annotation]) {
         for annotation in annotations where annotation.name == "verbs" {
-            if let flag = annotation.labelled["reminder"], case .bool = flag {} else if annotation.labelled["reminder"] != nil {
-                diagnostics.append(.annotationArgument("verbs", "takes reminder: true or false", at: annotation.location, length: 6))
+            for label in ["reminder", "free"] {
+                guard let flag = annotation.labelled[label] else { continue }
+                if case .bool = flag { continue }
+                diagnostics.append(.annotationArgument("verbs", "takes \(label): true or false", at: annotation.location, length: 6))
             }
         }
         for parameter in parameters {

@@ -26,11 +26,11 @@ extension Understander {
             let reminder = language.reminderVerb(of: intent.name, in: words.keys)
             if let reminder { setReminder(intent, said: words[reminder], into: &draft) }
             if let title = entity.titleProperty, intent.parameter(title.name) != nil,
-               let range = titleAfter(reminder, frame, words) ?? titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name)
-                   ?? titleAfterVerb(intent, frame, words, entity: entity.name),
-               let value = value(words[range], type: title.type) {
+               let said = titleAfter(reminder, frame, words)
+                   ?? (titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name) ?? titleAfterVerb(intent, frame, words, entity: entity.name)).map({ words[$0] }),
+               let value = value(said, type: title.type) {
                 draft.slots[title.name] = .value(value)
-                draft.sourceWords[title.name] = words[range]
+                draft.sourceWords[title.name] = said
             } else if let kind = kindWords(words, entity: entity.name, times: frame.times) {
                 // "set up an appointment": the kind is said, the title is asked for.
                 draft.kindWords = kind
@@ -201,15 +201,26 @@ extension Understander {
         return start..<end
     }
 
-    /// After a reminder verb that ends in "to", "about" or "of", the title is every word up to
-    /// the first time expression: "remind me to pick up the laundry next Monday".
-    private func titleAfter(_ verb: Range<Int>?, _ frame: StatisticalFrame, _ words: Utterance) -> Range<Int>? {
-        guard let verb, let last = words.words[verb].last?.key, ["to", "about", "of", "that"].contains(last) else { return nil }
-        let end = frame.times.first(where: { $0.range.lowerBound >= verb.upperBound })?.range.lowerBound ?? words.words.count
-        var range = verb.upperBound..<end
-        while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
-        while range.count > 1, ["at", "on", "for", "by", "in"].contains(words.words[range.upperBound - 1].key) { range = range.lowerBound..<(range.upperBound - 1) }
-        return range.isEmpty ? nil : range
+    /// After a reminder verb and the "to", "about", "of" or "that" that ends or follows it
+    /// ("remind me to", "send me a reminder to", "set a reminder for me to"), the title is the
+    /// words after it that are not times: "remind me to pick up the laundry next Monday" is
+    /// "pick up the laundry", "remind me about the upcoming holiday party" is "holiday party".
+    private func titleAfter(_ verb: Range<Int>?, _ frame: StatisticalFrame, _ words: Utterance) -> Utterance? {
+        guard let verb else { return nil }
+        let keys = words.keys
+        let links: Set<String> = ["to", "about", "of", "that"]
+        var start = verb.upperBound
+        if !links.contains(keys[verb.upperBound - 1]) {
+            if start + 1 < keys.count, keys[start] == "for", keys[start + 1] == "me" { start += 2 }
+            guard start < keys.count, links.contains(keys[start]) else { return nil }
+            start += 1
+        }
+        var said = words.words.indices.filter { index in index >= start && !frame.times.contains(where: { $0.range.contains(index) }) }.map { words.words[$0] }
+        while said.count > 1, MentionReader.determiners.contains(said[0].key) || (said[0].key == "i" && said.count > 2 && ["have", "need"].contains(said[1].key)) {
+            said.removeFirst(said[0].key == "i" ? 2 : 1)
+        }
+        while said.count > 1, let last = said.last?.key, ["at", "on", "for", "by", "in", "from", "and"].contains(last) { said.removeLast() }
+        return said.isEmpty ? nil : Utterance(words: said)
     }
 
     /// Whether the words name the kind in the plural ("events") and no title.
@@ -272,12 +283,17 @@ extension Understander {
     private func titleRange(_ frame: StatisticalFrame, _ words: Utterance, entity: QualifiedName) -> Range<Int>? {
         guard let first = frame.spans(.name).first else { return nil }
         var range = first
-        // "lunch with Bob": the people met are part of what it is called.
-        for person in frame.spans(.person) where person.lowerBound == range.upperBound + 1 && words.words[range.upperBound].key == "with" {
+        // "lunch with Bob", "an appointment for Allen": the people are part of what it is called.
+        for person in frame.spans(.person) + frame.spans(.name).dropFirst()
+        where person.lowerBound == range.upperBound + 1 && ["with", "for"].contains(words.words[range.upperBound].key) {
             range = range.lowerBound..<person.upperBound
         }
-        while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
+        // "an appointment for Allen" tagged only "Allen": the kind before "for" or "with" is said too.
         let nouns = language.nounKeys(entity)
+        if range.lowerBound >= 2, ["with", "for"].contains(words.words[range.lowerBound - 1].key), nouns.contains(words.words[range.lowerBound - 2].key) {
+            range = (range.lowerBound - 2)..<range.upperBound
+        }
+        while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
         guard !words[range].keys.allSatisfy({ nouns.contains($0) || MentionReader.determiners.contains($0) }) else { return nil }
         return range
     }
@@ -325,6 +341,9 @@ extension Understander {
         if spans.count > 1 {
             let joined = Utterance(words: spans.flatMap { words.words[$0.range] })
             if let resolution = time(joined.text) { return (joined, resolution) }
+            // That do not read together: the one said last refines ("coming up … this week").
+            let last = spans[spans.count - 1]
+            return (words[last.range], last.resolution)
         }
         return (words[first.range], first.resolution)
     }
@@ -377,7 +396,8 @@ extension Understander {
             if before.contains(where: Understander.nextWords.contains) { description.position = .next }
             if before.contains(where: Understander.lastWords.contains) { description.position = .last }
         }
-        let named = nameRanges.flatMap { words.words[$0] }
+        // The tagger may leave the kind untagged ("cancel all appointments"): it is still said.
+        let named = nameRanges.isEmpty ? (kindWords(words, entity: entity, times: times)?.words ?? []) : nameRanges.flatMap { words.words[$0] }
         let model = StatisticalModel.shared(for: registry)
         let titleWords = named.filter { !nouns.contains($0.key) && !MentionReader.determiners.contains(model.token($0.key))
             && !Understander.nextWords.contains($0.key) && !Understander.lastWords.contains($0.key) && !Understander.allWords.contains($0.key) }

@@ -18,7 +18,8 @@ struct AddCommand {
         // The words as said ("remind me to …"), or as what follows "add" ("lunch with Bob at 1").
         let said = conversation.interpret(text)
         let isCreate: (Interpretation) -> Bool = { $0.understood && $0.kind == .request && $0.action == "create" }
-        let reading = isCreate(said) ? said : conversation.interpret("add " + text)
+        // Words that read as something else (a change, a deletion, a question) are refused as such.
+        let reading = isCreate(said) || !said.understood ? (isCreate(said) ? said : conversation.interpret("add " + text)) : said
         guard isCreate(reading) else { return refuse(said, text: text) }
         let spoken = reading.text
         if !context.wantsJSON { show(reading) }

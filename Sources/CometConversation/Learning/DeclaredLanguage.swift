@@ -20,13 +20,25 @@ struct DeclaredLanguage: Sendable {
         var verbs: [QualifiedName: [[String]]] = [:]
         var reminderVerbs: [QualifiedName: [[String]]] = [:]
         var freeVerbs: [QualifiedName: [[String]]] = [:]
+        // Words another intent of the same entity declares as its verb are its, not a phrase's
+        // of this one ("make {event} last …" does not make "make" a change's verb when the
+        // create declares it).
+        var declaredBy: [QualifiedName: [String: Set<QualifiedName>]] = [:]
+        for intent in registry.allIntents {
+            guard let entity = intent.entity else { continue }
+            for verb in intent.annotations.strings(named: "verbs") {
+                declaredBy[entity, default: [:]][Utterance(verb).keys.joined(separator: " "), default: []].insert(intent.name)
+            }
+        }
         for intent in registry.allIntents where intent.action != nil {
             var lists = intent.annotations.strings(named: "verbs").map { Utterance($0).keys }
             for phrase in intent.phrases {
                 guard case .text(let text)? = phrase.parts.first else { continue }
                 let lead = Utterance(text).keys
                 // The phrase's first word is its verb ("reschedule {event} to …").
-                if let first = lead.first { lists.append([first]) }
+                guard let first = lead.first else { continue }
+                let owners = intent.entity.flatMap { declaredBy[$0]?[first] } ?? []
+                if owners.isEmpty || owners.contains(intent.name) { lists.append([first]) }
             }
             verbs[intent.name] = DeclaredLanguage.unique(lists.filter { !$0.isEmpty })
             let reminding = intent.annotations.filter { $0.name == "verbs" && $0.labelled["reminder"] == .bool(true) }

@@ -118,7 +118,9 @@ final class StatisticalModel: Sendable {
         var index = 0
         var first = true
         while index < tokens.count {
-            guard let candidates = verbs[tokens[index]],
+            // "my schedule", "the plan": after a determiner a verb's word is a noun.
+            guard index == 0 || !["my", "the", "your", "our", "this", "that", "a", "an"].contains(tokens[index - 1]),
+                  let candidates = verbs[tokens[index]],
                   let length = candidates.first(where: { index + $0.words.count <= tokens.count && Array(tokens[index..<(index + $0.words.count)]) == $0.words })?.words.count else {
                 index += 1
                 continue

@@ -38,6 +38,9 @@ extension Understander {
     /// The probability under which a statistical reading is not taken: the reply then says
     /// it did not understand, and names the closest reading.
     static let statisticalThreshold = 0.35
+    /// Below the threshold, a reading at least this likely is taken when it is at least 1.5
+    /// times as likely as the next.
+    static let leadingThreshold = 0.2
 
     /// Reads `words` with the model trained from the schemas' declarations: the class, then
     /// the tags. Nil when no word of it is one the schemas declare (nothing to go on).

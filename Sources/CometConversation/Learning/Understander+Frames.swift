@@ -21,6 +21,11 @@ extension Understander {
         var draft = Draft(intent: intent, slots: [:], timeParameter: nil)
         let entity = intent.entity.flatMap(registry.entity)
         switch action {
+        case .create where entity.map({ namedProperty(words, entity: $0, intent: intent) != nil }) ?? false:
+            // "set the location of the test to Stand 7": a property of a record said by name is a change.
+            guard let update = registry.allIntents.first(where: { $0.action == .update && $0.entity == intent.entity }) else { return nil }
+            return reading(StatisticalFrame(label: update.name.description, probability: frame.probability, runnerUp: frame.runnerUp, tags: frame.tags,
+                                            times: frame.times, unaccounted: frame.unaccounted), words)
         case .create:
             guard let entity else { return nil }
             let reminder = language.reminderVerb(of: intent.name, in: words.keys)
@@ -123,7 +128,7 @@ extension Understander {
             guard let parameter = intent.parameter(property), !parameter.isTarget, parameter.role == nil,
                   property != entity.temporalFields?.start, property != entity.titleProperty?.name else { continue }
             for list in lists.sorted(by: { $0.count > $1.count }) {
-                for start in keys.indices where start > 0 && start + list.count < keys.count && ["the", "its", "a"].contains(keys[start - 1])
+                for start in keys.indices where start > 0 && start + list.count < keys.count && ["the", "its"].contains(keys[start - 1])
                     && Array(keys[start..<(start + list.count)]) == list && ["of", "for", "on", "off", "from", "to"].contains(keys[start + list.count]) {
                     return (parameter, (start - 1)..<(start + list.count + 1))
                 }

@@ -131,7 +131,10 @@ final class Understander {
             refusal = Refusal(label: frame.label, probability: frame.probability, reason: reason)
             return lenient.map { Found(reading: $0, strict: false) }
         }
-        guard frame.probability >= Understander.statisticalThreshold else { return refuse(.unsure) }
+        // Sure enough: likely enough outright, or clearly ahead of the next class (probability is
+        // spread over many classes, so a clear lead counts too).
+        let lead = frame.probability >= Understander.leadingThreshold && frame.probability >= 1.5 * (frame.runnerUp?.probability ?? 0)
+        guard frame.probability >= Understander.statisticalThreshold || lead else { return refuse(.unsure) }
         guard let reading = reading(frame, words) else { return refuse(.elsewhere) }
         if let lenient, looksLikeTitle(lenient) {
             let same = Understander.sameIntent(lenient, reading)

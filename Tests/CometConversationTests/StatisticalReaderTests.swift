@@ -196,4 +196,28 @@ struct StatisticalReaderTests {
         let morning = fixture.say("make it 7:30am")
         #expect(morning.reply.contains("07:30"), "\(morning.reply)")
     }
+
+    @Test("a part of one day starts a new event at its start, said; a vaguer span is shown as not used and the start is asked for")
+    func partsOfDays() throws {
+        let fixture = try ConversationFixture()
+        let lunch = fixture.say("add lunch with Ada tomorrow afternoon")
+        #expect(lunch.reply.hasPrefix("Created “lunch with Ada” for Tue Jun 9 12:00–13:00."), "\(lunch.reply)")
+        #expect(lunch.reply.hasSuffix("It starts at the start of “tomorrow afternoon”; say a time to change it."), "\(lunch.reply)")
+        let reading = fixture.conversation.interpret("remind me about the upcoming holiday party")
+        #expect(StatisticalReaderTests.slots(reading).contains("unused time upcoming"), "\(StatisticalReaderTests.slots(reading))")
+        let party = fixture.say("remind me about the upcoming holiday party")
+        #expect(party.outcome == .needsValue(parameter: "startDate"))
+        #expect(party.reply == "When does it start? (I didn't use “upcoming”: it isn't a time I can set here.)", "\(party.reply)")
+        let answered = fixture.say("friday at 6pm")
+        #expect(answered.reply.hasPrefix("Created “holiday party” for Fri Jun 12 18:00–19:00."), "\(answered.reply)")
+        #expect(!answered.reply.contains("didn't use"))
+    }
+
+    @Test("a repeat does not narrow which event is meant: the clock time does")
+    func repeatIsNoConstraint() throws {
+        let fixture = try ConversationFixture()
+        let turn = fixture.say("cancel my daily 2pm rocket test")
+        #expect(turn.outcome == .needsConfirmation, "\(turn.reply)")
+        #expect(turn.reply.contains("Rocket Engine Test"), "\(turn.reply)")
+    }
 }

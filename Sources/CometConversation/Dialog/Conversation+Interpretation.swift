@@ -61,6 +61,7 @@ extension Conversation {
         case .request(let draft):
             result = interpretation(of: draft, text: text, kind: .request, confidence: confidence)
             result.kindWords = draft.kindWords?.text
+            result.unusedTimes = draft.unusedTimes.map(\.text)
         }
         result.reader = read.frame == nil ? "phrase" : "statistical"
         if let runnerUp = read.frame?.runnerUp { result.runnerUp = (runnerUp.label, runnerUp.probability) }

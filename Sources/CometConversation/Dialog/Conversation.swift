@@ -169,7 +169,9 @@ public final class Conversation {
             guard case .request(let draft) = pending.subject, let parameter = draft.intent.parameter(parameterName) else { return nil }
             // Free text takes any words: words that read as another request or a question are that.
             if parameter.type.base == .builtin(.string), let reading = understander.read(utterance), !reads(reading, as: draft.intent) { return nil }
-            if let revised = Answers.value(utterance, for: parameter, in: draft, understander: understander) {
+            if var revised = Answers.value(utterance, for: parameter, in: draft, understander: understander) {
+                // What was not used was said with the question; the answer is not about it.
+                revised.unusedTimes = []
                 return perform(revised)
             }
             // Not the value: a new request, or ask again saying what is needed.

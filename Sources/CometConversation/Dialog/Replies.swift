@@ -6,6 +6,15 @@ extension Conversation {
     /// The reply for an engine outcome: its own sentence, then for a list the items, numbered,
     /// so that "the third one" can be said.
     func render(_ outcome: IntentOutcome, draft: Draft?) -> Turn {
+        let turn = renderOutcome(outcome, draft: draft)
+        // Never silent: a time said and not used is named ("tomorrow afternoon" is no start).
+        guard let unused = draft?.unusedTimes, !unused.isEmpty else { return turn }
+        let said = ConversationText.list(unused.map { "“\($0.text)”" })
+        let note = " (I didn't use \(said): " + (unused.count == 1 ? "it isn't" : "they aren't") + " a time I can set here.)"
+        return Turn(reply: turn.reply + note, outcome: turn.outcome, snippet: turn.snippet, understood: turn.understood)
+    }
+
+    private func renderOutcome(_ outcome: IntentOutcome, draft: Draft?) -> Turn {
         switch outcome {
         case .done(let result):
             var reply = result.dialog.full

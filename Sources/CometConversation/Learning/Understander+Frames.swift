@@ -13,6 +13,12 @@ extension Understander {
     /// one: the same slots, mentions and time resolutions. Nil when the frame cannot make one
     /// (a class the schemas no longer have, a time that does not fit).
     func reading(_ frame: StatisticalFrame, _ words: Utterance) -> Reading? {
+        guard case .request(var draft)? = draftReading(frame, words) else { return draftReading(frame, words) }
+        draft.unusedTimes = unusedTimes(frame, words, draft: draft)
+        return .request(draft)
+    }
+
+    private func draftReading(_ frame: StatisticalFrame, _ words: Utterance) -> Reading? {
         if frame.label == TrainingSentences.noneLabel { return nil }
         if frame.label.hasPrefix("?") {
             return question(frame, words)
@@ -307,6 +313,7 @@ extension Understander {
     /// together as its start, a duration as its length, a rule as its recurrence.
     private func setTimes(_ times: [TimeSpan], _ words: Utterance, intent: IntentDefinition, entity: EntityDefinition, into draft: inout Draft) {
         var points: [TimeSpan] = []
+        var startOfPart = false
         for span in times {
             switch span.resolution {
             case .duration:
@@ -321,16 +328,45 @@ extension Understander {
                     draft.slots[parameter.name] = slot
                     draft.sourceWords[parameter.name] = words[span.range]
                 }
+            case .range(let start, let end) where !Understander.saysRange(words[span.range]):
+                // "lunch tomorrow afternoon": a part of one day starts at its start, and the reply
+                // says so; a vaguer span ("upcoming", "this week") is no start: the engine asks.
+                guard let from = start.instant, let to = end.instant, to.timeIntervalSince(from) <= 86_400 else { continue }
+                points.append(TimeSpan(range: span.range, resolution: .instant(start)))
+                startOfPart = true
+                let sentence = "It starts at the start of “\(words[span.range].text)”; say a time to change it."
+                draft.saidAfter = [draft.saidAfter, sentence].compactMap { $0 }.joined(separator: " ")
             default:
                 points.append(span)
             }
         }
         guard let start = entity.temporalFields?.start ?? Understander.firstTime(of: intent), let parameter = intent.parameter(start),
-              let said = combined(points, words),
-              let slot = readSlot(said.words, parameter: parameter, intent: intent) else { return }
+              let said = combined(points, words) else { return }
+        // The start of a part of a day is taken as found, not read again as the whole part.
+        let vague = points.count == 1 && startOfPart
+        guard let slot = vague ? .time(said.resolution) : readSlot(said.words, parameter: parameter, intent: intent) else { return }
         draft.slots[start] = slot
         draft.sourceWords[start] = said.words
         draft.timeParameter = start
+    }
+
+    /// Whether a range is said as one ("from 2 to 3pm", "between 10 and 12", "9-5"), not a
+    /// part of a day or a week.
+    static func saysRange(_ words: Utterance) -> Bool {
+        words.keys.contains { ["from", "between", "to", "until", "till", "through", "thru", "-", "–"].contains($0) || $0.contains("-") || $0.contains("–") }
+    }
+
+    /// Time expressions the reading found and put in no slot: shown, never dropped silently.
+    func unusedTimes(_ frame: StatisticalFrame, _ words: Utterance, draft: Draft) -> [Utterance] {
+        var used: [String] = draft.sourceWords.values.map { " " + $0.keys.joined(separator: " ") + " " }
+        for slot in draft.slots.values {
+            if case .mention(.description(let description)) = slot, let text = description.timeText { used.append(" " + Utterance(text).keys.joined(separator: " ") + " ") }
+            if case .mention(.time(_, let text)) = slot { used.append(" " + Utterance(text).keys.joined(separator: " ") + " ") }
+        }
+        return frame.times.map { words[$0.range] }.filter { span in
+            let said = " " + span.keys.joined(separator: " ") + " "
+            return !used.contains { $0.contains(said) }
+        }
     }
 
     /// The time a record of a kind with no start is given: the intent's first date-time
@@ -409,6 +445,13 @@ extension Understander {
         if !titleWords.isEmpty { description.words = titleWords.map(\.text).joined(separator: " ") }
         if let person = personRanges.first { description.person = words[person].text }
         var timeWords: Utterance?
+        // A repeat ("daily") does not narrow which record is meant.
+        let times = times.filter { span in
+            switch span.resolution {
+            case .date, .instant, .range, .timeOfDay: return true
+            default: return false
+            }
+        }
         if let span = combined(times, words) {
             description.time = span.resolution
             description.timeText = span.words.text

@@ -76,6 +76,9 @@ public struct Interpretation: Sendable {
     public var runnerUp: (label: String, confidence: Double)? = nil
     /// Words that said only which kind of record a search is about ("any appointments").
     public var kindWords: String? = nil
+    /// Time expressions said and put in no parameter ("tomorrow afternoon" as a new event's
+    /// start): shown as slots named "unused", and said in the reply.
+    public var unusedTimes: [String] = []
     /// For what was not understood: the statistical reader's closest class, how sure it was,
     /// and why it was not taken (unsure, elsewhere, unplaced, empty).
     public var closest: (label: String, confidence: Double, reason: String)? = nil
@@ -142,6 +145,7 @@ public struct Interpretation: Sendable {
             if case .string(let person)? = mention.details["person"] { slots.append((mention.slot, "person", person)) }
         }
         if let kindWords { slots.append(("kind", "name", kindWords)) }
+        for unused in unusedTimes { slots.append(("unused", "time", unused)) }
         return slots
     }
 }

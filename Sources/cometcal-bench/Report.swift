@@ -187,6 +187,12 @@ struct Report {
             lines.append(String(format: "  p50 statistical on ÷ phrases alone = %.1f×; the statistical reader gave %d of the %d readings",
                                 ratio, figures.readByModel, figures.utterances))
         }
+        if !figures.slowest.isEmpty {
+            lines.append("  slowest utterances (their own p50, µs, statistical on / phrases alone):")
+            for slow in figures.slowest {
+                lines.append("    \(lpad(micros(slow.statisticalP50), 8)) / \(lpad(micros(slow.phrasesP50), 8))  \(pad(slow.kind, 14)) “\(slow.text)”")
+            }
+        }
         if figures.rounds.isEmpty {
             lines.append("  schema load and first reading: not measured (--load-rounds 0)")
         } else {
@@ -490,6 +496,10 @@ struct Report {
             ("kinds", .object(JSONObject(figures.kinds.map { ($0.kind, JSONValue.int($0.utterances)) }))),
             ("statistical", reader(figures.statistical)), ("phrases", reader(figures.phrases)),
             ("p50Ratio", figures.ratio.map(JSONValue.double) ?? .null), ("readByStatisticalReader", .int(figures.readByModel)),
+            ("slowest", .array(figures.slowest.map { slow in
+                .object(JSONObject([("text", .string(slow.text)), ("kind", .string(slow.kind)),
+                                    ("statisticalP50Microseconds", .double(slow.statisticalP50)), ("phrasesP50Microseconds", .double(slow.phrasesP50))]))
+            })),
             ("targetP50Microseconds", .double(UnderstandingScenarios.targetP50 * 1_000)), ("targetMet", .bool(figures.targetMet)),
             ("load", .object(load)),
         ]))

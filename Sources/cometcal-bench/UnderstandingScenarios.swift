@@ -158,6 +158,10 @@ struct UnderstandingFigures {
     /// Of the distinct utterances, how many the statistical reader (not a phrase) read.
     let readByModel: Int
     let rounds: [LoadRound]
+    /// The utterances slowest to read with the statistical reader on (by their own p50, in µs),
+    /// beside the phrases alone: where the p99 comes from.
+    let slowest: [(text: String, kind: String, statisticalP50: Double, phrasesP50: Double)]
+    static let slowestShown = 5
 
     var ratio: Double? { phrases.p50 > 0 ? statistical.p50 / phrases.p50 : nil }
     var targetMet: Bool { statistical.p50 <= UnderstandingScenarios.targetP50 * 1_000 }
@@ -209,6 +213,7 @@ final class UnderstandingBench {
         var discarded = Measurement()
         var measurement = Measurement()
         var referenceMeasurement = Measurement()
+        var byUtterance = [(statistical: Measurement, phrases: Measurement)](repeating: (Measurement(), Measurement()), count: utterances.count)
         for index in 0..<(options.warmup + options.samples) {
             let utterance = utterances[index % utterances.count]
             let warm = index < options.warmup
@@ -220,6 +225,8 @@ final class UnderstandingBench {
             } else {
                 referenceMeasurement.add(phraseTiming, tag: utterance.kind.rawValue)
                 measurement.add(timing, tag: utterance.kind.rawValue)
+                byUtterance[index % utterances.count].phrases.add(phraseTiming)
+                byUtterance[index % utterances.count].statistical.add(timing)
             }
         }
 
@@ -228,11 +235,18 @@ final class UnderstandingBench {
             run.progress("understanding: schema load and first reading in a new process, \(round + 1)/\(options.loadRounds)")
             rounds.append(try childLoad())
         }
+        let slowest = zip(utterances, byUtterance).filter { !$0.1.statistical.samples.isEmpty }
+            .map { utterance, measured in
+                (text: utterance.text, kind: utterance.kind.rawValue, statisticalP50: measured.statistical.summary.p50 * 1_000,
+                 phrasesP50: measured.phrases.summary.p50 * 1_000)
+            }
+            .sorted { $0.statisticalP50 > $1.statisticalP50 }
+            .prefix(UnderstandingFigures.slowestShown)
         let kinds = UnderstandingScenarios.Kind.allCases.map { kind in (kind.rawValue, utterances.filter { $0.kind == kind }.count) }
         let figures = UnderstandingFigures(utterances: utterances.count, kinds: kinds,
                                            statistical: .init(measurement, understood: understoodByModel),
                                            phrases: .init(referenceMeasurement, understood: understoodByPhrases),
-                                           readByModel: readByModel, rounds: rounds)
+                                           readByModel: readByModel, rounds: rounds, slowest: Array(slowest))
         var result = ScenarioResult(scenario: scenario, measurement: measurement, reference: reference, referenceMeasurement: referenceMeasurement)
         result.understanding = figures
         result.checks = [

@@ -196,6 +196,15 @@ struct BenchSmokeTests {
             #expect(understood <= utterances)
         }
         #expect((number(figures["p50Ratio"]) ?? 0) > 0)
+        // The slowest utterances, each with both readers' p50, slowest first.
+        guard case .array(let slowest)? = figures["slowest"] else {
+            Issue.record("no slowest utterances in \(figures)")
+            return
+        }
+        #expect(slowest.count == 5)
+        #expect(slowest.allSatisfy { !($0["text"]?.stringValue ?? "").isEmpty && number($0["phrasesP50Microseconds"]) != nil })
+        let slowestP50 = slowest.compactMap { number($0["statisticalP50Microseconds"]) }
+        #expect(slowestP50.count == 5 && slowestP50 == slowestP50.sorted(by: >), "\(slowestP50)")
         #expect(figures["targetP50Microseconds"] == .double(2_000))
         if case .bool? = figures["targetMet"] {} else { Issue.record("targetMet is not a yes or no: \(String(describing: figures["targetMet"]))") }
         let load = try #require(figures["load"])

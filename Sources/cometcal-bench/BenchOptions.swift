@@ -30,6 +30,12 @@ struct BenchOptions {
     var generate: String?
     /// Internal: import this file into --db and print the figures (the import scenarios' child).
     var childImport: String?
+    /// Internal: load the schemas, read two utterances on --db and print the times (the
+    /// understanding scenario's child).
+    var childUnderstand = false
+    /// New processes the understanding scenario starts to time schema load and the first
+    /// reading (training included).
+    var loadRounds = 3
 
     /// Operations run before each scenario's measured ones (statement caches, page cache).
     var warmup: Int { min(50, max(2, samples / 20)) }
@@ -58,12 +64,15 @@ struct BenchOptions {
                                     default run.
           --quick                   A run of a few minutes: 10000 events (unless --events),
                                     200 samples (unless --samples), one import round, 10
-                                    agenda samples, scaling at half, all and twice --events.
+                                    agenda samples, one load round, scaling at half, all
+                                    and twice --events.
           --import-rounds <n>       Imports, re-imports and exports measured (default 3).
           --agenda-samples <n>      Samples of each agenda scenario on the imported store
                                     (default 30).
           --scaling <n,n,…>         Sizes of the scaling table (default: a tenth, a fifth, all
                                     and four times --events: 5000 to 200000 for 50000).
+          --load-rounds <n>         New processes timed loading the schemas and reading a
+                                    first utterance, training included (default 3; --quick 1).
           --generate <file>         Write the generated calendar (--events VEVENTs, --seed) to
                                     the file and exit, to import or profile it by hand.
           --db <path>               Store to use. A new file is seeded and kept; a file that
@@ -116,6 +125,8 @@ struct BenchOptions {
                 }
                 options.scalingSizes = sizes
                 given.insert(argument)
+            case "--load-rounds": options.loadRounds = try integer(argument, 0...100); given.insert(argument)
+            case "--child-understand": options.childUnderstand = true
             case "--generate": options.generate = try value(argument)
             case "--child-import": options.childImport = try value(argument)
             case "--events": given.insert(argument); options.events = try integer(argument, 0...10_000_000)
@@ -144,6 +155,7 @@ struct BenchOptions {
             if !given.contains("--samples") { options.samples = 200 }
             if !given.contains("--import-rounds") { options.importRounds = 1 }
             if !given.contains("--agenda-samples") { options.agendaSamples = 10 }
+            if !given.contains("--load-rounds") { options.loadRounds = 1 }
         }
         if !given.contains("--scaling") {
             let events = max(10, options.events)

@@ -96,6 +96,11 @@ struct Report {
             lines.append(contentsOf: conversationLines(result.scenario.name, figures))
         }
         for result in results {
+            guard let figures = result.understanding else { continue }
+            lines.append("")
+            lines.append(contentsOf: understandingLines(result.scenario.name, figures))
+        }
+        for result in results {
             guard let figures = result.daemon else { continue }
             lines.append("")
             lines.append(contentsOf: daemonLines(result.scenario.name, figures))
@@ -161,6 +166,52 @@ struct Report {
         let verdict = figures.targetMet ? "met" : "NOT met"
         lines.append("  target: a turn takes well under 1 ms of CPU on average apart from the store work it needs "
                      + "(own CPU mean ≤ \(micros(ConversationFigures.targetOwnCPU)) µs): \(micros(all.ownCPU)) µs, \(verdict)")
+        return lines
+    }
+
+    /// The two readers side by side, per utterance in µs, by kind of utterance, then what a new
+    /// process pays before its first reading, and the targets.
+    private func understandingLines(_ name: String, _ figures: UnderstandingFigures) -> [String] {
+        var lines: [String] = []
+        lines.append("\(name): µs per utterance through Conversation.interpret on the seeded store, \(figures.utterances) utterances read in turn "
+                     + "(" + figures.kinds.map { "\($0.utterances) \($0.kind)" }.joined(separator: ", ") + "), "
+                     + "the statistical reader on, and interleaved one for one with it the declared phrases alone (statisticalReading = false)")
+        lines.append("  \(pad("reader", 20)) \(lpad("p50", 8)) \(lpad("p99", 8)) \(lpad("cpu p50", 8)) \(lpad("mean", 8))  understood")
+        func row(_ label: String, _ reader: UnderstandingFigures.ReaderRow) -> String {
+            "  \(pad(label, 20)) \(lpad(micros(reader.p50), 8)) \(lpad(micros(reader.p99), 8)) \(lpad(micros(reader.cpuP50), 8)) "
+                + "\(lpad(micros(reader.mean), 8))  \(reader.understood) of \(figures.utterances)"
+        }
+        lines.append(row("statistical on", figures.statistical))
+        lines.append(row("phrases alone", figures.phrases))
+        if let ratio = figures.ratio {
+            lines.append(String(format: "  p50 statistical on ÷ phrases alone = %.1f×; the statistical reader gave %d of the %d readings",
+                                ratio, figures.readByModel, figures.utterances))
+        }
+        if !figures.slowest.isEmpty {
+            lines.append("  slowest utterances (their own p50, µs, statistical on / phrases alone):")
+            for slow in figures.slowest {
+                lines.append("    \(lpad(micros(slow.statisticalP50), 8)) / \(lpad(micros(slow.phrasesP50), 8))  \(pad(slow.kind, 14)) “\(slow.text)”")
+            }
+        }
+        if figures.rounds.isEmpty {
+            lines.append("  schema load and first reading: not measured (--load-rounds 0)")
+        } else {
+            let each = figures.rounds.map { String(format: "%.0f + %.0f ms", $0.schemaLoadMilliseconds, $0.firstReadingMilliseconds) }.joined(separator: ", ")
+            lines.append(String(format: "  a new process (median of %d: %@): schema load %.1f ms; store, engine and conversation opened %.1f ms; "
+                                + "first reading (training included) %.1f ms, cpu %.1f ms; second reading %.2f ms",
+                                figures.rounds.count, each, figures.median(\.schemaLoadMilliseconds) ?? 0, figures.median(\.openMilliseconds) ?? 0,
+                                figures.median(\.firstReadingMilliseconds) ?? 0, figures.median(\.firstReadingCPUMilliseconds) ?? 0,
+                                figures.median(\.secondReadingMilliseconds) ?? 0))
+            let readers = Set(figures.rounds.map { $0.firstReader ?? "none" }).sorted().joined(separator: ", ")
+            lines.append("  (the first reading is “\(UnderstandingScenarios.firstReading)”, read by: \(readers); "
+                         + "the second “\(UnderstandingScenarios.secondReading)”)")
+        }
+        let verdict = figures.targetMet ? "met" : "NOT met"
+        lines.append("  target: one utterance ≤ \(micros(UnderstandingScenarios.targetP50 * 1_000)) µs p50 on the store: \(micros(figures.statistical.p50)) µs, \(verdict)")
+        if let load = figures.median(\.loadAndTrainingMilliseconds), let met = figures.loadTargetMet {
+            lines.append(String(format: "  target: schema load + first reading (training included) ≤ %.0f ms: %.1f ms, %@",
+                                UnderstandingScenarios.targetLoadMilliseconds, load, met ? "met" : "NOT met"))
+        }
         return lines
     }
 
@@ -374,6 +425,7 @@ struct Report {
             }
             if let figures = ConversationFigures(result) { object["conversation"] = conversationJSON(figures) }
             if let figures = result.daemon { object["daemon"] = daemonJSON(figures) }
+            if let figures = result.understanding { object["understanding"] = understandingJSON(figures) }
             if !result.scaling.isEmpty {
                 object["scaling"] = .array(result.scaling.map { row in
                     .object(JSONObject([("events", .int(row.events)), ("bytes", .int(row.bytes)), ("importSeconds", .double(row.importSeconds)),
@@ -409,6 +461,47 @@ struct Report {
             ("turnsPerSecond", .double(figures.turnsPerSecond)), ("turnsPerCPUSecond", .double(figures.turnsPerCPUSecond)),
             ("all", row(figures.all)), ("byKind", .array(figures.kinds.map(row))),
             ("targetOwnCPUMicroseconds", .double(ConversationFigures.targetOwnCPU)), ("targetMet", .bool(figures.targetMet)),
+        ]))
+    }
+
+    /// Per utterance µs of each reader (p50, p99, cpu p50, mean, understood), by kind; the
+    /// ratio; each new process's load figures and their medians; the targets.
+    private func understandingJSON(_ figures: UnderstandingFigures) -> JSONValue {
+        func reader(_ row: UnderstandingFigures.ReaderRow) -> JSONValue {
+            .object(JSONObject([
+                ("p50Microseconds", .double(row.p50)), ("p99Microseconds", .double(row.p99)), ("cpuP50Microseconds", .double(row.cpuP50)),
+                ("meanMicroseconds", .double(row.mean)), ("understood", .int(row.understood)),
+            ]))
+        }
+        var load = JSONObject()
+        load["rounds"] = .array(figures.rounds.map { round in
+            .object(JSONObject([
+                ("schemaLoadMs", .double(round.schemaLoadMilliseconds)), ("openMs", .double(round.openMilliseconds)),
+                ("firstReadingMs", .double(round.firstReadingMilliseconds)), ("firstReadingCPUMs", .double(round.firstReadingCPUMilliseconds)),
+                ("secondReadingMs", .double(round.secondReadingMilliseconds)), ("firstReader", round.firstReader.map(JSONValue.string) ?? .null),
+            ]))
+        })
+        func median(_ value: (LoadRound) -> Double) -> JSONValue { figures.median(value).map(JSONValue.double) ?? .null }
+        load["schemaLoadMs"] = median(\.schemaLoadMilliseconds)
+        load["openMs"] = median(\.openMilliseconds)
+        load["firstReadingMs"] = median(\.firstReadingMilliseconds)
+        load["firstReadingCPUMs"] = median(\.firstReadingCPUMilliseconds)
+        load["secondReadingMs"] = median(\.secondReadingMilliseconds)
+        load["schemaLoadAndFirstReadingMs"] = median(\.loadAndTrainingMilliseconds)
+        load["firstReading"] = .string(UnderstandingScenarios.firstReading)
+        load["targetMs"] = .double(UnderstandingScenarios.targetLoadMilliseconds)
+        load["targetMet"] = figures.loadTargetMet.map(JSONValue.bool) ?? .null
+        return .object(JSONObject([
+            ("utterances", .int(figures.utterances)),
+            ("kinds", .object(JSONObject(figures.kinds.map { ($0.kind, JSONValue.int($0.utterances)) }))),
+            ("statistical", reader(figures.statistical)), ("phrases", reader(figures.phrases)),
+            ("p50Ratio", figures.ratio.map(JSONValue.double) ?? .null), ("readByStatisticalReader", .int(figures.readByModel)),
+            ("slowest", .array(figures.slowest.map { slow in
+                .object(JSONObject([("text", .string(slow.text)), ("kind", .string(slow.kind)),
+                                    ("statisticalP50Microseconds", .double(slow.statisticalP50)), ("phrasesP50Microseconds", .double(slow.phrasesP50))]))
+            })),
+            ("targetP50Microseconds", .double(UnderstandingScenarios.targetP50 * 1_000)), ("targetMet", .bool(figures.targetMet)),
+            ("load", .object(load)),
         ]))
     }
 

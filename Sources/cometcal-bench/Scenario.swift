@@ -43,7 +43,7 @@ struct Scenario: Sendable {
         return scenario
     }
 
-    static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + DaemonScenarios.all }
+    static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + UnderstandingScenarios.all + DaemonScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
@@ -62,7 +62,8 @@ struct Reference: Sendable {
     static let rawSQLite = "raw SQLite through CSQLite, WAL + synchronous=NORMAL like the store, "
         + "a plain table with as many event-like rows as the store had events"
 
-    static var catalogue: [Reference] { SQLiteReferences.all + ICalScenarios.references + ConversationScenarios.references + DaemonScenarios.references }
+    static var catalogue: [Reference] { SQLiteReferences.all + ICalScenarios.references + ConversationScenarios.references + UnderstandingScenarios.references
+        + DaemonScenarios.references }
 }
 
 /// The result of one scenario, with its interleaved reference's when it has one.
@@ -79,6 +80,8 @@ struct ScenarioResult {
     var coldMilliseconds: Double?
     /// The scaling scenario's table.
     var scaling: [ScalingRow] = []
+    /// The understanding scenario's readers side by side, and its new processes' load figures.
+    var understanding: UnderstandingFigures? = nil
 
     /// p50 of the scenario over p50 of its reference.
     var ratio: Double? {

@@ -57,6 +57,15 @@ func main() -> Int32 {
         }
     }
 
+    if options.childUnderstand {
+        // Before the schemas are loaded here: the child times its own load.
+        guard let database = options.databasePath else {
+            printError("error: --child-understand needs --db")
+            return 64
+        }
+        return UnderstandingBench.runChild(schemaPaths: options.schemaPaths, database: database)
+    }
+
     let registry: Registry
     do {
         registry = try Registry.load(paths: schemaDirectories(options.schemaPaths))

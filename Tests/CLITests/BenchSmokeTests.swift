@@ -7,7 +7,7 @@ import CometSchema
 struct BenchSmokeTests {
     @Test("a small benchmark run seeds through the engine and prints a summary with ratios")
     func smallRun() throws {
-        let result = try CLIRunner.run(["--events", "300", "--samples", "20"], program: "cometcal-bench")
+        let result = try CLIRunner.run(["--events", "300", "--samples", "20", "--load-rounds", "1"], program: "cometcal-bench")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Summary"))
         #expect(result.stdout.contains("raw SQLite"))
@@ -15,6 +15,11 @@ struct BenchSmokeTests {
         #expect(result.stdout.contains("conversation: mean CPU µs per turn"))
         #expect(result.stdout.contains("turns/s"))
         #expect(result.stdout.contains("target: a turn takes well under 1 ms of CPU on average"))
+        // Understanding is, beside the phrase reader alone, with the new process's load.
+        #expect(result.stdout.contains("understanding: µs per utterance through Conversation.interpret"))
+        #expect(result.stdout.contains("first reading (training included)"))
+        #expect(result.stdout.contains("target: one utterance ≤ 2000 µs p50 on the store: "))
+        #expect(result.stdout.contains("target: schema load + first reading (training included) ≤ 1000 ms: "))
         // The opt-in scenario is not.
         #expect(!result.stdout.contains("conversation-lookups"))
         // The daemon is: in this process, over its socket, from 1, 8 and 32 clients, beside the
@@ -148,6 +153,81 @@ struct BenchSmokeTests {
         }
         let names = Set(kinds.compactMap { $0["kind"]?.stringValue })
         #expect(names.isSuperset(of: ["question", "agenda", "asks to confirm", "correction", "refusal", "change done", "undo", "asks which one", "not understood"]))
+    }
+
+    /// The scenario reads every utterance with both readers; the figures' presence and shape
+    /// are checked, not their values (nothing here is timed).
+    @Test("the understanding scenario reports both readers per utterance, the ratio and a new process's load and first reading as JSON")
+    func understandingJSON() throws {
+        let result = try CLIRunner.run(["--events", "300", "--samples", "60", "--load-rounds", "2", "--scenario", "understanding", "--json"],
+                                       program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try JSONParser.parse(result.stdout)
+        guard case .array(let scenarios)? = root["scenarios"] else {
+            Issue.record("no scenarios in \(result.stdout.prefix(500))")
+            return
+        }
+        #expect(scenarios.map { $0["name"]?.stringValue } == ["understanding"])
+        let scenario = try #require(scenarios.first)
+        #expect(scenario["reference"] == "phrase-reader")
+        #expect(scenario["result"]?["ms"]?["count"] == .int(60))
+        #expect(scenario["referenceResult"]?["ms"]?["count"] == .int(60))
+        func number(_ value: JSONValue?) -> Double? {
+            switch value {
+            case .int(let number)?: return Double(number)
+            case .double(let number)?: return number
+            default: return nil
+            }
+        }
+        let figures = try #require(scenario["understanding"])
+        let utterances = try #require(number(figures["utterances"]))
+        #expect(utterances >= 40)
+        guard case .object(let kinds)? = figures["kinds"] else {
+            Issue.record("no kinds in \(figures)")
+            return
+        }
+        #expect(Set(kinds.keys) == ["request", "question", "description", "reminder", "not understood"])
+        #expect(kinds.compactMap { number($0.value) }.reduce(0, +) == utterances)
+        for reader in ["statistical", "phrases"] {
+            for key in ["p50Microseconds", "p99Microseconds", "cpuP50Microseconds", "meanMicroseconds"] {
+                #expect((number(figures[reader]?[key]) ?? 0) > 0, "\(reader) \(key)")
+            }
+            let understood = try #require(number(figures[reader]?["understood"]), "\(reader)")
+            #expect(understood <= utterances)
+        }
+        #expect((number(figures["p50Ratio"]) ?? 0) > 0)
+        // The slowest utterances, each with both readers' p50, slowest first.
+        guard case .array(let slowest)? = figures["slowest"] else {
+            Issue.record("no slowest utterances in \(figures)")
+            return
+        }
+        #expect(slowest.count == 5)
+        #expect(slowest.allSatisfy { !($0["text"]?.stringValue ?? "").isEmpty && number($0["phrasesP50Microseconds"]) != nil })
+        let slowestP50 = slowest.compactMap { number($0["statisticalP50Microseconds"]) }
+        #expect(slowestP50.count == 5 && slowestP50 == slowestP50.sorted(by: >), "\(slowestP50)")
+        #expect(figures["targetP50Microseconds"] == .double(2_000))
+        if case .bool? = figures["targetMet"] {} else { Issue.record("targetMet is not a yes or no: \(String(describing: figures["targetMet"]))") }
+        let load = try #require(figures["load"])
+        guard case .array(let rounds)? = load["rounds"] else {
+            Issue.record("no load rounds in \(load)")
+            return
+        }
+        #expect(rounds.count == 2)
+        for key in ["schemaLoadMs", "openMs", "firstReadingMs", "firstReadingCPUMs", "secondReadingMs", "schemaLoadAndFirstReadingMs"] {
+            #expect((number(load[key]) ?? 0) > 0, "\(key)")
+        }
+        // The first reading is one the phrases do not cover: the statistical reader reads it,
+        // so the model was trained inside the time measured.
+        for round in rounds { #expect(round["firstReader"] == "statistical", "\(round)") }
+        #expect(load["targetMs"] == .double(1_000))
+        if case .bool? = load["targetMet"] {} else { Issue.record("the load target's verdict is not a yes or no: \(String(describing: load["targetMet"]))") }
+        // Both targets are in the table of targets.
+        guard case .array(let targets)? = root["targets"] else {
+            Issue.record("no targets")
+            return
+        }
+        let names = targets.compactMap { $0["figure"]?.stringValue }
+        #expect(names == ["understanding one utterance, p50 (statistical reader on)", "schema load + first reading (training included), median"])
     }
 
     @Test("the opt-in conversation-lookups scenario runs when named")

@@ -220,4 +220,17 @@ struct StatisticalReaderTests {
         #expect(turn.outcome == .needsConfirmation, "\(turn.reply)")
         #expect(turn.reply.contains("Rocket Engine Test"), "\(turn.reply)")
     }
+
+    @Test("a reminder about an event that exists adds an alarm to it, before its start by what is said; its other alarms stay")
+    func reminderOnExisting() throws {
+        let fixture = try ConversationFixture()
+        let first = fixture.say("remind me about the rocket engine test 30 minutes before")
+        #expect(first.reply == "Changed the alarms of “Rocket Engine Test”. I'll remind you 30 minutes before it starts.", "\(first.reply)")
+        let second = fixture.say("remind me about the rocket engine test")
+        #expect(second.reply.hasSuffix("I'll remind you when it starts."), "\(second.reply)")
+        let test = try #require(fixture.event("Rocket Engine Test"))
+        guard case .array(let alarms)? = test["alarms"] else { Issue.record("no alarms"); return }
+        #expect(alarms.count == 2)
+        #expect(fixture.events.count == 6)
+    }
 }

@@ -55,6 +55,11 @@ extension Conversation {
         for (name, slot) in ordered where name != draft.intent.targetParameter?.name {
             guard let parameter = draft.intent.parameter(name) else { continue }
             switch slot {
+            case .value(.array(let added)) where draft.appends.contains(name):
+                // Added to what the record holds: its other alarms stay.
+                var held: [Value] = []
+                if let target, case .array(let items)? = target[name] { held = items }
+                request.parameters[name] = .set(.array(held + added))
             case .value(let value): request.parameters[name] = .set(value)
             case .cleared: request.parameters[name] = .cleared
             case .time(var resolution):

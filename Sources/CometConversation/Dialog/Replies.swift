@@ -18,7 +18,7 @@ extension Conversation {
         switch outcome {
         case .done(let result):
             var reply = result.dialog.full
-            if result.action == .create, let said = draft?.saidAfter { reply += " " + said }
+            if result.action == .create || result.action == .update, let said = draft?.saidAfter { reply += " " + said }
             if result.action == .search, draft?.asksFree == true {
                 // "Am I free Saturday afternoon?" is a yes or a no, then what is in the way.
                 let count = result.occurrences.count

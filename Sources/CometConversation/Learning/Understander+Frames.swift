@@ -35,6 +35,7 @@ extension Understander {
         case .create:
             guard let entity else { return nil }
             let reminder = language.reminderVerb(of: intent.name, in: words.keys)
+            if let reminder, let change = reminderOnExisting(reminder, frame, words, intent: intent, entity: entity) { return .request(change) }
             if let reminder { setReminder(intent, said: words[reminder], into: &draft) }
             if let title = entity.titleProperty, intent.parameter(title.name) != nil,
                let said = titleAfter(reminder, frame, words)
@@ -210,6 +211,46 @@ extension Understander {
         while end < keys.count, !stops.contains(keys[end]), !frame.times.contains(where: { $0.range.contains(end) }) { end += 1 }
         guard start < end, keys[start..<end].allSatisfy({ model.token($0) == TrainingSentences.unknown }) else { return nil }
         return start..<end
+    }
+
+    /// "remind me about the rocket test 30 minutes before": a reminder about a record that
+    /// exists is an alarm added to it (the intent that changes the entity, its parameter that
+    /// `@reminder` marks on the create), before or after its start by the duration said.
+    private func reminderOnExisting(_ verb: Range<Int>, _ frame: StatisticalFrame, _ words: Utterance, intent: IntentDefinition,
+                                    entity: EntityDefinition) -> Draft? {
+        let keys = words.keys
+        guard ["about", "of"].contains(keys[verb.upperBound - 1]) || (verb.upperBound < keys.count && ["about", "of"].contains(keys[verb.upperBound])),
+              let reminding = intent.parameters.first(where: { $0.annotations.contains(named: "reminder") }),
+              let update = registry.allIntents.first(where: { $0.action == .update && $0.entity == entity.name }),
+              let target = update.targetParameter, let alarms = update.parameter(reminding.name),
+              case .union(let unionName) = alarms.type.base, let union = registry.union(unionName),
+              let durationCase = union.cases.first(where: { $0.type.base == .builtin(.duration) }) else { return nil }
+        // The offset: a duration followed by "before" or "after"; none is at the start.
+        var offset = DurationValue()
+        var offsetRange: Range<Int>?
+        for span in frame.times {
+            guard case .duration(let duration) = span.resolution, span.range.upperBound < keys.count,
+                  ["before", "after", "early", "ahead"].contains(keys[span.range.upperBound]) else { continue }
+            offset = DurationValue(isNegative: keys[span.range.upperBound] != "after", weeks: duration.weeks, days: duration.days, hours: duration.hours,
+                                   minutes: duration.minutes, seconds: duration.seconds)
+            offsetRange = span.range.lowerBound..<(span.range.upperBound + 1)
+        }
+        let start = keys[verb.upperBound - 1] == "about" || keys[verb.upperBound - 1] == "of" ? verb.upperBound : verb.upperBound + 1
+        let end = offsetRange?.lowerBound ?? keys.count
+        guard start < end else { return nil }
+        let named = words[start..<end]
+        guard let mention = mention(named, of: entity.name), case .text(let text) = mention else { return nil }
+        if case .notFound = lookup(entity.name, text) { return nil }
+        var draft = Draft(intent: update, slots: [:], timeParameter: nil)
+        draft.slots[target.name] = .mention(mention)
+        draft.sourceWords[target.name] = named
+        let alarm = Value.union(durationCase.name, .duration(offset))
+        draft.slots[alarms.name] = .value(alarms.type.isArray ? .array([alarm]) : alarm)
+        draft.sourceWords[alarms.name] = offsetRange.map { words[$0] } ?? words[verb]
+        draft.appends = [alarms.name]
+        let when = offset.approximateSeconds == 0 ? "when it starts" : engine.display(alarm, type: TypeExpression(alarms.type.base)) + " it starts"
+        draft.saidAfter = "I'll remind you \(when)."
+        return draft
     }
 
     /// After a reminder verb and the "to", "about", "of" or "that" that ends or follows it

@@ -26,6 +26,9 @@ struct Draft: Sendable {
     var saidAfter: String?
     /// A search asked as "am I free …?": answered yes or no, with what is in the way.
     var asksFree = false
+    /// Array parameters whose values are added to what the record has, not put in its place
+    /// (an alarm added by "remind me about …").
+    var appends: [String] = []
     /// Time expressions said and put in no slot ("tomorrow afternoon" as a new event's start):
     /// the interpretation shows them and the reply says so.
     var unusedTimes: [Utterance] = []

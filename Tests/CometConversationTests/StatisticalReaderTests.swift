@@ -233,4 +233,14 @@ struct StatisticalReaderTests {
         #expect(alarms.count == 2)
         #expect(fixture.events.count == 6)
     }
+
+    @Test("who declined, accepted or hasn't answered: the attendees in that state, by the question's own answer")
+    func attendeeStates() throws {
+        let fixture = try ConversationFixture()
+        #expect(fixture.say("who declined the picnic").reply == "Nobody has declined “Picnic”.")
+        #expect(fixture.say("who hasn't answered about the picnic").reply == "Alan Turing hasn't answered about “Picnic”.")
+        #expect(fixture.say("who said yes to the picnic").reply == "Ada Lovelace accepted “Picnic”.")
+        #expect(fixture.say("who might come to the picnic").reply == "Grace Hopper might come to “Picnic”.")
+        #expect(fixture.say("who's coming to the picnic").reply.contains("Alan Turing (needs action)"))
+    }
 }

@@ -68,6 +68,23 @@ struct LanguageAnnotationTests {
         #expect(notAnAlarm.contains("needs a parameter of a union with a Duration case (an alarm); 'name' is 'String'"), "\(notAnAlarm)")
         let badFlag = try #require(errors("@verbs(\"add\", reminder: \"yes\")\nintent createItem creates Item {\n  name: String\n}\n"))
         #expect(badFlag.contains("takes reminder: true or false"), "\(badFlag)")
+        let badOnly = try #require(errors("""
+        enum Answer {
+          yes
+          no
+        }
+        transient entity Guest {
+          @title name: String
+          answer: Answer = .no
+        }
+        indexed entity Party {
+          id: UUID
+          @title title: String
+          @question("who declined {}", only: maybe) guests: [Guest] = []
+        }
+
+        """))
+        #expect(badOnly.contains("only: names 'maybe', which is no case of an enum of the items of 'guests'"), "\(badOnly)")
         let badFree = try #require(errors("@verbs(\"am i free\", free: 1)\nintent listItems searches Item {\n  @role(text) text: String?\n}\n"))
         #expect(badFree.contains("takes free: true or false"), "\(badFree)")
     }

@@ -20,6 +20,7 @@ extension Conversation {
         let title = "“\(registry.title(of: record))”"
         let property = question.property
         if case .name("mailto")? = question.annotation.labelled["kind"] { return mailto(record, title: title, property: property) }
+        if case .name(let only)? = question.annotation.labelled["only"] { return answer(question, only: only, about: record, title: title) }
         let template = property.annotations.first(named: "answer")
         let label = property.annotations.first(named: "display")?.firstString ?? ConversationText.words(property.name)
 
@@ -40,6 +41,29 @@ extension Conversation {
         if let says = template?.firstString { return fill(says, title: title, value: said.value, count: said.count) }
         if case .array = record[property.name] { return "\(title) has \(said.count) \(label): \(said.value)." }
         return "The \(label) of \(title) is \(said.value)."
+    }
+
+    /// "who declined the picnic": the items of the list in one case of their enum (an attendee's
+    /// answer), by title, said through the question's own `answer:` and `none:`.
+    private func answer(_ question: QuestionDraft, only: String, about record: EntityRecord, title: String) -> String {
+        let property = question.property
+        var names: [String] = []
+        if case .array(let items)? = record[property.name], case .entity(let itemEntity) = property.type.element.base,
+           let definition = registry.entity(itemEntity) {
+            let states = definition.properties.filter { if case .enumeration = $0.type.base { return true } else { return false } }
+            for case .object(let fields) in items where states.contains(where: { (fields[$0.name] ?? $0.defaultValue) == .enumCase(only) }) {
+                guard let titleProperty = definition.titleProperty, let value = fields[titleProperty.name] else { continue }
+                if case .person(let person) = value { names.append(person.name ?? person.email ?? engine.display(value, type: titleProperty.type)) }
+                else { names.append(engine.display(value, type: titleProperty.type)) }
+            }
+        }
+        let said = ConversationText.list(names)
+        if names.isEmpty {
+            if let none = question.annotation.string("none") { return fill(none, title: title, value: "", count: 0) }
+            return "Nobody in \(title) is \(ConversationText.words(only))."
+        }
+        if let says = question.annotation.string("answer") { return fill(says, title: title, value: said, count: names.count) }
+        return Replies.sentence(said) + "."
     }
 
     /// "on Sat Jun 13 14:00–16:00, in 5 days": the next occurrence from now.

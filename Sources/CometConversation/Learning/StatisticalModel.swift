@@ -56,7 +56,14 @@ final class StatisticalModel: Sendable {
         var labelEntity: [String: QualifiedName] = [:]
         for intent in registry.allIntents { if let entity = intent.entity { labelEntity[intent.name.description] = entity } }
         for entity in registry.allEntities {
-            for property in entity.properties { labelEntity[TrainingSentences.questionLabel(entity.name, property.name)] = entity.name }
+            for property in entity.properties {
+                labelEntity[TrainingSentences.questionLabel(entity.name, property.name)] = entity.name
+                for annotation in property.annotations where annotation.name == "question" {
+                    if case .name(let only)? = annotation.labelled["only"] {
+                        labelEntity[TrainingSentences.questionLabel(entity.name, property.name, only: only)] = entity.name
+                    }
+                }
+            }
         }
         self.labelEntity = labelEntity
         let timed = registry.allEntities.filter { $0.kind == .indexed && $0.temporalFields != nil }.map(\.name)

@@ -42,7 +42,9 @@ struct TrainingSentences {
     var random: SplitMix64
 
     /// The class of a question about one property.
-    static func questionLabel(_ entity: QualifiedName, _ property: String) -> String { "?" + entity.description + "." + property }
+    static func questionLabel(_ entity: QualifiedName, _ property: String, only: String? = nil) -> String {
+        "?" + entity.description + "." + property + (only.map { "#" + $0 } ?? "")
+    }
 
     init(registry: Registry, language: DeclaredLanguage, seed: UInt64 = 19) {
         self.registry = registry
@@ -68,7 +70,18 @@ struct TrainingSentences {
         }
         for entity in registry.allEntities {
             for property in entity.properties {
-                let questions = property.annotations.filter { $0.name == "question" && $0.labelled["kind"] == nil }.compactMap(\.firstString)
+                // Questions that list only one case ("who declined {}") are a class of their own.
+                var byCase: [String: [String]] = [:]
+                for annotation in property.annotations where annotation.name == "question" && annotation.labelled["kind"] == nil {
+                    guard let text = annotation.firstString else { continue }
+                    if case .name(let only)? = annotation.labelled["only"] { byCase[only, default: []].append(text) }
+                }
+                for (only, texts) in byCase.sorted(by: { $0.key < $1.key }) {
+                    let label = TrainingSentences.questionLabel(entity.name, property.name, only: only)
+                    for _ in 0..<perClass { sentences.append(question(pick(texts), entity: entity.name, label: label)) }
+                }
+                let questions = property.annotations.filter { $0.name == "question" && $0.labelled["kind"] == nil && $0.labelled["only"] == nil }
+                    .compactMap(\.firstString)
                 guard !questions.isEmpty else { continue }
                 let label = TrainingSentences.questionLabel(entity.name, property.name)
                 // "what's the address of {}": the property asked about by one of its words.

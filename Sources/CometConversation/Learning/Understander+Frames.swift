@@ -321,11 +321,17 @@ extension Understander {
     // MARK: Parts
 
     private func question(_ frame: StatisticalFrame, _ words: Utterance) -> Reading? {
-        let path = frame.label.dropFirst()
+        let parts = frame.label.dropFirst().split(separator: "#", maxSplits: 1)
+        let path = parts[0]
+        let only = parts.count > 1 ? String(parts[1]) : nil
         guard let dot = path.lastIndex(of: ".") else { return nil }
         let entityName = String(path[..<dot]), propertyName = String(path[path.index(after: dot)...])
         guard let entity = registry.allEntities.first(where: { $0.name.description == entityName }), let property = entity.property(propertyName),
-              let annotation = property.annotations.first(where: { $0.name == "question" && $0.labelled["kind"] == nil }) else { return nil }
+              let annotation = property.annotations.first(where: { annotation in
+                  guard annotation.name == "question", annotation.labelled["kind"] == nil else { return false }
+                  if case .name(let named)? = annotation.labelled["only"] { return named == only }
+                  return only == nil
+              }) else { return nil }
         let mention = description(frame, words, times: frame.times, entity: entity.name)
         return .question(QuestionDraft(entity: entity, property: property, annotation: annotation, mention: mention?.mention, mentionWords: mention?.words))
     }

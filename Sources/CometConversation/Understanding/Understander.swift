@@ -153,6 +153,12 @@ final class Understander {
         // A class alone, said with little else ("cancel", "set a reminder"), asks for the rest;
         // one the reader is unsure of needs something in the words too.
         guard frame.probability >= 0.6 || Understander.saysSomething(reading) else { return refuse(.empty) }
+        // A question the reader is unsure of, about words that name nothing: more likely about
+        // something else ("what's the weather like") than a record not there.
+        if frame.probability < 0.6, case .question(let question) = reading, case .text(let text)? = question.mention,
+           case .notFound = lookup(question.entity.name, text) {
+            return refuse(.elsewhere)
+        }
         return Found(reading: reading, strict: true, frame: frame)
     }
 

@@ -8,6 +8,18 @@ struct Checker {
 
     /// Every declaration by qualified name, with the domain it belongs to.
     var table: [QualifiedName: DeclarationSyntax] = [:]
+
+    /// Every case of every enum property of the entity a list property holds: what a
+    /// `@question(only:)` may name.
+    func itemCases(of type: TypeExpression, in domain: String) -> Set<String> {
+        guard case .entity(let name) = type.base, case .entity(let entity)? = table[name] else { return [] }
+        var cases = Set<String>()
+        for member in entity.properties {
+            let enumName = QualifiedName(domain: member.type.domain?.name ?? domain, name: member.type.name.name)
+            if case .enumeration(let syntax)? = table[enumName] { cases.formUnion(syntax.cases.map(\.name.name)) }
+        }
+        return cases
+    }
     /// Declarations per domain in file order (the registry keeps this order).
     var order: [String: [DeclarationSyntax]] = [:]
     var domainDocs: [String: String] = [:]
@@ -120,6 +132,13 @@ struct Checker {
             }
             if let length = annotations.first(named: "defaultLength") {
                 checkDefaultLength(length)
+            }
+            for question in annotations where question.name == "question" {
+                guard case .name(let only)? = question.labelled["only"] else { continue }
+                if !itemCases(of: type, in: domain).contains(only) {
+                    diagnostics.append(.annotationArgument("question", "only: names '\(only)', which is no case of an enum of the items of '\(member.name.name)'",
+                                                           at: question.location, length: 9))
+                }
             }
             let defaultValue = member.defaultValue.flatMap { checkDefault($0, for: member.name, type: type, registry: registry) }
             properties.append(PropertyDefinition(

@@ -54,7 +54,7 @@ let package = Package(
         // (in-process, over its socket) against the same requests on the engine.
         .executableTarget(
             name: "cometcal-bench",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CSQLite"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite"]
         ),
 
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 
 /// Writes a realistic iCalendar file, the same bytes for the same seed and size, as a calendar
 /// app's export looks: VTIMEZONE blocks for the zones it uses, DTSTAMP/CREATED/LAST-MODIFIED

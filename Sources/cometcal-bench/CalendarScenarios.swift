@@ -2,6 +2,7 @@ import Foundation
 import CometSchema
 import CometStore
 import CometIntents
+import CometText
 
 /// The calendar scenarios: intents through the engine on the seeded store (and one query
 /// straight on the store, to tell the engine's share from the store's).

@@ -3,6 +3,7 @@ import Dispatch
 import CometSchema
 import CometIntents
 import CometDaemon
+import CometText
 
 /// The daemon scenario: the daemon runs in this process (`Daemon.startServing`, wired as
 /// cometcald wires it: a DaemonService with its reader pool and writer behind a SocketServer) on

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 
 /// The shapes of generated events, for the mix report and per-kind breakdowns.
 enum EventKind: String, CaseIterable {

@@ -2,6 +2,7 @@ import Foundation
 import CometSchema
 import CometStore
 import CometIntents
+import CometText
 
 /// Event ids by shape, with O(1) random pick and removal, so updates and deletes can aim at
 /// single events or at series.

@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CSQLite
+import CometText
 
 /// A plain SQLite table shaped like an event row (text columns for the structured values, an
 /// indexed start key), with as many rows as the store has events, plus an FTS5 table over the

@@ -1,3 +1,5 @@
+import CometText
+
 /// A greedy left-to-right sequence tagger with averaged perceptron weights: the statistical
 /// reader's slot tagger. Each word's tag is scored from the words around it, the tag before
 /// it and the intent the sentence was read as; averaging the weights over every update keeps
@@ -26,7 +28,7 @@ struct AveragedPerceptron: Sendable {
         var order = Array(examples.indices)
         var random = SplitMix64(seed: seed)
         for _ in 0..<epochs {
-            order.shuffle(using: &random)
+            random.shuffle(&order)
             for index in order {
                 let example = examples[index]
                 var previous = "^"

@@ -1,4 +1,5 @@
 import Foundation
+import CometText
 
 /// A multinomial logistic regression over sparse binary features, trained by stochastic
 /// gradient descent: the statistical reader's intent classifier. Small, deterministic (the
@@ -23,7 +24,7 @@ struct LogisticRegression: Sendable {
         var random = SplitMix64(seed: seed)
         let width = classes.count
         for epoch in 0..<epochs {
-            order.shuffle(using: &random)
+            random.shuffle(&order)
             let rate = learningRate / (1 + Float(epoch) * 0.5)
             for position in order {
                 let (features, label) = encoded[position]
@@ -67,18 +68,5 @@ struct LogisticRegression: Sendable {
         featureIndex[feature] = next
         weights += Array(repeating: 0, count: classes.count)
         return next
-    }
-}
-
-/// A small, fast, seeded generator, so that training gives the same model on every machine.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import CometSchema
+import CometText
 
 /// What a word is to the request, as the slot tagger labels it.
 enum SlotTag: String, Sendable, CaseIterable {
@@ -123,8 +124,8 @@ struct TrainingSentences {
 
     // MARK: Pieces
 
-    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
-    private mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
+    private mutating func chance(_ percent: Int) -> Bool { random.int(0...99) < percent }
+    private mutating func pick<T>(_ items: [T]) -> T { random.pick(items) }
 
     private mutating func lead(_ sentence: inout TrainingSentence) {
         guard chance(30) else { return }
@@ -150,7 +151,7 @@ struct TrainingSentences {
     /// sometimes with declared words in it, since titles are said in ordinary words ("call the
     /// <w>", "pick up the <w>"): a word's place, not only the word, says it is a title.
     private mutating func title(_ entity: QualifiedName) -> [String] {
-        switch Int.random(in: 0..<12, using: &random) {
+        switch random.int(0...11) {
         case 0, 1: return unknownWords() + noun(entity)
         case 2: return noun(entity)
         case 3, 4:
@@ -216,7 +217,7 @@ struct TrainingSentences {
             sentence.add(pick([["everything"], ["anything"], ["all", "events"]]) + timeWords())
             return
         }
-        switch Int.random(in: 0..<9, using: &random) {
+        switch random.int(0...8) {
         case 0:
             sentence.add(determiner())
             sentence.add(noun(entity), .name)
@@ -279,7 +280,7 @@ struct TrainingSentences {
     private mutating func create(_ entity: QualifiedName, bare: Bool, _ sentence: inout TrainingSentence) {
         var parts: [(inout TrainingSentence) -> Void] = []
         let title = self.title(entity)
-        let style = bare ? Int.random(in: 0..<6, using: &random) : Int.random(in: 3..<6, using: &random)
+        let style = bare ? random.int(0...5) : random.int(3...5)
         let noun = self.noun(entity)
         let link = pick([["called"], ["named"], ["for"], ["about"], ["titled"]])
         switch style {
@@ -309,7 +310,7 @@ struct TrainingSentences {
             container(entity, &words, preposition: ["to", "on", "in"])
             parts.append { [words] in $0.add(words.tokens) }
         }
-        parts.shuffle(using: &random)
+        random.shuffle(&parts)
         for part in parts { part(&sentence) }
     }
 
@@ -349,7 +350,7 @@ struct TrainingSentences {
     }
 
     private mutating func search(_ intent: IntentDefinition, entity: QualifiedName, _ sentence: inout TrainingSentence) {
-        switch Int.random(in: 0..<6, using: &random) {
+        switch random.int(0...5) {
         case 0:
             sentence.add(pick([["any"], ["my"], ["all", "my"], ["the"], []]))
             sentence.add(noun(entity, plural: true), .name)

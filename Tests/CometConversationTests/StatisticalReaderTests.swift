@@ -243,4 +243,15 @@ struct StatisticalReaderTests {
         #expect(fixture.say("who might come to the picnic").reply == "Grace Hopper might come to “Picnic”.")
         #expect(fixture.say("who's coming to the picnic").reply.contains("Alan Turing (needs action)"))
     }
+
+    @Test("a new request that interrupts a question drops it, and says so; a later yes answers nothing")
+    func interrupted() throws {
+        let fixture = try ConversationFixture()
+        let before = try fixture.fingerprint()
+        #expect(fixture.say("move the picnic to 5pm").outcome == .needsConfirmation)
+        let search = fixture.say("what's on tomorrow")
+        #expect(search.reply.hasSuffix("(I've dropped the event change I was asking about; nothing was written for it.)"), "\(search.reply)")
+        #expect(fixture.say("yes").reply.hasPrefix("There's nothing waiting for a yes or a no right now."))
+        #expect(try fixture.fingerprint() == before)
+    }
 }

@@ -82,7 +82,16 @@ public final class Conversation {
         if let pending = state.pending, let turn = answer(pending, utterance) {
             return turn.read(as: answerInterpretation(pending, text: text, understood: turn.understood))
         }
-        return request(utterance, text: text)
+        let interrupted = state.pending
+        let turn = request(utterance, text: text)
+        // A new request drops the question it interrupts: said, so a later "yes" is not taken
+        // for an answer to it. (A question about the store keeps it pending, and says nothing.)
+        guard let interrupted, state.pending?.prompt != interrupted.prompt, turn.understood,
+              case .request(let dropped) = interrupted.subject else { return turn }
+        let what = dropped.intent.action.map { "the \(engine.noun(dropped.intent.entity ?? QualifiedName(domain: "", name: ""), count: 1)) \($0 == .create ? "being added" : $0 == .delete ? "deletion" : "change")" }
+            ?? "the last request"
+        return Turn(reply: turn.reply + " (I've dropped \(what) I was asking about; nothing was written for it.)", outcome: turn.outcome,
+                    snippet: turn.snippet, understood: turn.understood, interpretation: turn.interpretation)
     }
 
     /// An answer is read against the question pending: it carries the intent asked for, with

@@ -67,10 +67,17 @@ extension Understander {
             index += 1
         }
         guard declared > 0 else { return nil }
-        let probabilities = model.classifier.probabilities(model.intentFeatures(tokens))
+        var probabilities = model.classifier.probabilities(model.intentFeatures(tokens))
         let keys = words.keys
-        let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }.filter { model.allows(model.classifier.classes[$0], keys) }
+        var ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }.filter { model.allows(model.classifier.classes[$0], keys) }
         guard !ranked.isEmpty else { return nil }
+        // Noise never names the domain's kinds: a request that says "meeting" is not about
+        // something else, whatever else it says. The rest are read as likely given that.
+        if model.classifier.classes[ranked[0]] == TrainingSentences.noneLabel, tokens.contains(where: model.nouns.contains), ranked.count > 1 {
+            let noise = probabilities[ranked[0]]
+            ranked.removeFirst()
+            probabilities = probabilities.map { $0 / max(1 - noise, 1e-6) }
+        }
         let label = model.classifier.classes[ranked[0]]
         let tagged = model.tagger.tag(tokens, context: StatisticalModel.context(label))
         var tags = Array(repeating: SlotTag.outside, count: words.words.count)

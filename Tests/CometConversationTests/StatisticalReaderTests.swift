@@ -254,4 +254,23 @@ struct StatisticalReaderTests {
         #expect(fixture.say("yes").reply.hasPrefix("There's nothing waiting for a yes or a no right now."))
         #expect(try fixture.fingerprint() == before)
     }
+
+    @Test("my next meeting is the first from now, not a list; a clock time is the nearer of its two readings; who follows with")
+    func nextNearestAndWith() throws {
+        let fixture = try ConversationFixture()
+        #expect(fixture.say("what's my next meeting").reply == "Next: “Rocket Engine Test”, Tue Jun 9 14:00–16:00.")
+        let moved = fixture.say("move the rocket engine test on Tuesday to 10")
+        #expect(moved.reply == "Moved “Rocket Engine Test” to Tue Jun 9 10:00–12:00.", "\(moved.reply)")
+        let call = fixture.say("book a call with Priya at ten am on Monday")
+        #expect(call.reply.hasPrefix("Created “call with Priya” for Mon Jun 15 10:00–11:00."), "\(call.reply)")
+    }
+
+    @Test("remind me three days before the picnic: an alarm on the picnic, asked first since it has attendees")
+    func reminderBefore() throws {
+        let fixture = try ConversationFixture()
+        let asked = fixture.say("remind me three days before the picnic")
+        #expect(asked.outcome == .needsConfirmation, "\(asked.reply)")
+        let done = fixture.say("yes")
+        #expect(done.reply == "Changed the alarms of “Picnic”. I'll remind you 3 days before it starts.", "\(done.reply)")
+    }
 }

@@ -291,15 +291,24 @@ extension Conversation {
         return .turn(Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true))
     }
 
-    /// "move it to 7:30" said of a record at 20:00 means 19:30: a clock time said without a
-    /// morning or an evening keeps the one of the time it replaces.
+    /// "move it to 7:30" said of a record at 20:00 means 19:30, and "to 10" of one at 14:00
+    /// means 10:00: a clock time said without a morning or an evening is the one of its two
+    /// readings nearer the time it replaces (the parser's reading when they are as near).
     static func inheritingMeridiem(_ resolution: TemporalResolution, said: Utterance?, from base: DateTimeValue, zone: TimeZone) -> TemporalResolution {
-        guard base.wallTime(in: zone).hour >= 12, !saysMeridiem(said) else { return resolution }
+        guard !saysMeridiem(said) else { return resolution }
+        let local = base.wallTime(in: zone)
+        let was = local.hour * 60 + local.minute
+        func nearer(_ hour: Int, _ minute: Int) -> Int {
+            let morning = (hour % 12) * 60 + minute, evening = morning + 12 * 60
+            let said = hour * 60 + minute
+            let other = said == morning ? evening : morning
+            return abs(other - was) < abs(said - was) ? other / 60 : hour
+        }
         switch resolution {
-        case .timeOfDay(let hour, let minute) where (1..<12).contains(hour):
-            return .timeOfDay(hour: hour + 12, minute: minute)
-        case .shift(.toTimeOfDay(let hour, let minute)) where (1..<12).contains(hour):
-            return .shift(.toTimeOfDay(hour: hour + 12, minute: minute))
+        case .timeOfDay(let hour, let minute) where hour % 12 != 0:
+            return .timeOfDay(hour: nearer(hour, minute), minute: minute)
+        case .shift(.toTimeOfDay(let hour, let minute)) where hour % 12 != 0:
+            return .shift(.toTimeOfDay(hour: nearer(hour, minute), minute: minute))
         default:
             return resolution
         }

@@ -19,6 +19,15 @@ extension Conversation {
         case .done(let result):
             var reply = result.dialog.full
             if result.action == .create || result.action == .update, let said = draft?.saidAfter { reply += " " + said }
+            if result.action == .search, draft?.nextOnly == true {
+                // "What's my next meeting?" is the first one, not a list.
+                guard let first = result.occurrences.first else {
+                    return Turn(reply: "Nothing is coming up in the next year.", outcome: .done, snippet: nil, understood: true)
+                }
+                let when = engine.when(first.start, end: first.end, allDay: engine.isAllDay(first.record))
+                return Turn(reply: "Next: “\(registry.title(of: first.record))”, \(when).", outcome: .done, snippet: engine.snippet(of: first.record),
+                            understood: true)
+            }
             if result.action == .search, draft?.asksFree == true {
                 // "Am I free Saturday afternoon?" is a yes or a no, then what is in the way.
                 let count = result.occurrences.count

@@ -120,6 +120,12 @@ extension Understander {
                     draft.slots[from.name] = slot
                     draft.sourceWords[from.name] = span.words
                 }
+            } else if let from = intent.parameter(role: .from), let next = words.words.firstIndex(where: { Understander.nextWords.contains($0.key) && $0.key == "next" }) {
+                // "what's my next meeting": the first from now, over the year ahead.
+                let now = DateTimeValue.utc(parser.now)
+                draft.slots[from.name] = .time(.range(start: now, end: DateTimeValue.utc(parser.now.addingTimeInterval(366 * 86_400))))
+                draft.sourceWords[from.name] = words[next..<(next + 1)]
+                draft.nextOnly = true
             }
         }
         return .request(draft)
@@ -219,7 +225,14 @@ extension Understander {
     private func reminderOnExisting(_ verb: Range<Int>, _ frame: StatisticalFrame, _ words: Utterance, intent: IntentDefinition,
                                     entity: EntityDefinition) -> Draft? {
         let keys = words.keys
-        guard ["about", "of"].contains(keys[verb.upperBound - 1]) || (verb.upperBound < keys.count && ["about", "of"].contains(keys[verb.upperBound])),
+        // "remind me about X 30 minutes before", or "remind me three days before X".
+        let saysAbout = ["about", "of"].contains(keys[verb.upperBound - 1]) || (verb.upperBound < keys.count && ["about", "of"].contains(keys[verb.upperBound]))
+        let saysBefore = frame.times.contains { span in
+            if case .duration = span.resolution { return span.range.lowerBound == verb.upperBound && span.range.upperBound < keys.count
+                && ["before", "after"].contains(keys[span.range.upperBound]) }
+            return false
+        }
+        guard saysAbout || saysBefore,
               let reminding = intent.parameters.first(where: { $0.annotations.contains(named: "reminder") }),
               let update = registry.allIntents.first(where: { $0.action == .update && $0.entity == entity.name }),
               let target = update.targetParameter, let alarms = update.parameter(reminding.name),
@@ -235,10 +248,17 @@ extension Understander {
                                    minutes: duration.minutes, seconds: duration.seconds)
             offsetRange = span.range.lowerBound..<(span.range.upperBound + 1)
         }
-        let start = keys[verb.upperBound - 1] == "about" || keys[verb.upperBound - 1] == "of" ? verb.upperBound : verb.upperBound + 1
-        let end = offsetRange?.lowerBound ?? keys.count
-        guard start < end else { return nil }
-        let named = words[start..<end]
+        let named: Utterance
+        if saysBefore, let offsetRange {
+            // The record follows "before": "three days before the picnic".
+            guard offsetRange.upperBound < keys.count else { return nil }
+            named = words[offsetRange.upperBound..<keys.count]
+        } else {
+            let start = keys[verb.upperBound - 1] == "about" || keys[verb.upperBound - 1] == "of" ? verb.upperBound : verb.upperBound + 1
+            let end = offsetRange?.lowerBound ?? keys.count
+            guard start < end else { return nil }
+            named = words[start..<end]
+        }
         guard let mention = mention(named, of: entity.name), case .text(let text) = mention else { return nil }
         if case .notFound = lookup(entity.name, text) { return nil }
         var draft = Draft(intent: update, slots: [:], timeParameter: nil)
@@ -342,9 +362,15 @@ extension Understander {
         guard let first = frame.spans(.name).first else { return nil }
         var range = first
         // "lunch with Bob", "an appointment for Allen": the people are part of what it is called.
-        for person in frame.spans(.person) + frame.spans(.name).dropFirst()
-        where person.lowerBound == range.upperBound + 1 && ["with", "for"].contains(words.words[range.upperBound].key) {
-            range = range.lowerBound..<person.upperBound
+        for person in frame.spans(.person) + frame.spans(.name).dropFirst() {
+            let linked = person.lowerBound == range.upperBound + 1 && ["with", "for"].contains(words.words[range.upperBound].key)
+            let joined = person.lowerBound == range.upperBound && ["with", "for"].contains(words.words[range.upperBound - 1].key)
+            if linked || joined { range = range.lowerBound..<person.upperBound }
+        }
+        // A name that ends in "with" or "for" names who next, whatever the tagger made of it.
+        if ["with", "for"].contains(words.words[range.upperBound - 1].key), range.upperBound < words.words.count,
+           !frame.times.contains(where: { $0.range.lowerBound == range.upperBound }) {
+            range = range.lowerBound..<(range.upperBound + 1)
         }
         // "an appointment for Allen" tagged only "Allen": the kind before "for" or "with" is said too.
         let nouns = language.nounKeys(entity)

@@ -26,6 +26,8 @@ struct Draft: Sendable {
     var saidAfter: String?
     /// A search asked as "am I free …?": answered yes or no, with what is in the way.
     var asksFree = false
+    /// A search for "my next …": answered with the first match only.
+    var nextOnly = false
     /// Array parameters whose values are added to what the record has, not put in its place
     /// (an alarm added by "remind me about …").
     var appends: [String] = []

@@ -79,14 +79,19 @@ struct ScriptTests {
             < Ada   # the first guest
             < /a#b/ # a regex with a hash
             @expect event "Room #2" exists # quoted
+            < /Dolores/   # a park and/or a lawn
+            < /a/b/ # a slash inside
             """, path: "comments.convo")
         guard case .say(let said) = script.lines[0].directive, case .reply(.contains(let reply)) = script.lines[1].directive,
-              case .reply(.matches(let pattern)) = script.lines[2].directive, case .exists(_, let title, _) = script.lines[3].directive else {
+              case .reply(.matches(let pattern)) = script.lines[2].directive, case .exists(_, let title, _) = script.lines[3].directive,
+              case .reply(.matches(let park)) = script.lines[4].directive, case .reply(.matches(let slash)) = script.lines[5].directive else {
             Issue.record("unexpected directives"); return
         }
         #expect(said == "Who's #1?")
         #expect(reply == "Ada")
         #expect(pattern == "a#b")
         #expect(title == "Room #2")
+        #expect(park == "Dolores")
+        #expect(slash == "a/b")
     }
 }

@@ -95,8 +95,14 @@ public struct ConversationScript: Sendable {
     private static func replyCheck(_ text: String, problem: (String) -> Problem) throws(Problem) -> ReplyCheck {
         let body = text.trimmingCharacters(in: .whitespaces)
         if body.hasPrefix("/") {
-            // A regular expression runs to its last '/'; a comment may follow.
-            guard let close = body.dropFirst().lastIndex(of: "/") else { throw problem("a regular expression '/…' is not closed with '/'") }
+            // A regular expression runs to the first '/' after which only a comment or nothing
+            // follows (a comment may hold a '/' of its own: "# a park and/or a lawn"), else its last.
+            let closers = body.indices.dropFirst().filter { body[$0] == "/" }
+            let commentFollows: (String.Index) -> Bool = { index in
+                let rest = body[body.index(after: index)...].trimmingCharacters(in: .whitespaces)
+                return rest.isEmpty || rest.hasPrefix("#")
+            }
+            guard let close = closers.first(where: commentFollows) ?? closers.last else { throw problem("a regular expression '/…' is not closed with '/'") }
             let pattern = String(body[body.index(after: body.startIndex)..<close])
             let after = body[body.index(after: close)...].trimmingCharacters(in: .whitespaces)
             guard after.isEmpty || after.hasPrefix("#") else { throw problem("after the regular expression comes only a comment, not '\(after)'") }

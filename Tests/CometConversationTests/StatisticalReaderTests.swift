@@ -203,6 +203,12 @@ struct StatisticalReaderTests {
         let lunch = fixture.say("add lunch with Ada tomorrow afternoon")
         #expect(lunch.reply.hasPrefix("Created “lunch with Ada” for Tue Jun 9 12:00–13:00."), "\(lunch.reply)")
         #expect(lunch.reply.hasSuffix("It starts at the start of “tomorrow afternoon”; say a time to change it."), "\(lunch.reply)")
+        // The same through a declared phrase; a range said as one is kept.
+        let tea = fixture.say("schedule Tea for tomorrow afternoon")
+        #expect(tea.reply.hasPrefix("Created “Tea” for Tue Jun 9 12:00–13:00."), "\(tea.reply)")
+        #expect(tea.reply.hasSuffix("It starts at the start of “tomorrow afternoon”; say a time to change it."), "\(tea.reply)")
+        let cake = fixture.say("schedule Cake for tomorrow from 2 to 4pm")
+        #expect(cake.reply.hasPrefix("Created “Cake” for Tue Jun 9 14:00–16:00."), "\(cake.reply)")
         let reading = fixture.conversation.interpret("remind me about the upcoming holiday party")
         #expect(StatisticalReaderTests.slots(reading).contains("unused time upcoming"), "\(StatisticalReaderTests.slots(reading))")
         let party = fixture.say("remind me about the upcoming holiday party")

@@ -303,7 +303,15 @@ final class Understander {
         for (index, element) in pattern.enumerated() {
             guard case .slot(let name) = element, let range = match[name], let parameter = intent.parameter(name) else { continue }
             let lead = leadIn(pattern, before: index)
-            guard let slot = readSlot(words[range], parameter: parameter, intent: intent, lead: lead, strict: strict) else { return nil }
+            guard var slot = readSlot(words[range], parameter: parameter, intent: intent, lead: lead, strict: strict) else { return nil }
+            // "schedule Tea for tomorrow afternoon": a new record starts at the start of a part of
+            // one day, said in the reply, as the statistical reader does; it does not last it.
+            if intent.action == .create, name == intent.entity.flatMap(registry.entity)?.temporalFields?.start,
+               case .time(.range(let start, let end)) = slot, !Understander.saysRange(words[range]),
+               let from = start.instant, let to = end.instant, to.timeIntervalSince(from) <= 86_400 {
+                slot = .time(.instant(start))
+                draft.saidAfter = "It starts at the start of “\(words[range].text)”; say a time to change it."
+            }
             draft.slots[name] = slot
             draft.sourceWords[name] = words[range]
             if case .time = slot { draft.timeParameter = name }

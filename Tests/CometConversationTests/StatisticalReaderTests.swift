@@ -279,4 +279,16 @@ struct StatisticalReaderTests {
         let done = fixture.say("yes")
         #expect(done.reply == "Changed the alarms of “Picnic”. I'll remind you 3 days before it starts.", "\(done.reply)")
     }
+
+    @Test("a create phrase said of it changes the event in focus when nothing is asked, and reads as that change")
+    func callItRenames() throws {
+        let fixture = try ConversationFixture()
+        fixture.say("when's the rocket engine test")
+        let turn = fixture.say("call it Static Fire Test")
+        #expect(turn.outcome == .done, "\(turn.reply)")
+        #expect(turn.interpretation?.action == "update")
+        #expect(fixture.event("Static Fire Test") != nil)
+        #expect(fixture.event("Rocket Engine Test") == nil)
+        #expect(fixture.events.count == 6)
+    }
 }

@@ -132,8 +132,27 @@ public final class Conversation {
         case .question(let question): return ask(question).read(as: interpretation)
         case .request(let draft):
             state.pending = nil
+            if let changed = changingFocus(draft, utterance) {
+                // Shown as what it now is: a change of the record in focus.
+                return perform(changed).read(as: self.interpretation(of: changed, text: text, kind: .request, confidence: interpretation.confidence))
+            }
             return perform(draft).read(as: interpretation)
         }
+    }
+
+    /// "call it Static Fire Test" with an event in focus and nothing asked: a create phrase said
+    /// of "it" changes the record in focus, through its entity's update intent, when that intent
+    /// takes every value the words set. (While a new record is being made, the same words answer
+    /// its question instead.)
+    private func changingFocus(_ draft: Draft, _ utterance: Utterance) -> Draft? {
+        guard draft.intent.action == .create, let focus = state.focus, focus.entity == draft.intent.entity,
+              utterance.keys.contains("it"),
+              let update = registry.allIntents.first(where: { $0.action == .update && $0.entity == focus.entity }),
+              let target = update.targetParameter, draft.slots.keys.allSatisfy({ update.parameter($0) != nil }) else { return nil }
+        var changed = Draft(intent: update, slots: draft.slots, timeParameter: draft.timeParameter)
+        changed.sourceWords = draft.sourceWords
+        changed.slots[target.name] = .mention(.focus)
+        return changed
     }
 
     private func replay(_ outcome: IntentOutcome) -> Turn {

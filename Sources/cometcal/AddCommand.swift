@@ -64,7 +64,9 @@ struct AddCommand {
         default: what = "it reads as \(reading.action.map { "a \($0)" } ?? "a request") (\(reading.intent ?? "")), not an add"
         }
         if context.wantsJSON {
-            context.terminal.out(JSONWriter.compact(result(reading, reply: nil, outcome: "refused", written: false)))
+            guard case .object(var object) = result(reading, reply: nil, outcome: "refused", written: false) else { return .dataError }
+            object["problem"] = .string(what)
+            context.terminal.out(JSONWriter.compact(.object(object)))
         }
         context.terminal.err("cometcal add: nothing written: \(what). Say what to add and when, for example: cometcal add 'lunch with Bob tomorrow at 1pm'; or use cometcal chat.")
         return .dataError

@@ -203,7 +203,7 @@ enum Commands {
 
     static let addCommand = CommandSpec(
         name: "add", abstract: "Add what you say in one sentence: cometcal add 'lunch with Bob tomorrow at 1pm for an hour'.",
-        discussion: "Quick add, like khal's new and gcalcli's quick: the words are read as chat reads them, what was understood is shown (each value with the words it came from), and then it is written through the same intent as any other add, journalled and undoable. Only a request to create something is taken: words that read as a change, a deletion, a question or nothing are refused with exit 65 and write nothing, and so is a request that still lacks something (\"add lunch\" says that it needs a time). --dry-run shows the reading and writes nothing. Reads on this machine's store; with --connect, use chat. With --json, one object: interpretation, reply, outcome and written.",
+        discussion: "Quick add, like khal's new and gcalcli's quick: the words are read as chat reads them, what was understood is shown (each value with the words it came from), and then it is written through the same intent as any other add, journalled and undoable. Only a request to create something is taken: words that read as a change, a deletion, a question or nothing are refused with exit 65 and write nothing, and so is a request that still lacks something (\"add lunch\" says that it needs a time). --dry-run shows the reading and writes nothing. Reads on this machine's store; with --connect, use chat. With --json, one object: interpretation, reply, outcome and written, and for a refusal the problem.",
         options: [
             .flag("dry-run", help: "Show how the words are read; write nothing."),
         ],

@@ -291,4 +291,39 @@ struct StatisticalReaderTests {
         #expect(fixture.event("Rocket Engine Test") == nil)
         #expect(fixture.events.count == 6)
     }
+
+    // MARK: The training, as docs/conversation.md states it
+
+    @Test("220 generated requests per intent, plus three of each phrase; a verb after a determiner is a noun; a phrase's first word is not a verb another intent declares")
+    func training() throws {
+        let registry = try Registry.load(paths: [ConversationFixture.root.appendingPathComponent("Schemas").path])
+        let language = DeclaredLanguage(registry: registry)
+        var generator = TrainingSentences(registry: registry, language: language)
+        let sentences = generator.generate(perClass: StatisticalModel.sentencesPerClass)
+        let delete = try #require(registry.allIntents.first { $0.name.name == "deleteEvent" })
+        #expect(StatisticalModel.sentencesPerClass == 220)
+        #expect(sentences.filter { $0.label == delete.name.description }.count == 220 + 3 * delete.phrases.count)
+        let update = try #require(registry.allIntents.first { $0.name.name == "updateEvent" })
+        #expect(update.phrases.contains { if case .text(let text)? = $0.parts.first { return text.hasPrefix("make ") } else { return false } })
+        #expect(language.verbs[update.name]?.contains(["make"]) == false, "createEvent declares make")
+        #expect(language.verbs[update.name]?.contains(["reschedule"]) == true)
+        let model = StatisticalModel.shared(for: registry)
+        #expect(!model.intentFeatures(["my", "schedule"]).contains { $0.hasPrefix("v:") })
+        #expect(model.intentFeatures(["schedule", "<w>"]).contains("v:calendar.createEvent"))
+    }
+
+    @Test("noise never names the domain's kinds: a request with a noun is read among the other classes")
+    func noiseAndNouns() throws {
+        let fixture = try ConversationFixture()
+        let meeting = fixture.conversation.interpret("i need a meeting with the cfo on thursday")
+        #expect(meeting.closest.map { $0.label != "none" } ?? meeting.understood, "\(String(describing: meeting.closest))")
+        #expect(fixture.conversation.interpret("order a pizza for the crew").closest?.label == "none")
+    }
+
+    @Test("the thresholds docs/conversation.md states")
+    func thresholds() {
+        #expect(Understander.statisticalThreshold == 0.35)
+        #expect(Understander.leadingThreshold == 0.2)
+        #expect(Understander.overridesPhrase == 0.6)
+    }
 }

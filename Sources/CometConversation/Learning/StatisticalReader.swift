@@ -45,7 +45,6 @@ extension Understander {
     /// Reads `words` with the model trained from the schemas' declarations: the class, then
     /// the tags. Nil when no word of it is one the schemas declare (nothing to go on).
     func readFrame(_ words: Utterance) -> StatisticalFrame? {
-        let model = StatisticalModel.shared(for: registry)
         let times = timeSpans(words)
         var tokens: [String] = []
         var positions: [Int] = []  // token → first word

@@ -131,7 +131,7 @@ extension Understander {
         return .request(draft)
     }
 
-    var language: DeclaredLanguage { StatisticalModel.shared(for: registry).language }
+    var language: DeclaredLanguage { model.language }
 
     /// The property a change names by its declared words ("the location of", "the note on"),
     /// with where the words are; the title and time properties are named by other means.
@@ -205,7 +205,6 @@ extension Understander {
     /// none of them (a word they declare there is more likely part of the request).
     private func titleAfterVerb(_ intent: IntentDefinition, _ frame: StatisticalFrame, _ words: Utterance, entity: QualifiedName) -> Range<Int>? {
         let keys = words.keys
-        let model = StatisticalModel.shared(for: registry)
         guard let verbs = language.verbs[intent.name],
               let verb = keys.indices.lazy.compactMap({ start in
                   verbs.filter { start + $0.count <= keys.count && Array(keys[start..<(start + $0.count)]) == $0 }.map(\.count).max().map { start..<(start + $0) }
@@ -512,7 +511,6 @@ extension Understander {
         }
         // The tagger may leave the kind untagged ("cancel all appointments"): it is still said.
         let named = nameRanges.isEmpty ? (kindWords(words, entity: entity, times: times)?.words ?? []) : nameRanges.flatMap { words.words[$0] }
-        let model = StatisticalModel.shared(for: registry)
         let titleWords = named.filter { !nouns.contains($0.key) && !MentionReader.determiners.contains(model.token($0.key))
             && !Understander.nextWords.contains($0.key) && !Understander.lastWords.contains($0.key) && !Understander.allWords.contains($0.key) }
         if !titleWords.isEmpty { description.words = titleWords.map(\.text).joined(separator: " ") }

@@ -68,6 +68,9 @@ final class Understander {
     /// Why the statistical reader's reading of the last utterance was not taken, if it was
     /// not: its class, how sure it was, and the reason. What "I didn't understand" can name.
     private(set) var refusal: Refusal?
+    /// The statistical reader's model, looked up once: the process-wide cache is keyed by the
+    /// whole registry, too costly to hash on every word read.
+    lazy var model: StatisticalModel = StatisticalModel.shared(for: registry)
 
     struct Refusal: Sendable {
         enum Reason: String, Sendable {
@@ -168,7 +171,6 @@ final class Understander {
     /// not declare: "the harpsichord recital" is a title not found, "my upcoming events" is not
     /// a title at all.
     private func looksLikeTitle(_ reading: Reading) -> Bool {
-        let model = StatisticalModel.shared(for: registry)
         let text: String
         switch reading {
         case .request(let draft):

@@ -13,7 +13,8 @@ extension Understander {
     /// one: the same slots, mentions and time resolutions. Nil when the frame cannot make one
     /// (a class the schemas no longer have, a time that does not fit).
     func reading(_ frame: StatisticalFrame, _ words: Utterance) -> Reading? {
-        guard case .request(var draft)? = draftReading(frame, words) else { return draftReading(frame, words) }
+        let read = draftReading(frame, words)
+        guard case .request(var draft)? = read else { return read }
         draft.unusedTimes = unusedTimes(frame, words, draft: draft)
         return .request(draft)
     }

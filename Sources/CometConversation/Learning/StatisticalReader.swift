@@ -21,6 +21,16 @@ struct StatisticalFrame: Sendable {
     /// something the schemas do not know ("what's the weather like out there").
     let unaccounted: Int
 
+    /// The same reading taken as another class (an open of many is a search).
+    func relabelled(_ label: String) -> StatisticalFrame {
+        StatisticalFrame(label: label, probability: probability, runnerUp: runnerUp, tags: tags, times: times, unaccounted: unaccounted)
+    }
+
+    /// The same reading with its time expressions cut otherwise ("on Friday to 10" as two).
+    func with(times: [TimeSpan]) -> StatisticalFrame {
+        StatisticalFrame(label: label, probability: probability, runnerUp: runnerUp, tags: tags, times: times, unaccounted: unaccounted)
+    }
+
     /// Stretches of words with one tag, in order (time expressions are never among them).
     func spans(_ tag: SlotTag) -> [Range<Int>] {
         var spans: [Range<Int>] = []

@@ -31,8 +31,7 @@ extension Understander {
         case .create where entity.map({ namedProperty(words, entity: $0, intent: intent) != nil }) ?? false:
             // "set the location of the test to Stand 7": a property of a record said by name is a change.
             guard let update = registry.allIntents.first(where: { $0.action == .update && $0.entity == intent.entity }) else { return nil }
-            return reading(StatisticalFrame(label: update.name.description, probability: frame.probability, runnerUp: frame.runnerUp, tags: frame.tags,
-                                            times: frame.times, unaccounted: frame.unaccounted), words)
+            return reading(frame.relabelled(update.name.description), words)
         case .create:
             guard let entity else { return nil }
             let reminder = language.reminderVerb(of: intent.name, in: words.keys)
@@ -94,8 +93,7 @@ extension Understander {
         case .open where showsMany(words, entity: intent.entity):
             // "show my upcoming events": more than one is a search.
             guard let entity = intent.entity, let search = registry.allIntents.first(where: { $0.action == .search && $0.entity == entity }) else { return nil }
-            return reading(StatisticalFrame(label: search.name.description, probability: frame.probability, runnerUp: frame.runnerUp, tags: frame.tags,
-                                            times: frame.times, unaccounted: frame.unaccounted), words)
+            return reading(frame.relabelled(search.name.description), words)
         case .delete, .open:
             guard let target = intent.targetParameter, case .entity(let name) = target.type.base else { return nil }
             if let mention = description(frame, words, times: frame.times, entity: name) {
@@ -334,8 +332,7 @@ extension Understander {
             times.append(TimeSpan(range: span.range.lowerBound..<link, resolution: before))
             times.append(TimeSpan(range: link..<span.range.upperBound, resolution: after))
         }
-        return StatisticalFrame(label: frame.label, probability: frame.probability, runnerUp: frame.runnerUp, tags: frame.tags, times: times,
-                                unaccounted: frame.unaccounted)
+        return frame.with(times: times)
     }
 
     // MARK: Parts

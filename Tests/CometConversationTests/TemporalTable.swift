@@ -532,7 +532,7 @@ enum TemporalTable {
         .init("next blursday", "error 6 not_understood"),
         .init("tomorow at noon", "error 1 not_understood"),
         .init("banana", "error 1 not_understood"),
-        .init("within the hour", "error 1 not_understood"),
+        .init("within reason", "error 1 not_understood"),
         .init("tomorrow at noon blah", "error 18 not_understood"),
         .init("next friday at noon please", "error 21 not_understood"),
         .init("February 30th", "error 10 invalid_date"),

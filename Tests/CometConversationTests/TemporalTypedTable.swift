@@ -294,6 +294,53 @@ enum TypedTable {
     ]
 }
 
+/// What speech gives once transcribed (SLURP-like, our own sentences): spelled years after a
+/// date, "o clock" in two words, possessive parts of a day, "the next N days" (Duckling's rule:
+/// from the start of the next unit), "the remainder of", "current". Same clock as TypedTable.
+enum SpokenTable {
+    static let rows: [TemporalCase] = [
+        .init("june fourteenth two thousand and seventeen", "date 2017-06-14"),
+        .init("april one two thousand seventeen", "date 2017-04-01"),
+        .init("the twenty first of march two thousand and seventeen", "date 2017-03-21"),
+        .init("twenty second of march twenty seventeen", "date 2017-03-22"),
+        .init("march 3 nineteen ninety nine", "date 1999-03-03"),
+        .init("march third twenty twenty seven", "date 2027-03-03"),
+        .init("july 4th two thousand", "date 2000-07-04"),
+        .init("june 15 twenty thirty", "date 2030-06-15"),
+        .init("june 15 at twenty thirty", "instant 2026-06-15T20:30:00-07:00"),
+        .init("march 3 at twenty thirty", "instant 2027-03-03T20:30:00-08:00"),
+        .init("twelve o clock", "time 12:00"),
+        .init("at ten o clock", "time 10:00"),
+        .init("five oclock", "time 17:00"),
+        .init("this evening's", "range 2026-06-10T17:00:00-07:00 2026-06-10T22:00:00-07:00"),
+        .init("tomorrow morning's", "range 2026-06-11T06:00:00-07:00 2026-06-11T12:00:00-07:00"),
+        .init("the next five days", "days 2026-06-11 2026-06-15"),
+        .init("next 3 days", "days 2026-06-11 2026-06-13"),
+        .init("the past two days", "days 2026-06-08 2026-06-09"),
+        .init("the last 3 days", "days 2026-06-07 2026-06-09"),
+        .init("the next two weeks", "days 2026-06-15 2026-06-28"),
+        .init("the next 2 months", "days 2026-07-01 2026-08-31"),
+        .init("within the hour", "range 2026-06-10T09:00:00-07:00 2026-06-10T10:00:00-07:00"),
+        .init("the next hour", "range 2026-06-10T09:00:00-07:00 2026-06-10T10:00:00-07:00"),
+        .init("the past hour", "range 2026-06-10T08:00:00-07:00 2026-06-10T09:00:00-07:00"),
+        .init("the next two hours", "range 2026-06-10T09:00:00-07:00 2026-06-10T11:00:00-07:00"),
+        .init("remainder of the week", "range 2026-06-10T09:00:00-07:00 2026-06-15T00:00:00-07:00"),
+        .init("the remainder of the day", "range 2026-06-10T09:00:00-07:00 2026-06-11T00:00:00-07:00"),
+        .init("the rest of the month", "range 2026-06-10T09:00:00-07:00 2026-07-01T00:00:00-07:00"),
+        .init("rest of this month", "range 2026-06-10T09:00:00-07:00 2026-07-01T00:00:00-07:00"),
+        .init("current month", "days 2026-06-01 2026-06-30"),
+        .init("the current week", "days 2026-06-08 2026-06-14"),
+    ]
+}
+
+@Suite("Temporal expressions people say, transcribed")
+struct TemporalSpokenTableTests {
+    @Test("said on Wednesday, June 10th, 2026, 09:00 in Los Angeles", arguments: SpokenTable.rows)
+    func wednesday(_ row: TemporalCase) {
+        #expect(TemporalTable.wednesday.reading(row.text) == row.expected)
+    }
+}
+
 @Suite("Temporal expressions people type")
 struct TemporalTypedTableTests {
     static let all = TypedTable.times + TypedTable.dates + TypedTable.instants + TypedTable.ranges + TypedTable.others

@@ -86,7 +86,7 @@ enum TemporalExtraction {
         "appointment", "one", "push", "move", "shift", "bump", "delay", "postpone", "put", "reschedule", "change", "make",
         "set", "slide", "bring", "pull", "back", "out", "up", "forward", "ahead", "through", "thru", "till", "til", "times",
         "hours", "hrs", "minutes", "mins", "days", "weeks", "time", "with", "whole", "entire", "any", "more", "longer",
-        "further", "notice", "business", "close", "count", "right",
+        "further", "notice", "business", "close", "count", "right", "o", "clock", "thousand",
     ]
 
     /// Words that name a day and take no preposition: "on" before them is the sentence's ("what's on tomorrow").
@@ -109,7 +109,8 @@ enum TemporalExtraction {
         "repeating", "repeats", "repetition", "reschedule", "rest", "right", "roughly", "second", "set", "shift", "slide",
         "sooner", "stop", "that", "the", "them", "this", "through", "thru", "til", "till", "time", "times", "to", "today",
         "tomorrow", "tonight", "until", "up", "upcoming", "week", "weekday", "weekdays", "weekend", "weekends", "weekly",
-        "weeks", "whole", "with", "year", "yearly", "years", "yesterday", "t",
+        "weeks", "whole", "with", "year", "yearly", "years", "yesterday", "t", "o", "clock", "thousand", "remainder", "current",
+        "within",
     ]
 
     static func isKnown(_ tokens: [TemporalToken]) -> Bool {
@@ -127,7 +128,7 @@ enum TemporalExtraction {
         "a", "an", "the", "at", "on", "in", "for", "by", "from", "to", "and", "of", "this", "next", "last", "coming", "every",
         "each", "until", "till", "til", "between", "around", "about", "approximately", "roughly", "after", "before", "over",
         "during", "with", "all", "half", "quarter", "past", "end", "close", "rest", "do", "does", "not", "no", "just", "only",
-        "lasting", "through", "thru", "right",
+        "lasting", "through", "thru", "right", "o", "remainder", "current", "within",
     ]
 
     /// Whether a span may end with this word (its raw tokens).

@@ -191,12 +191,30 @@ extension TemporalGrammar {
         }
     }
 
-    /// A year after a day: four digits, not a clock reading ("June 15 1140 am" is 11:40).
+    /// A year after a day: four digits, not a clock reading ("June 15 1140 am" is 11:40), or
+    /// spelled as people say one: "two thousand and seventeen", "twenty seventeen", "nineteen
+    /// ninety nine". Right after a date and with no "at", a spelled pair is a year, not a clock
+    /// ("June 15 twenty thirty" is 2030; "June 15 at twenty thirty" is 20:30).
     mutating func year() -> Int? {
         attempt { grammar in
-            guard let number = grammar.number(), number.digits == 4 else { return nil }
-            if grammar.peekWord() == "am" || grammar.peekWord() == "pm" || grammar.current?.kind == .symbol(":") { return nil }
-            return number.value
+            guard let number = grammar.number() else { return nil }
+            let year: Int
+            if number.digits == 4 {
+                year = number.value
+            } else if number.digits == 0, (1...9).contains(number.value), grammar.word("thousand") {
+                _ = grammar.word("and")
+                let rest = grammar.attempt { grammar -> Int? in
+                    guard let rest = grammar.number(), rest.digits == 0, (1...99).contains(rest.value) else { return nil }
+                    return rest.value
+                }
+                year = number.value * 1000 + (rest ?? 0)
+            } else if number.digits == 0, (10...20).contains(number.value), let rest = grammar.number(), rest.digits == 0, (10...99).contains(rest.value) {
+                year = number.value * 100 + rest.value
+            } else {
+                return nil
+            }
+            if grammar.peekWord() == "am" || grammar.peekWord() == "pm" || grammar.peekWord() == "o'clock" || grammar.current?.kind == .symbol(":") { return nil }
+            return year
         }
     }
 

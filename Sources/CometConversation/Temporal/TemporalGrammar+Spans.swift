@@ -111,14 +111,27 @@ extension TemporalGrammar {
         return .allDay(date)
     }
 
-    /// "this week", "next weekend", "the weekend", "last month", "June", "in June 2027".
+    /// "this week", "next weekend", "the weekend", "last month", "the current month", "June",
+    /// "in June 2027", "the next five days", "over the past two weeks".
     mutating func namedRange() -> RangeSyntax? {
-        _ = word("over") || word("during")
+        let within = word("within")
+        _ = within || word("over") || word("during")
+        // "within the hour", "the next hour": the next sixty minutes.
+        if within, words("the", "hour") { return .counted(.next, 1, .hour) }
+        if let relative = attempt({ grammar -> RangeSyntax.Relative? in
+            _ = grammar.word("the")
+            let relative: RangeSyntax.Relative? = grammar.word("next") ? .next : (grammar.word("past") || grammar.word("last")) ? .last : nil
+            return grammar.word("hour") ? relative : nil
+        }) {
+            return .counted(relative, 1, .hour)
+        }
         var relative: RangeSyntax.Relative?
-        if words("this", "coming") || word("this") || word("the") { relative = .this }
-        else if word("next") { relative = .next }
+        let article = word("the")
+        if word("next") { relative = .next }
         else if word("last") || word("past") { relative = .last }
+        else if words("this", "coming") || word("this") || word("current") || article { relative = .this }
         if let relative {
+            if relative != .this, let counted = attempt({ $0.countedUnits() }) { return .counted(relative, counted.count, counted.unit) }
             if word("week") { return .week(relative) }
             if word("weekend") { return .weekend(relative) }
             if word("month") { return .month(relative) }
@@ -131,6 +144,15 @@ extension TemporalGrammar {
             guard let number = grammar.number(), number.digits == 4 else { return nil }
             return number.value
         })
+    }
+
+    /// "five days", "2 weeks", "three hours" after "the next" or "the past": a whole number of
+    /// a unit of the calendar or the clock (not seconds: no range is said in them).
+    private mutating func countedUnits() -> (count: Int, unit: TemporalLexicon.Unit)? {
+        guard let count = number(), count.value >= 1, count.digits <= 3,
+              let name = peekWord(), let unit = TemporalLexicon.unitWords[name], unit != .second, unit != .year, name.count > 1 else { return nil }
+        index += 1
+        return (count.value, unit)
     }
 
     /// "June 15 to 18", "June 15-18": the end is a day of the same month.
@@ -181,14 +203,9 @@ extension TemporalGrammar {
     /// evening", "tomorrow morning", "friday night", "in the afternoon", "at lunchtime",
     /// "later today", "the rest of the week", "upcoming".
     mutating func partOfDayRange() -> RangeSyntax? {
-        if words("later", "today") || words("later", "on", "today") || words("rest", "of", "the", "day") || words("rest", "of", "today")
-            || words("the", "rest", "of", "the", "day") || words("the", "rest", "of", "today") {
-            return .restOfDay
-        }
-        if words("later", "this", "week") || words("rest", "of", "the", "week") || words("rest", "of", "this", "week")
-            || words("the", "rest", "of", "the", "week") || words("the", "rest", "of", "this", "week") {
-            return .restOfWeek
-        }
+        if words("later", "today") || words("later", "on", "today") { return .restOfDay }
+        if words("later", "this", "week") { return .restOfWeek }
+        if let rest = attempt({ $0.restOf() }) { return rest }
         if word("upcoming") || words("coming", "up") { return .upcoming }
         if word("tonight") { return .partOfDay(.today, .night) }
         if let part = attempt({ $0.word("this") ? $0.dayPart(bare: true) : nil }) { return .partOfDay(.today, part) }
@@ -198,6 +215,21 @@ extension TemporalGrammar {
         }
         guard let date = date(), let part = dayPart(bare: true) ?? dayPart(bare: false) else { return nil }
         return .partOfDay(date, part)
+    }
+
+    /// "the rest of the day", "rest of today", "the remainder of this week", "the rest of the month".
+    private mutating func restOf() -> RangeSyntax? {
+        _ = word("the")
+        guard word(in: ["rest", "remainder"]) != nil, word("of") else { return nil }
+        if word("today") { return .restOfDay }
+        _ = word("the") || word("this")
+        if word("day") { return .restOfDay }
+        if word("week") { return .restOfWeek }
+        if word("month") { return .restOfMonth }
+        expect("'day'")
+        expect("'week'")
+        expect("'month'")
+        return nil
     }
 
     /// "morning", "afternoon", "evening", "night", "lunchtime" (bare); "in the morning", "at

@@ -37,7 +37,7 @@ enum TemporalLexicon {
         "tmrw": "tomorrow", "tmr": "tomorrow", "tmw": "tomorrow", "tmrow": "tomorrow", "tom": "tomorrow",
         "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow",
         "tonite": "tonight", "2nite": "tonight", "nite": "night", "tdy": "today", "yday": "yesterday",
-        "wknd": "weekend", "eod": "eod", "cob": "eod",
+        "wknd": "weekend", "eod": "eod", "cob": "eod", "oclock": "o'clock",
     ]
 
     /// Abbreviations that may be written with a full stop ("wed.", "sept.", "hrs."): the stop
@@ -50,7 +50,8 @@ enum TemporalLexicon {
 
     /// Words that name a day and may take a possessive: "tomorrow's meeting", "next Monday's".
     static func takesPossessive(_ word: String) -> Bool {
-        weekdays[word] != nil || ["today", "tomorrow", "tonight", "yesterday", "week", "weekend", "month", "year"].contains(word)
+        weekdays[word] != nil || ["today", "tomorrow", "tonight", "yesterday", "week", "weekend", "month", "year",
+                                   "morning", "afternoon", "evening", "night"].contains(word)
     }
 
     /// Plural weekday names ("tuesdays") mean every such day.

@@ -234,8 +234,33 @@ struct TemporalResolver {
         case .restOfWeek:
             guard let monday = TemporalPolicy.weekStart(of: today) else { throw outOfRange }
             return try ordered(now, wall(later(monday, by: 7), hour: 0, minute: 0).dateTime(in: zone), column: 1)
+        case .restOfMonth:
+            guard let thisMonth = CalendarDate(year: today.year, month: today.month, day: 1),
+                  let nextMonth = TemporalPolicy.adding(months: 1, to: thisMonth) else { throw outOfRange }
+            return try ordered(now, wall(nextMonth, hour: 0, minute: 0).dateTime(in: zone), column: 1)
         case .upcoming:
             return try ordered(now, moved(now, by: DurationValue(days: TemporalPolicy.upcomingDays)), column: 1)
+        case .counted(let relative, let count, let unit):
+            let sign = relative == .last ? -1 : 1
+            switch unit {
+            case .minute, .hour, .second:
+                let length = DurationValue(totalSeconds: count * unit.seconds)
+                return relative == .last ? try ordered(moved(now, by: DurationValue(totalSeconds: -count * unit.seconds)), now, column: 1)
+                                         : try ordered(now, moved(now, by: length), column: 1)
+            case .day:
+                let first = try later(today, by: sign)
+                let last = try later(today, by: sign * count)
+                return try days(min(first, last), through: max(first, last))
+            case .week:
+                guard let monday = TemporalPolicy.weekStart(of: today) else { throw outOfRange }
+                let first = relative == .last ? try later(monday, by: -7 * count) : try later(monday, by: 7)
+                return try days(first, through: later(first, by: 7 * count - 1))
+            case .month, .year:
+                guard let thisMonth = CalendarDate(year: today.year, month: today.month, day: 1),
+                      let first = TemporalPolicy.adding(months: relative == .last ? -count : 1, to: thisMonth),
+                      let after = TemporalPolicy.adding(months: count, to: first) else { throw outOfRange }
+                return try days(first, through: later(after, by: -1))
+            }
         case .lasting(let point, let length):
             let start = try startInstant(point)
             return .range(start: start, end: try moved(start, by: durationValue(length, sign: 1)))

@@ -132,8 +132,13 @@ enum RangeSyntax: Sendable, Hashable {
     case restOfDay
     /// "the rest of the week", "later this week": from now to the end of Sunday.
     case restOfWeek
+    /// "the rest of the month": from now to the end of its last day.
+    case restOfMonth
     /// "upcoming", "coming up": from now, for TemporalPolicy.upcomingDays days.
     case upcoming
+    /// "the next five days", "the past two weeks", "the next 2 hours": see
+    /// TemporalPolicy.countedRange.
+    case counted(Relative, Int, TemporalLexicon.Unit)
 }
 
 enum ShiftSyntax: Sendable, Hashable {

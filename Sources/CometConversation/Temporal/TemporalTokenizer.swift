@@ -162,6 +162,12 @@ struct TemporalTokenizer {
                 position += 1
                 continue
             }
+            // "twelve o clock": speech transcribed writes "o'clock" as two words.
+            if lower == "o", word(1) == "clock" {
+                result.append(joined(raw[position...(position + 1)], .word("o'clock")))
+                position += 2
+                continue
+            }
             if let tens = TemporalLexicon.tens[lower] {
                 // "twenty four", "twenty-four"
                 let gap = raw.indices.contains(position + 1) && raw[position + 1].kind == .symbol("-") ? 2 : 1

@@ -47,6 +47,17 @@ struct StatisticalReaderTests {
         .init(text: "what time is the recital on Sunday", action: nil, kind: .question, slots: ["about name recital", "about time on Sunday"]),
         .init(text: "when is the next choir practice", action: nil, kind: .question, slots: ["about name choir practice"]),
         .init(text: "upcoming events", action: "search", kind: .request, slots: ["from time upcoming", "kind name events"]),
+        // A verb alone asks for the rest; checking, asking about and being told of an event.
+        .init(text: "i'd like to add something to my calendar", action: "create", kind: .request, slots: []),
+        .init(text: "did you add the dentist to my calendar", action: "search", kind: .request, slots: ["text name dentist"]),
+        .init(text: "have you scheduled the plumber", action: "search", kind: .request, slots: ["text name plumber"]),
+        .init(text: "give me information about the harpsichord recital", action: "search", kind: .request,
+              slots: ["text name harpsichord recital"]),
+        .init(text: "tell me more about the garden party", action: "search", kind: .request, slots: ["text name garden party"]),
+        .init(text: "let me know of the budget review on thursday", action: "create", kind: .request,
+              slots: ["title name budget review", "startDate time on thursday", "alarms reminder let me know of"]),
+        .init(text: "what's on for the next three days", action: "search", kind: .request, slots: ["from time the next three days"]),
+        .init(text: "my schedule for next week", action: "search", kind: .request, slots: ["from time next week", "kind name schedule"]),
         // About nothing the schemas know.
         .init(text: "what's the weather like out there", action: nil, kind: .unknown, slots: []),
         .init(text: "order a pizza for the crew", action: nil, kind: .unknown, slots: []),
@@ -310,12 +321,35 @@ struct StatisticalReaderTests {
         let model = StatisticalModel.shared(for: registry)
         #expect(!model.intentFeatures(["my", "schedule"]).contains { $0.hasPrefix("v:") })
         #expect(model.intentFeatures(["schedule", "<w>"]).contains("v:calendar.createEvent"))
+        // A word that is a verb and a noun, after other words, is the noun; after "to", the verb.
+        #expect(!model.intentFeatures(["my", "<w>", "schedule"]).contains { $0.hasPrefix("v:") })
+        #expect(model.intentFeatures(["i", "need", "to", "schedule", "<w>"]).contains("v:calendar.createEvent"))
+        #expect(model.saysLongVerb(["let", "me", "know", "of", "the", "<w>"]))
+        #expect(!model.saysLongVerb(["tell", "me", "<w>"]))
+        #expect(model.verbsBeginningWithFillers.contains(["let", "me", "know", "about"]))
+    }
+
+    @Test("a declared verb that begins with a filler is read whole; the filler alone is dropped")
+    func fillerVerbs() throws {
+        let fixture = try ConversationFixture()
+        let told = fixture.conversation.interpret("let me know about the bake sale")
+        #expect(told.action == "create", "\(told.action ?? "nil")")
+        #expect(Self.slots(told).contains("alarms reminder let me know about"), "\(Self.slots(told))")
+        let seen = fixture.conversation.interpret("let me see what's on tomorrow")
+        #expect(seen.action == "search")
+    }
+
+    @Test("a create verb said with nothing else asks what to call the event")
+    func verbAloneAsks() throws {
+        let fixture = try ConversationFixture()
+        let reply = fixture.say("i'd like to add something to my calendar").reply
+        #expect(reply == "What's the event called?", "\(reply)")
     }
 
     @Test("noise never names the domain's kinds: a request with a noun is read among the other classes")
     func noiseAndNouns() throws {
         let fixture = try ConversationFixture()
-        let meeting = fixture.conversation.interpret("i need a meeting with the cfo on thursday")
+        let meeting = fixture.conversation.interpret("i need a meeting with the treasurer on friday")
         #expect(meeting.closest.map { $0.label != "none" } ?? meeting.understood, "\(String(describing: meeting.closest))")
         #expect(fixture.conversation.interpret("order a pizza for the crew").closest?.label == "none")
     }
@@ -324,6 +358,7 @@ struct StatisticalReaderTests {
     func thresholds() {
         #expect(Understander.statisticalThreshold == 0.35)
         #expect(Understander.leadingThreshold == 0.2)
+        #expect(Understander.verbBackedThreshold == 0.1)
         #expect(Understander.overridesPhrase == 0.6)
     }
 }

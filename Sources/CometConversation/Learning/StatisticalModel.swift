@@ -50,6 +50,9 @@ final class StatisticalModel: Sendable {
             verbPhrases[key]!.sort { ($0.words.count, $1.intent) > ($1.words.count, $0.intent) }
         }
         self.verbPhrases = verbPhrases
+        verbsBeginningWithFillers = verbPhrases.values.flatMap { $0.map(\.words) }.filter { words in
+            words.count > 1 && (Fillers.leading.contains(words[0]) || Fillers.leading.contains(words[0] + " " + words[1]))
+        }.sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
         var nouns = Set<String>()
         for entity in language.nouns.keys { nouns.formUnion(language.nounKeys(entity).filter { !$0.contains(" ") }) }
         self.nouns = nouns
@@ -88,6 +91,10 @@ final class StatisticalModel: Sendable {
     /// The declared verbs by their first word, longest first, with the intent declaring each.
     let verbPhrases: [String: [(words: [String], intent: String)]]
 
+    /// Declared verbs that begin with a leading filler ("let me know about"): read whole, not
+    /// with the filler dropped.
+    let verbsBeginningWithFillers: [[String]]
+
     /// Every entity's one-word nouns, singular and plural.
     let nouns: Set<String>
     /// The entity each class is about.
@@ -110,6 +117,17 @@ final class StatisticalModel: Sendable {
         }
     }
 
+    /// Whether a declared verb of three words or more is said ("tell me more about"): words as
+    /// much the domain's own as its nouns.
+    func saysLongVerb(_ tokens: [String]) -> Bool {
+        tokens.indices.contains { index in
+            (verbPhrases[tokens[index]] ?? []).contains { candidate in
+                candidate.words.count >= 3 && index + candidate.words.count <= tokens.count
+                    && Array(tokens[index..<(index + candidate.words.count)]) == candidate.words
+            }
+        }
+    }
+
     func intentFeatures(_ tokens: [String]) -> [String] { StatisticalModel.intentFeatures(tokens, verbs: verbPhrases, nouns: nouns) }
 
     /// Words and word pairs, the first words, and which intents declare the verbs said: "v:"
@@ -125,8 +143,11 @@ final class StatisticalModel: Sendable {
         var index = 0
         var first = true
         while index < tokens.count {
-            // "my schedule", "the plan": after a determiner a verb's word is a noun.
-            guard index == 0 || !["my", "the", "your", "our", "this", "that", "a", "an"].contains(tokens[index - 1]),
+            // "my schedule", "the plan": after a determiner a verb's word is a noun; so is a
+            // word that is both, said after other words ("my work schedule"), unless what comes
+            // before leads to a verb ("can you schedule", "I need to plan").
+            let nounHere = index > 0 && nouns.contains(tokens[index]) && !StatisticalModel.verbLeads.contains(tokens[index - 1])
+            guard index == 0 || !["my", "the", "your", "our", "this", "that", "a", "an"].contains(tokens[index - 1]), !nounHere,
                   let candidates = verbs[tokens[index]],
                   let length = candidates.first(where: { index + $0.words.count <= tokens.count && Array(tokens[index..<(index + $0.words.count)]) == $0.words })?.words.count else {
                 index += 1
@@ -150,6 +171,10 @@ final class StatisticalModel: Sendable {
         if let last = tokens.last { features.append("l:" + last) }
         return features
     }
+
+    /// Words after which a word that is both a verb and a noun is the verb.
+    static let verbLeads: Set<String> = ["to", "and", "then", "also", "you", "i", "we", "let's", "lets", "please", "can", "could", "will",
+                                         "would", "should", "must", "just", "me", "us"]
 
     // MARK: One model per set of schemas
 

@@ -20,15 +20,23 @@ struct StatisticalFrame: Sendable {
     /// Words neither declared nor read as anything: many of them mean the request is about
     /// something the schemas do not know ("what's the weather like out there").
     let unaccounted: Int
+    /// Whether a verb the chosen class's intent declares was said ("add … to my calendar"):
+    /// the words ask for that intent even when they say nothing else.
+    var verbSaid = false
+    /// Whether the first verb said is one the chosen class's intent declares ("add the
+    /// following to my calendar"): the request's own verb backs the class.
+    var verbFirst = false
 
     /// The same reading taken as another class (an open of many is a search).
     func relabelled(_ label: String) -> StatisticalFrame {
-        StatisticalFrame(label: label, probability: probability, runnerUp: runnerUp, tags: tags, times: times, unaccounted: unaccounted)
+        StatisticalFrame(label: label, probability: probability, runnerUp: runnerUp, tags: tags, times: times, unaccounted: unaccounted,
+                         verbSaid: verbSaid, verbFirst: verbFirst)
     }
 
     /// The same reading with its time expressions cut otherwise ("on Friday to 10" as two).
     func with(times: [TimeSpan]) -> StatisticalFrame {
-        StatisticalFrame(label: label, probability: probability, runnerUp: runnerUp, tags: tags, times: times, unaccounted: unaccounted)
+        StatisticalFrame(label: label, probability: probability, runnerUp: runnerUp, tags: tags, times: times, unaccounted: unaccounted,
+                         verbSaid: verbSaid, verbFirst: verbFirst)
     }
 
     /// Stretches of words with one tag, in order (time expressions are never among them).
@@ -51,6 +59,9 @@ extension Understander {
     /// Below the threshold, a reading at least this likely is taken when it is at least 1.5
     /// times as likely as the next.
     static let leadingThreshold = 0.2
+    /// Lower still when the request's first verb is one the class's intent declares, and the
+    /// class is 1.5 times as likely as the next: the verb said names the intent.
+    static let verbBackedThreshold = 0.1
 
     /// Reads `words` with the model trained from the schemas' declarations: the class, then
     /// the tags. Nil when no word of it is one the schemas declare (nothing to go on).
@@ -76,13 +87,16 @@ extension Understander {
             index += 1
         }
         guard declared > 0 else { return nil }
-        var probabilities = model.classifier.probabilities(model.intentFeatures(tokens))
+        let features = model.intentFeatures(tokens)
+        var probabilities = model.classifier.probabilities(features)
         let keys = words.keys
         var ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }.filter { model.allows(model.classifier.classes[$0], keys) }
         guard !ranked.isEmpty else { return nil }
-        // Noise never names the domain's kinds: a request that says "meeting" is not about
-        // something else, whatever else it says. The rest are read as likely given that.
-        if model.classifier.classes[ranked[0]] == TrainingSentences.noneLabel, tokens.contains(where: model.nouns.contains), ranked.count > 1 {
+        // Noise never names the domain's kinds, nor says one of its verbs of three words or more:
+        // a request that says "meeting" or "let me know of" is not about something else,
+        // whatever else it says. The rest are read as likely given that.
+        if model.classifier.classes[ranked[0]] == TrainingSentences.noneLabel,
+           tokens.contains(where: model.nouns.contains) || model.saysLongVerb(tokens), ranked.count > 1 {
             let noise = probabilities[ranked[0]]
             ranked.removeFirst()
             probabilities = probabilities.map { $0 / max(1 - noise, 1e-6) }
@@ -96,7 +110,8 @@ extension Understander {
         let runnerUp = ranked.count > 1 ? (model.classifier.classes[ranked[1]], Double(probabilities[ranked[1]])) : nil
         let unaccounted = tagged.indices.filter { tokens[$0] == TrainingSentences.unknown && tags[positions[$0]] == .outside }.count
         return StatisticalFrame(label: label, probability: Double(probabilities[ranked[0]]), runnerUp: runnerUp, tags: tags, times: times,
-                                unaccounted: unaccounted)
+                                unaccounted: unaccounted, verbSaid: features.contains("v:" + label),
+                                verbFirst: features.contains("v1:" + label))
     }
 
     /// The time expressions in `words`, longest first from the left, never overlapping

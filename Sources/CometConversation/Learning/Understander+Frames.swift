@@ -303,7 +303,12 @@ extension Understander {
     /// The words that say the entity's kind ("appointment", "meetings"), outside any time.
     private func kindWords(_ words: Utterance, entity: QualifiedName, times: [TimeSpan]) -> Utterance? {
         let nouns = language.nounKeys(entity)
-        let said = words.words.indices.filter { index in nouns.contains(words.words[index].key) && !times.contains { $0.range.contains(index) } }
+        let keys = words.keys
+        // "schedule a call": a word that is a verb and a noun, said first, is the verb.
+        func isVerb(_ index: Int) -> Bool {
+            model.verbPhrases[keys[index]] != nil && (index == 0 || StatisticalModel.verbLeads.contains(keys[index - 1]))
+        }
+        let said = words.words.indices.filter { index in nouns.contains(keys[index]) && !isVerb(index) && !times.contains { $0.range.contains(index) } }
         return said.isEmpty ? nil : Utterance(words: said.map { words.words[$0] })
     }
 
@@ -356,7 +361,16 @@ extension Understander {
     /// The title of a new record: the words tagged as its name, less the determiner before
     /// them; nil when they only say the kind ("add an appointment": what is it called?).
     private func titleRange(_ frame: StatisticalFrame, _ words: Utterance, entity: QualifiedName) -> Range<Int>? {
-        guard let first = frame.spans(.name).first else { return nil }
+        let keys = words.keys
+        var start = frame.spans(.name).first
+        // "book a call with Priya" with only Priya tagged: the word between the determiner and
+        // "with" or "for" is what it is (the tagger leaves declared words out of titles at times).
+        if start == nil, let person = frame.spans(.person).first, person.lowerBound >= 3, ["with", "for"].contains(keys[person.lowerBound - 1]),
+           ["a", "an", "my", "the", "our"].contains(keys[person.lowerBound - 3]),
+           !frame.times.contains(where: { $0.range.contains(person.lowerBound - 2) }) {
+            start = (person.lowerBound - 2)..<person.upperBound
+        }
+        guard let first = start else { return nil }
         var range = first
         // "lunch with Bob", "an appointment for Allen": the people are part of what it is called.
         for person in frame.spans(.person) + frame.spans(.name).dropFirst() {

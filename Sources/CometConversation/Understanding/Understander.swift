@@ -130,7 +130,7 @@ final class Understander {
     func readFully(_ utterance: Utterance, statistical: Bool = true) -> Found? {
         lookups = [:]
         refusal = nil
-        let words = utterance.droppingLeading(Fillers.leading).droppingTrailing(Fillers.trailing)
+        let words = utterance.droppingLeading(Fillers.leading, keeping: model.verbsBeginningWithFillers).droppingTrailing(Fillers.trailing)
         guard !words.isEmpty else { return nil }
         if Understander.undoWords.contains(words.keys) { return Found(reading: .undo, strict: true) }
         if Understander.redoWords.contains(words.keys) { return Found(reading: .redo, strict: true) }
@@ -145,6 +145,7 @@ final class Understander {
         // Sure enough: likely enough outright, or clearly ahead of the next class (probability is
         // spread over many classes, so a clear lead counts too).
         let lead = frame.probability >= Understander.leadingThreshold && frame.probability >= 1.5 * (frame.runnerUp?.probability ?? 0)
+            || frame.verbFirst && frame.probability >= Understander.verbBackedThreshold && frame.probability >= 1.5 * (frame.runnerUp?.probability ?? 0)
         guard frame.probability >= Understander.statisticalThreshold || lead else { return refuse(.unsure) }
         guard let reading = reading(frame, words) else { return refuse(.elsewhere) }
         if let lenient, looksLikeTitle(lenient) {
@@ -156,8 +157,9 @@ final class Understander {
         // Words it could not place, a third of the request or more: not about what the schemas know.
         guard frame.unaccounted < 2 || frame.unaccounted * 3 < words.words.count else { return refuse(.unplaced) }
         // A class alone, said with little else ("cancel", "set a reminder"), asks for the rest;
-        // one the reader is unsure of needs something in the words too.
-        guard frame.probability >= 0.6 || Understander.saysSomething(reading) else { return refuse(.empty) }
+        // one the reader is unsure of needs something in the words too: a slot, the kind, or a
+        // verb its intent declares ("I want to add something to my calendar" asks what).
+        guard frame.probability >= 0.6 || frame.verbSaid || Understander.saysSomething(reading) else { return refuse(.empty) }
         // A question the reader is unsure of, about words that name nothing: more likely about
         // something else ("what's the weather like") than a record not there.
         if frame.probability < 0.6, case .question(let question) = reading, case .text(let text)? = question.mention,

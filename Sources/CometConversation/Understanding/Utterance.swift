@@ -61,9 +61,14 @@ struct Utterance: Sendable, Hashable {
     subscript(range: Range<Int>) -> Utterance { Utterance(words: Array(words[range])) }
 
     /// Drops leading words while they are in `set` (single words or word pairs).
-    func droppingLeading(_ set: Set<String>) -> Utterance {
+    /// The words after the leading ones in `set`, stopping where one of `kept` begins ("let me
+    /// know about" is a verb, though "let me" alone is a filler).
+    func droppingLeading(_ set: Set<String>, keeping kept: [[String]] = []) -> Utterance {
         var start = 0
         while start < words.count {
+            if kept.contains(where: { phrase in
+                start + phrase.count <= words.count && zip(phrase, words[start...]).allSatisfy { $0 == $1.key }
+            }) { break }
             if start + 1 < words.count, set.contains(words[start].key + " " + words[start + 1].key) { start += 2; continue }
             if set.contains(words[start].key) { start += 1; continue }
             break

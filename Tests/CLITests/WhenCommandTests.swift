@@ -123,7 +123,7 @@ struct WhenCommandTests {
         let result = try run(["when", "next blursday"] + WhenCommandTests.clock, expect: 65)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == """
-            error: column 6: 'blursday' is not understood here; expected a weekday, 'week', 'weekend' or 'month'; did you mean 'thursday'?
+            error: column 6: 'blursday' is not understood here; expected a weekday, 'week', 'weekend', 'month' or 'year'; did you mean 'thursday'?
               next blursday
                    ^
 

@@ -58,6 +58,15 @@ struct StatisticalReaderTests {
               slots: ["title name budget review", "startDate time on thursday", "alarms reminder let me know of"]),
         .init(text: "what's on for the next three days", action: "search", kind: .request, slots: ["from time the next three days"]),
         .init(text: "my schedule for next week", action: "search", kind: .request, slots: ["from time next week", "kind name schedule"]),
+        // Where a new event goes is not its title; the kind said in a search is shown with its words.
+        .init(text: "add tennis to my calendar on saturday", action: "create", kind: .request,
+              slots: ["title name tennis", "startDate time on saturday"]),
+        .init(text: "put gym class on calendar every friday", action: "create", kind: .request,
+              slots: ["title name gym class", "recurrence recurrence every friday"]),
+        .init(text: "are there any dentist appointments this afternoon", action: "search", kind: .request,
+              slots: ["text name dentist", "from time this afternoon", "kind name appointments"]),
+        .init(text: "how many meetings did i have last year", action: "search", kind: .request,
+              slots: ["from time last year", "kind name meetings"]),
         // About nothing the schemas know.
         .init(text: "what's the weather like out there", action: nil, kind: .unknown, slots: []),
         .init(text: "order a pizza for the crew", action: nil, kind: .unknown, slots: []),

@@ -26,7 +26,7 @@ struct TemporalParserTests {
         #expect(blursday.message.contains("'blursday'"))
         #expect(blursday.message.contains("a weekday"))
         #expect(blursday.suggestion == "thursday")
-        #expect(blursday.description == "column 6: 'blursday' is not understood here; expected a weekday, 'week', 'weekend' or 'month'; did you mean 'thursday'?")
+        #expect(blursday.description == "column 6: 'blursday' is not understood here; expected a weekday, 'week', 'weekend', 'month' or 'year'; did you mean 'thursday'?")
         let tomorow = try #require(error("tomorow at noon"))
         #expect(tomorow.column == 1)
         #expect(tomorow.suggestion == "tomorrow")

@@ -329,6 +329,11 @@ enum SpokenTable {
         .init("the rest of the month", "range 2026-06-10T09:00:00-07:00 2026-07-01T00:00:00-07:00"),
         .init("rest of this month", "range 2026-06-10T09:00:00-07:00 2026-07-01T00:00:00-07:00"),
         .init("current month", "days 2026-06-01 2026-06-30"),
+        .init("last year", "days 2025-01-01 2025-12-31"),
+        .init("this year", "days 2026-01-01 2026-12-31"),
+        .init("next year", "days 2027-01-01 2027-12-31"),
+        .init("up coming", "range 2026-06-10T09:00:00-07:00 2026-06-17T09:00:00-07:00"),
+        .init("twelveth july", "date 2026-07-12"),
         .init("the current week", "days 2026-06-08 2026-06-14"),
     ]
 }

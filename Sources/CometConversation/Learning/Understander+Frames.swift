@@ -39,7 +39,8 @@ extension Understander {
             if let reminder { setReminder(intent, said: words[reminder], into: &draft) }
             if let title = entity.titleProperty, intent.parameter(title.name) != nil,
                let said = titleAfter(reminder, frame, words)
-                   ?? (titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name) ?? titleAfterVerb(intent, frame, words, entity: entity.name)).map({ words[$0] }),
+                   ?? (titleNamed(frame, words) ?? titleRange(frame, words, entity: entity.name) ?? titleAfterVerb(intent, frame, words, entity: entity.name))
+                       .map({ words[droppingContainer($0, words, entity: entity.name)] }),
                let value = value(said, type: title.type) {
                 draft.slots[title.name] = .value(value)
                 draft.sourceWords[title.name] = said
@@ -111,8 +112,8 @@ extension Understander {
                     draft.slots[text.name] = .value(.string(said.map(\.text).joined(separator: " ")))
                     draft.sourceWords[text.name] = Utterance(words: said)
                 }
-                // The words that only say the kind are still what the request is about.
-                if said.isEmpty { draft.kindWords = kindWords(words, entity: entity.name, times: frame.times) }
+                // The words that say the kind are part of what the request is about, shown with it.
+                draft.kindWords = kindWords(words, entity: entity.name, times: frame.times)
             }
             if let from = intent.parameter(role: .from), let span = combined(frame.times, words) {
                 if let slot = readSlot(span.words, parameter: from, intent: intent) {
@@ -391,6 +392,24 @@ extension Understander {
         while range.count > 1, MentionReader.determiners.contains(words.words[range.lowerBound].key) { range = (range.lowerBound + 1)..<range.upperBound }
         guard !words[range].keys.allSatisfy({ nouns.contains($0) || MentionReader.determiners.contains($0) }) else { return nil }
         return range
+    }
+
+    /// A title that ends in where the record goes ("meeting on calendar", "swim on my calendar")
+    /// ends before it: the noun of a kind that holds records of this one, after "on", "to" or
+    /// "in" and a determiner or none.
+    func droppingContainer(_ range: Range<Int>, _ words: Utterance, entity: QualifiedName) -> Range<Int> {
+        let keys = words.keys
+        let holders = Set(registry.allIntents.filter { $0.action == .create && $0.entity == entity }.flatMap { intent in
+            intent.parameters.compactMap { parameter -> QualifiedName? in
+                if case .entity(let name) = parameter.type.base, name != entity { return name }
+                return nil
+            }
+        }.flatMap { language.nounKeys($0) })
+        guard range.count > 2, holders.contains(keys[range.upperBound - 1]) else { return range }
+        var cut = range.upperBound - 2
+        if ["my", "the", "our", "your"].contains(keys[cut]) { cut -= 1 }
+        guard cut > range.lowerBound, ["on", "to", "in", "into", "onto"].contains(keys[cut]) else { return range }
+        return range.lowerBound..<cut
     }
 
     /// Every time expression of a new record: points said in pieces ("tomorrow … at 1pm") read

@@ -145,8 +145,10 @@ enum TemporalExtraction {
             if case .symbol = first.kind { return false }
             return true
         }
-        if neverStarts.contains(word) { return false }
         let next = index + 1 < tokenized.count ? tokenized[index + 1]?.first : nil
+        // "up coming": "upcoming" as speech is transcribed.
+        if word == "up", next?.word == "coming" { return true }
+        if neverStarts.contains(word) { return false }
         if word == "on", let next = next?.word, noPreposition.contains(next) { return false }
         // "for" begins only a length ("for an hour", "for 2 days", "for 5 times"): "for the bank" is not tried.
         if word == "for" {

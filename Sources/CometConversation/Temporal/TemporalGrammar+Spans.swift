@@ -135,7 +135,8 @@ extension TemporalGrammar {
             if word("week") { return .week(relative) }
             if word("weekend") { return .weekend(relative) }
             if word("month") { return .month(relative) }
-            for unit in ["'week'", "'weekend'", "'month'"] { expect(unit) }
+            if word("year") { return .year(relative) }
+            for unit in ["'week'", "'weekend'", "'month'", "'year'"] { expect(unit) }
             return nil
         }
         _ = word("in")
@@ -206,7 +207,7 @@ extension TemporalGrammar {
         if words("later", "today") || words("later", "on", "today") { return .restOfDay }
         if words("later", "this", "week") { return .restOfWeek }
         if let rest = attempt({ $0.restOf() }) { return rest }
-        if word("upcoming") || words("coming", "up") { return .upcoming }
+        if word("upcoming") || words("coming", "up") || words("up", "coming") { return .upcoming }
         if word("tonight") { return .partOfDay(.today, .night) }
         if let part = attempt({ $0.word("this") ? $0.dayPart(bare: true) : nil }) { return .partOfDay(.today, part) }
         // "in the morning", "at lunchtime", "in the afternoon on friday"

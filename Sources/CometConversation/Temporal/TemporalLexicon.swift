@@ -74,7 +74,7 @@ enum TemporalLexicon {
     /// unit of time, so the grammar decides what it means where it stands.
     static let ordinalUnits: [String: Int] = [
         "first": 1, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
-        "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+        "tenth": 10, "eleventh": 11, "twelfth": 12, "twelveth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
         "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
     ]
     static let ordinalTens: [String: Int] = ["twentieth": 20, "thirtieth": 30]

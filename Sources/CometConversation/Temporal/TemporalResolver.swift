@@ -207,6 +207,10 @@ struct TemporalResolver {
             guard let thisMonth = CalendarDate(year: today.year, month: today.month, day: 1),
                   let first = TemporalPolicy.adding(months: relative.offset, to: thisMonth) else { throw outOfRange }
             return try wholeMonth(first)
+        case .year(let relative):
+            let year = today.year + relative.offset
+            guard let first = CalendarDate(year: year, month: 1, day: 1), let last = CalendarDate(year: year, month: 12, day: 31) else { throw outOfRange }
+            return try days(first, through: last)
         case .namedMonth(let month, let year):
             let year = year ?? TemporalPolicy.year(ofMonth: month, from: today)
             guard let first = CalendarDate(year: year, month: month, day: 1) else {

@@ -124,6 +124,8 @@ enum RangeSyntax: Sendable, Hashable {
     case week(Relative)
     case weekend(Relative)
     case month(Relative)
+    /// "this year", "last year": January 1st to December 31st.
+    case year(Relative)
     /// "June", "June 2027".
     case namedMonth(Int, year: Int?)
     /// "tomorrow morning", "tonight", "in the afternoon" (no day: the next one not over yet).

@@ -347,6 +347,12 @@ final class Understander {
            timeSpans(words).contains(where: { $0.range.upperBound == words.words.count && $0.range.lowerBound > 0 }) {
             return nil
         }
+        // "add tennis to my calendar on saturday": nor in where it goes (the statistical reader
+        // reads it, with the title cut there).
+        if isTitle, intent.action == .create, let entity = intent.entity,
+           droppingContainer(0..<words.words.count, words, entity: entity) != 0..<words.words.count {
+            return nil
+        }
         switch type.base {
         case .entity(let name):
             guard registry.entity(name)?.kind == .indexed, let mention = mention(words, of: name) else { return nil }

@@ -67,6 +67,8 @@ struct StatisticalReaderTests {
               slots: ["text name dentist", "from time this afternoon", "kind name appointments"]),
         .init(text: "how many meetings did i have last year", action: "search", kind: .request,
               slots: ["from time last year", "kind name meetings"]),
+        .init(text: "when are the school holidays this year", action: "search", kind: .request,
+              slots: ["text name school holidays", "from time this year"]),
         // About nothing the schemas know.
         .init(text: "what's the weather like out there", action: nil, kind: .unknown, slots: []),
         .init(text: "order a pizza for the crew", action: nil, kind: .unknown, slots: []),

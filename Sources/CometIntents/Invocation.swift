@@ -145,7 +145,9 @@ struct Invocation {
 
     func previewSnippet(_ plan: Plan) -> Snippet {
         guard let target = plan.target else { return Snippet(title: intent.name.name, subtitle: nil, fields: []) }
-        return presenter.snippet(target)
+        // A change is shown as it will leave the record: the card of "Move “Picnic” to 13:00?"
+        // says 13:00, as the question does.
+        return presenter.snippet(plan.kind == .update ? plan.after ?? target : target)
     }
 
     func cancelledDialog(_ plan: Plan) -> Dialog {

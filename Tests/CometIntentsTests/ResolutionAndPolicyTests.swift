@@ -187,11 +187,13 @@ struct PolicyTests {
         let (fixture, event) = try seeded(attendees: true)
         let before = try fixture.contents()
         let parameters: [String: ParameterValue] = ["event": reference(event), "title": text("Design review v2")]
-        guard case .needsConfirmation(let prompt, _) = fixture.run("updateEvent", parameters) else {
+        guard case .needsConfirmation(let prompt, let card) = fixture.run("updateEvent", parameters) else {
             Issue.record("expected needsConfirmation")
             return
         }
         #expect(prompt.contains("2 attendees"))
+        // The card shows the event as the change will leave it, as the question does.
+        #expect(card.title == "Design review v2", "\(card.title)")
         #expect(try fixture.contents() == before)
         guard case .cancelled = fixture.run("updateEvent", parameters, confirmation: .declined) else {
             Issue.record("expected cancelled")

@@ -119,10 +119,21 @@ extension Conversation {
                case .entity(let entity) = target.type.base {
                 state.focus = DialogState.Focus(entity: entity, id: id, occurrence: occurrence)
             }
-        case .failed:
-            break
+        case .failed(let error):
+            if error.code == .notFound, let parameter = error.parameter, let suggestion = error.suggestion {
+                let turn = render(outcome, draft: draft)
+                offer(suggestion, entity: entityOf(parameter, in: draft.intent), subject: .request(draft), parameter: parameter, prompt: turn.reply)
+                return turn
+            }
         }
         return render(outcome, draft: draft)
+    }
+
+    /// "Did you mean “Picnic”?": the next "yes" takes the suggestion, for the request or the
+    /// question that named nothing (a "no", or anything else said, lets it go).
+    func offer(_ suggestion: String, entity: QualifiedName, subject: DialogState.Subject, parameter: String, prompt: String) {
+        guard case .found(let record) = understander.lookup(entity, suggestion) else { return }
+        state.pending = DialogState.Pending(subject: subject, waiting: .suggestion(parameter: parameter, id: record.id), prompt: prompt)
     }
 
     private func entityOf(_ parameter: String, in intent: IntentDefinition) -> QualifiedName {
@@ -179,7 +190,9 @@ extension Conversation {
                 return .turn(Turn(reply: prompt, outcome: .needsDisambiguation(count: candidates.count), snippet: nil, understood: true))
             case .notFound(let error):
                 let hint = error.suggestion.map { " Did you mean “\($0)”?" } ?? ""
-                return .turn(failure("I couldn't find \(article(noun)) \(noun) called “\(text)”.\(hint)"))
+                let turn = failure("I couldn't find \(article(noun)) \(noun) called “\(text)”.\(hint)")
+                if let suggestion = error.suggestion { offer(suggestion, entity: entity, subject: subject, parameter: parameter, prompt: turn.reply) }
+                return .turn(turn)
             }
         case .time(let resolution, let text):
             return resolveByTime(resolution, text: text, entity: entity, subject: subject, parameter: parameter)

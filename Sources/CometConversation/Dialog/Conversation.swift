@@ -206,6 +206,25 @@ public final class Conversation {
             if understander.read(utterance) != nil { return nil }
             return Turn(reply: "Sorry, I didn't get that. " + pending.prompt,
                         outcome: .needsValue(parameter: parameterName), snippet: nil, understood: false)
+        case .suggestion(let parameterName, let id):
+            switch Answers.classify(utterance) {
+            case .yes(nil):
+                switch pending.subject {
+                case .request(var draft):
+                    draft.slots[parameterName] = .mention(.id(id, occurrence: nil))
+                    draft.sourceWords[parameterName] = utterance
+                    return perform(draft)
+                case .question(let question):
+                    return ask(question.about(.id(id, occurrence: nil)))
+                }
+            case .no(nil):
+                state.pending = nil
+                return Turn(reply: "OK. Nothing was changed.", outcome: .cancelled, snippet: nil, understood: true)
+            default:
+                // Anything else is a new request; the suggestion is let go without a word.
+                state.pending = nil
+                return nil
+            }
         case .choice(let parameterName, let candidates):
             if case .no(nil) = Answers.classify(utterance) { return cancel() }
             if let index = Answers.choice(utterance, among: candidates) {

@@ -17,6 +17,8 @@ struct DialogState {
         case value(parameter: String)
         /// Which of these the parameter (or the question's subject, "") means.
         case choice(parameter: String, candidates: [Candidate])
+        /// "Did you mean “Picnic”?": a yes means this record.
+        case suggestion(parameter: String, id: UUID)
     }
 
     /// What the pending question is about: a request to perform, or a question to answer.

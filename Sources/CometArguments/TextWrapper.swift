@@ -1,9 +1,9 @@
 /// Greedy word wrapping shared by help and error rendering.
-enum TextWrapper {
+public enum TextWrapper {
     /// Wraps `text` to `width` columns. The first output line starts with
     /// `firstPrefix`, later ones with `indent` spaces. Existing newlines are
     /// kept; words longer than a line are never split. No trailing spaces.
-    static func wrap(_ text: String, width: Int, firstPrefix: String = "", indent: Int = 0) -> [String] {
+    public static func wrap(_ text: String, width: Int, firstPrefix: String = "", indent: Int = 0) -> [String] {
         var lines: [String] = []
         let indentation = String(repeating: " ", count: indent)
         for (index, sourceLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -1,4 +1,5 @@
 import Foundation
+import CometArguments
 import CometSchema
 import CometIntents
 import CometText
@@ -109,9 +110,14 @@ struct OutcomePrinter {
         var lines = ["  " + terminal.style(Terminal.printable(snippet.title), .bold)]
         if let subtitle = snippet.subtitle { lines.append("  " + terminal.style(Terminal.printable(subtitle), .cyan)) }
         let width = snippet.fields.map(\.label.count).max() ?? 0
+        // A long value (many attendees, a long note) wraps at a word, under where values start.
+        let valueWidth = max(Terminal.columns - width - 4, 20)
+        let hanging = String(repeating: " ", count: width + 4)
         for field in snippet.fields {
             let label = field.label.padding(toLength: width, withPad: " ", startingAt: 0)
-            lines.append("  " + terminal.style(label, .dim) + "  " + Terminal.printable(field.value))
+            let wrapped = TextWrapper.wrap(Terminal.printable(field.value), width: valueWidth)
+            lines.append("  " + terminal.style(label, .dim) + "  " + (wrapped.first ?? ""))
+            lines += wrapped.dropFirst().map { hanging + $0 }
         }
         let text = lines.joined(separator: "\n")
         if stream == .standardOutput { terminal.out(text) } else { terminal.err(text) }

@@ -49,6 +49,24 @@ struct ViewsTests: CLISuite {
         #expect(grid.contains("│  6 │"), "a day without events has no dot\n\(grid)")
     }
 
+    @Test("a card's long value wraps at a word, under where values start")
+    func cardWraps() throws {
+        try seed()
+        try run(["event", "update", "Ping", "--attendee", "Ada Lovelace <ada@example.org>", "--attendee", "Grace Hopper <grace@example.org>",
+                 "--attendee", "Alan Turing <alan@example.org>", "--yes"])
+        let card = try CLIRunner.run(["event", "show", "Ping"], environment: environment.merging(["COLUMNS": "60"]) { $1 }).stdout
+        let lines = card.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines { #expect(line.count <= 60, "\(line)") }
+        let first = try #require(lines.firstIndex { $0.contains("Attendees") })
+        // Three names do not fit in 60 columns: the value goes on under itself, no word cut.
+        #expect(lines[first + 1].contains("@example.org>"), "\(card)")
+        for line in lines[first...(first + 1)] {
+            #expect(line.filter { $0 == "<" }.count == line.filter { $0 == ">" }.count, "an address cut in two\n\(card)")
+        }
+        #expect(lines[first + 1].prefix(while: { $0 == " " }).count == lines[first].distance(from: lines[first].startIndex, to: lines[first].range(of: "Ada")!.lowerBound),
+                "continuation lines start under the value\n\(card)")
+    }
+
     @Test("the grid uses calendar colours where the terminal has them")
     func gridColours() throws {
         try seed()

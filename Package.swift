@@ -22,6 +22,12 @@ let package = Package(
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"])]
         ),
+        // Line editing and history for `cometcal chat` on a terminal.
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
 
         // The schema language, the typed registry and typed values.
         .target(name: "CometSchema", dependencies: ["CometText"]),
@@ -44,7 +50,8 @@ let package = Package(
 
         .executableTarget(
             name: "cometcal",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments", "CometText"]
+            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments", "CometText",
+                           "CEditLine"]
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments"]),

@@ -214,7 +214,7 @@ enum Commands {
 
     static let chatCommand = CommandSpec(
         name: "chat", abstract: "Talk to your calendar: one request or question per line.",
-        discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. With --json each reply is one JSON line.",
+        discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. On a terminal, lines are edited as in a shell (libedit) and the up arrow recalls earlier ones, kept in $XDG_STATE_HOME/cometcal/chat_history. With --json each reply is one JSON line.",
         examples: ["cometcal chat", "echo \"what's on this week?\" | cometcal chat"]
     )
 

@@ -119,9 +119,14 @@ struct ChatCommand {
         if terminal.isInteractive {
             terminal.out(terminal.style("CometCal — say what you want to do; :help for help, :quit to leave.", .dim))
         }
+        let editor = LineEditor(interactive: terminal.isInteractive)
+        var toldHistory = false
         while true {
-            if terminal.isInteractive { FileHandle.standardOutput.write(Data(terminal.style("› ", .bold).utf8)) }
-            guard let line = readLine() else { break }
+            guard let line = editor.line(prompt: "› ") else { break }
+            if let problem = editor.historyProblem, !toldHistory {
+                terminal.err(problem)
+                toldHistory = true
+            }
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
             switch text {

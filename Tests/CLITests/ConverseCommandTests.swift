@@ -97,6 +97,31 @@ struct ConverseCommandTests {
         #expect(moved["interpretation"]?["action"] == "update")
         #expect(moved["interpretation"]?["text"] == "move the crew lunch to 1pm")
     }
+
+    @Test("chat on a terminal edits lines: the up arrow recalls the last request, no escape arrives as text, and the history is kept")
+    func chatLineEditing() throws {
+        let (directory, base) = try CLIRunner.freshStoreEnvironment()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = base
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        let seeded = try CLIRunner.run(["import", ConverseCommandTests.examples.appendingPathComponent("crew.ics").path], environment: environment)
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let session = try PseudoTerminal(["chat"], environment: environment)
+        try session.answer(after: "› ", with: "what's on this week?")
+        try session.wait(for: "I found 2 events.")
+        // Up arrow, then Enter: the same request again, not "^[[A" read as words.
+        session.type("\u{1B}[A\r")
+        try session.wait(for: "2. Crew Lunch")
+        session.type(":history\r")
+        try session.wait(for: "2  what's on this week?")
+        session.type(":quit\r")
+        let (status, output) = try session.finish()
+        #expect(status == 0)
+        #expect(!output.contains("didn't understand"), "\(output)")
+        let history = try String(contentsOf: directory.appendingPathComponent("state/cometcal/chat_history"), encoding: .utf8)
+        // libedit's own format: spaces written as \040.
+        #expect(history.contains("what's\\040on\\040this\\040week?"), "\(history)")
+    }
 }
 
 extension CLIRunner {

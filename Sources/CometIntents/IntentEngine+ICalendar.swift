@@ -676,6 +676,12 @@ private struct Importer {
             try transaction.save(record)
         } catch let error as StoreError where error.code == .invalidData || error.code == .constraint {
             problem(source, line: incoming.line, uid: incoming.uid, error.message)
+            return
+        }
+        // Imported as it is (the file says so), and said: a repeat every minute fills every agenda.
+        if let temporal = registry.entity(record.entity)?.temporalFields,
+           let warning = RecurrenceDensity.warning(for: record, temporal: temporal, registry: registry) {
+            report.warnings.append(.init(source: source, line: incoming.line, uid: incoming.uid, message: warning))
         }
     }
 }

@@ -12,8 +12,15 @@ final class ChangeRecorder: StoreTransaction {
     /// Keep only the digest of each record's last state, not the record: an import's records are
     /// in the store, and holding 10,000 of them here grew the import's memory by their size.
     private let digestsOnly: Registry?
-    private var order: [String] = []
-    private var touched: [String: Touched] = [:]
+    private var order: [Key] = []
+    private var touched: [Key: Touched] = [:]
+
+    /// A record's identity (a struct, not "entity|id" text: building that text for each save
+    /// cost an import more than the lookups it served).
+    private struct Key: Hashable {
+        let entity: QualifiedName
+        let id: UUID
+    }
 
     private struct Touched {
         let entity: QualifiedName
@@ -31,7 +38,7 @@ final class ChangeRecorder: StoreTransaction {
         self.digestsOnly = digestsOnly
     }
 
-    private func key(_ entity: QualifiedName, _ id: UUID) -> String { "\(entity)|\(id)" }
+    private func key(_ entity: QualifiedName, _ id: UUID) -> Key { Key(entity: entity, id: id) }
 
     private func touch(_ entity: QualifiedName, _ id: UUID) throws {
         let key = key(entity, id)

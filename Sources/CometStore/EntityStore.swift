@@ -177,15 +177,54 @@ public struct JournalEntry: Sendable, Hashable {
     }
 }
 
-/// The digest the journal keeps of a record that is in the store: 64-bit FNV-1a of its compact
-/// JSON. It only has to notice a change made since (not resist an attacker), and costs one
-/// encoding, which the journal does for every change anyway.
+/// The digest the journal keeps of a record that is in the store: 64-bit FNV-1a over its JSON
+/// shape (type marks, keys and values in schema order). It only has to notice a change made since
+/// (not resist an attacker). It walks the JSON value instead of writing it out as text: writing
+/// the text made the digest 11% of a 10,000-event import.
 public enum RecordDigest {
     public static func of(_ record: EntityRecord, registry: Registry) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in JSONWriter.compact(.object(registry.encode(record))).utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        var digest = FNV1a()
+        digest.add(.object(registry.encode(record)))
+        return digest.value
+    }
+
+    private struct FNV1a {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        mutating func add(byte: UInt8) {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
-        return hash
+
+        mutating func add(bits: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        }
+
+        /// The text, then 0xFF, a byte UTF-8 never has: "ab" + "c" and "a" + "bc" differ.
+        mutating func add(text: String) {
+            for byte in text.utf8 { add(byte: byte) }
+            add(byte: 0xFF)
+        }
+
+        /// A mark for each kind, so that `1`, `1.0`, `"1"` and `true` all differ.
+        mutating func add(_ json: JSONValue) {
+            switch json {
+            case .null: add(byte: 0)
+            case .bool(let flag): add(byte: flag ? 2 : 1)
+            case .int(let number): add(byte: 3); add(bits: UInt64(bitPattern: Int64(number)))
+            case .double(let number): add(byte: 4); add(bits: number.bitPattern)
+            case .string(let text): add(byte: 5); add(text: text)
+            case .array(let items):
+                add(byte: 6)
+                for item in items { add(item) }
+                add(byte: 7)
+            case .object(let object):
+                add(byte: 8)
+                for (key, item) in object {
+                    add(text: key)
+                    add(item)
+                }
+                add(byte: 9)
+            }
+        }
     }
 }

@@ -204,7 +204,6 @@ struct CalendarCommands {
         if cutByDefault { request.page.limit = Self.agendaLimit }
         let (outcome, code) = runner.run(request)
         if !context.wantsJSON, case .done(let result) = outcome {
-            let printer = OutcomePrinter(context: context)
             if let grid {
                 CalendarViews(context: context).printMonth(grid, occurrences: result.occurrences)
             } else if view == .week {
@@ -214,11 +213,10 @@ struct CalendarCommands {
                 // An empty page past the end is not an empty agenda: the note says what there is.
                 AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant)
             }
-            if cutByDefault, let page = result.page, page.isTruncated,
-               let note = PageFlags.note(page, noun: { $0 == 1 ? "occurrence" : "occurrences" }) {
-                terminal.out(terminal.style(note + " Without --limit the agenda shows at most \(NumberText.grouped(Self.agendaLimit)).", .dim))
-            } else {
-                printer.pageNote(result)
+            // The agenda counts occurrences: one weekly event is 157 of them in three years.
+            if let page = result.page, let note = PageFlags.note(page, noun: { $0 == 1 ? "occurrence" : "occurrences" }) {
+                let why = cutByDefault && page.isTruncated ? " Without --limit the agenda shows at most \(NumberText.grouped(Self.agendaLimit))." : ""
+                terminal.out(terminal.style(note + why, .dim))
             }
             return code
         }

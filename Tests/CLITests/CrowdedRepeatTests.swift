@@ -57,4 +57,14 @@ struct CrowdedRepeatTests: CLISuite {
         let more = try run(["agenda", "--limit", "2000"])
         #expect(more.stdout.split(separator: "\n").filter { $0.contains("Tick") }.count == 2_000)
     }
+
+    @Test("today is cut the same way, and takes the --offset its note offers")
+    func todaySaysWhatItShows() throws {
+        try run(["event", "add", "Tock", "--start", "2026-06-10 00:00", "--end", "2026-06-10 00:00", "--repeat", "FREQ=MINUTELY"])
+        let today = try run(["today"])
+        #expect(today.stdout.split(separator: "\n").last == "Showing the first 1,000 of 1,440 occurrences; for more, add --offset 1000 (or a larger --limit). Without --limit the agenda shows at most 1,000.")
+        let rest = try run(["today", "--offset", "1000"])
+        #expect(rest.stdout.split(separator: "\n").filter { $0.contains("Tock") }.count == 440)
+        #expect(rest.stdout.split(separator: "\n").last == "Showing 1,001–1,440 of 1,440 occurrences.")
+    }
 }

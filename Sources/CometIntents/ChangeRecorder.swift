@@ -4,42 +4,114 @@ import CometStore
 
 /// Wraps a transaction and remembers every record it touches — its state before the first
 /// touch and after the last — so the journal can undo exactly what happened.
-final class ChangeRecorder {
+///
+/// It is a transaction itself, so that code written for one (the importer) journals what it
+/// does without knowing.
+final class ChangeRecorder: StoreTransaction {
     let transaction: any StoreTransaction
-    private var order: [String] = []
-    private var touched: [String: (entity: QualifiedName, id: UUID, before: EntityRecord?, after: EntityRecord?)] = [:]
+    /// Keep only the digest of each record's last state, not the record: an import's records are
+    /// in the store, and holding 10,000 of them here grew the import's memory by their size.
+    private let digestsOnly: Registry?
+    private var order: [Key] = []
+    private var touched: [Key: Touched] = [:]
 
-    init(_ transaction: any StoreTransaction) {
-        self.transaction = transaction
+    /// A record's identity (a struct, not "entity|id" text: building that text for each save
+    /// cost an import more than the lookups it served).
+    private struct Key: Hashable {
+        let entity: QualifiedName
+        let id: UUID
     }
 
-    private func key(_ entity: QualifiedName, _ id: UUID) -> String { "\(entity)|\(id)" }
+    private struct Touched {
+        let entity: QualifiedName
+        let id: UUID
+        let before: EntityRecord?
+        /// The digest of `before`, computed once, when only digests are kept.
+        let beforeDigest: UInt64?
+        var after: EntityRecord?
+        var afterDigest: UInt64?
+    }
+
+    /// With `digestsOnly`, the states after are kept as digests computed with that registry.
+    init(_ transaction: any StoreTransaction, digestsOnly: Registry? = nil) {
+        self.transaction = transaction
+        self.digestsOnly = digestsOnly
+    }
+
+    private func key(_ entity: QualifiedName, _ id: UUID) -> Key { Key(entity: entity, id: id) }
 
     private func touch(_ entity: QualifiedName, _ id: UUID) throws {
         let key = key(entity, id)
         guard touched[key] == nil else { return }
         let before = try transaction.fetch(entity, id: id)
-        touched[key] = (entity, id, before, before)
+        let digest = digestsOnly.flatMap { registry in before.map { RecordDigest.of($0, registry: registry) } }
+        touched[key] = Touched(entity: entity, id: id, before: before, beforeDigest: digest,
+                               after: digestsOnly == nil ? before : nil, afterDigest: digest)
         order.append(key)
     }
 
     func save(_ record: EntityRecord) throws {
         try touch(record.entity, record.id)
         try transaction.save(record)
-        touched[key(record.entity, record.id)]?.after = record
+        let key = key(record.entity, record.id)
+        if let registry = digestsOnly {
+            touched[key]?.afterDigest = RecordDigest.of(record, registry: registry)
+        } else {
+            touched[key]?.after = record
+        }
     }
 
     func delete(_ entity: QualifiedName, id: UUID) throws {
         try touch(entity, id)
         try transaction.delete(entity, id: id)
         touched[key(entity, id)]?.after = nil
+        touched[key(entity, id)]?.afterDigest = nil
     }
 
     /// What changed, in the order records were first touched; untouched-in-effect records are left out.
     var changes: [JournalEntry.Change] {
         order.compactMap { key in
-            guard let entry = touched[key], entry.before != entry.after else { return nil }
+            guard let entry = touched[key] else { return nil }
+            if digestsOnly != nil {
+                guard entry.beforeDigest != entry.afterDigest else { return nil }
+                return JournalEntry.Change(entity: entry.entity, id: entry.id, before: entry.before, after: nil, afterDigest: entry.afterDigest)
+            }
+            guard entry.before != entry.after else { return nil }
             return JournalEntry.Change(entity: entry.entity, id: entry.id, before: entry.before, after: entry.after)
         }
     }
+
+    // MARK: Everything else is the transaction's
+
+    func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? { try transaction.fetch(entity, id: id) }
+
+    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord] {
+        try transaction.fetchAll(entity, matching: filters, text: text, limit: limit, offset: offset)
+    }
+
+    func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
+        try transaction.count(entity, matching: filters, text: text)
+    }
+
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
+                     text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
+        try transaction.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)
+    }
+
+    func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {
+        try transaction.referencing(entity, id: id)
+    }
+
+    func appendJournal(_ entry: JournalEntry) throws -> Int64 { try transaction.appendJournal(entry) }
+    func journalEntry(toUndo: Bool) throws -> JournalEntry? { try transaction.journalEntry(toUndo: toUndo) }
+    func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
+        try transaction.setJournal(sequence, undone: undone, changes: changes)
+    }
+    func journal(limit: Int) throws -> [JournalEntry] { try transaction.journal(limit: limit) }
+    func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] { try transaction.journalHeads(limit: limit) }
+    func journalEntry(sequence: Int64) throws -> JournalEntry? { try transaction.journalEntry(sequence: sequence) }
+    func alarmFired(_ key: AlarmKey) throws -> Bool { try transaction.alarmFired(key) }
+    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool { try transaction.recordAlarm(key, firedAt: firedAt, late: late) }
+    func meta(_ key: String) throws -> String? { try transaction.meta(key) }
+    func setMeta(_ key: String, _ value: String) throws { try transaction.setMeta(key, value) }
 }

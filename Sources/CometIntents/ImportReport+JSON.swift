@@ -8,6 +8,8 @@ extension ImportReport {
         let report = self
         return .object(JSONObject([
             ("written", .bool(report.written)),
+            // The import's journal entry (what `undo` takes back), when it changed something.
+            ("journal", report.journalSequence.map { .int(Int($0)) } ?? .null),
             ("added", .int(report.added)), ("updated", .int(report.updated)), ("unchanged", .int(report.unchanged)),
             ("skipped", .int(report.olderVersions)),
             ("invalid", .int(report.written ? report.problems.count : 0)),
@@ -51,6 +53,7 @@ extension ImportReport {
         self.init()
         func int(_ key: String) -> Int { if case .int(let value)? = json[key] { return value } else { return 0 } }
         written = json["written"] == .bool(true)
+        if case .int(let sequence)? = json["journal"] { journalSequence = Int64(sequence) }
         added = int("added")
         updated = int("updated")
         unchanged = int("unchanged")
@@ -77,7 +80,7 @@ extension JournalEntry {
     public var listing: JSONValue {
         .object(JSONObject([
             ("sequence", .int(Int(sequence ?? 0))), ("intent", .string(intent)), ("summary", .string(summary)),
-            ("created", .string(ISO8601DateFormatter().string(from: created))), ("undone", .bool(isUndone)), ("changes", .int(changes.count)),
+            ("created", .string(ISO8601DateFormatter().string(from: created))), ("undone", .bool(isUndone)), ("changes", .int(changeCount)),
         ]))
     }
 }

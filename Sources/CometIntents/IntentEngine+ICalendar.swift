@@ -2,6 +2,7 @@ import Foundation
 import CometSchema
 import CometStore
 import CometICal
+import CometText
 
 /// A file (or standard input) to import.
 public struct ImportSource {
@@ -32,6 +33,8 @@ public struct ImportOptions {
     public var skipInvalid: Bool
     /// Called now and then with the bytes read of the current source.
     public var progress: ((String, Int) -> Void)?
+    /// What the journal says the import came from ("the folder cal"), instead of the sources' names.
+    public var label: String?
 
     public init(calendar: String? = nil, skipInvalid: Bool = false, progress: ((String, Int) -> Void)? = nil) {
         self.calendar = calendar
@@ -71,6 +74,8 @@ public struct ImportReport: Sendable {
     public var warnings: [Problem] = []
     public var calendars: [String] = []
     public var written = false
+    /// The import's journal entry, when it changed something.
+    public var journalSequence: Int64?
     /// Every record the import created or changed, in order (for change notifications).
     public var changes: [Change] = []
     /// Where each record's change is in `changes`, so noting one costs no scan.
@@ -102,15 +107,23 @@ public struct ImportReport: Sendable {
 extension IntentEngine {
     /// Imports iCalendar files in one transaction: every component becomes (or updates) a
     /// record; the same file imported twice changes nothing. All or nothing unless
-    /// `skipInvalid`. Imports are not journaled (undo covers intents).
+    /// `skipInvalid`. An import that changed something is one journal entry ("Imported 1,250
+    /// events from work.ics"): undo takes back exactly it, redo does it again.
     public func importCalendars(_ sources: [ImportSource], options: ImportOptions = ImportOptions()) -> ImportReport {
         var report = ImportReport()
         do {
             try store.transaction { transaction in
-                var importer = Importer(engine: self, transaction: transaction, options: options)
+                // Only digests of what the import saved: its records are in the store already.
+                let recorder = ChangeRecorder(transaction, digestsOnly: registry)
+                var importer = Importer(engine: self, transaction: recorder, options: options)
                 for source in sources { try importer.run(source) }
                 report = importer.report
                 if !report.problems.isEmpty, !options.skipInvalid { throw ImportAborted() }
+                let changes = recorder.changes
+                if !changes.isEmpty {
+                    report.journalSequence = try transaction.appendJournal(JournalEntry(
+                        intent: "ical.import", summary: importSummary(changes, sources: sources, label: options.label), created: clock(), changes: changes))
+                }
                 report.written = true
             }
         } catch is ImportAborted {
@@ -123,6 +136,28 @@ extension IntentEngine {
             report.written = false
         }
         return report
+    }
+
+    /// "Imported 1,250 events from work.ics": what the journal calls an import, counting the
+    /// records of each entity but calendars (which an import makes on the way).
+    private func importSummary(_ changes: [JournalEntry.Change], sources: [ImportSource], label: String?) -> String {
+        var counts: [QualifiedName: Int] = [:]
+        var order: [QualifiedName] = []
+        let calendarEntity = registry.allEntities.first { $0.annotations.first(named: "ical")?.firstString?.uppercased() == "VCALENDAR" }?.name
+        for change in changes where change.entity != calendarEntity {
+            if counts[change.entity] == nil { order.append(change.entity) }
+            counts[change.entity, default: 0] += 1
+        }
+        var parts = order.map { entity -> String in
+            let count = counts[entity] ?? 0
+            let noun = entity.name.lowercased()
+            return "\(NumberText.grouped(count)) \(count == 1 ? noun : noun + "s")"
+        }
+        if parts.isEmpty { parts = ["\(changes.count) calendar\(changes.count == 1 ? "" : "s")"] }
+        let what = parts.count > 1 ? parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1] : parts[0]
+        let names = sources.map { $0.name == "-" ? "standard input" : URL(fileURLWithPath: $0.name).lastPathComponent }
+        let from = label ?? (names.count <= 2 ? names.joined(separator: " and ") : "\(names.count) files")
+        return "Imported \(what) from \(from)"
     }
 
     /// Exports as iCalendar: every record of the entities mapped to components, or those of one
@@ -641,6 +676,12 @@ private struct Importer {
             try transaction.save(record)
         } catch let error as StoreError where error.code == .invalidData || error.code == .constraint {
             problem(source, line: incoming.line, uid: incoming.uid, error.message)
+            return
+        }
+        // Imported as it is (the file says so), and said: a repeat every minute fills every agenda.
+        if let temporal = registry.entity(record.entity)?.temporalFields,
+           let warning = RecurrenceDensity.warning(for: record, temporal: temporal, registry: registry) {
+            report.warnings.append(.init(source: source, line: incoming.line, uid: incoming.uid, message: warning))
         }
     }
 }

@@ -78,6 +78,7 @@ extension IntentOutcome {
                                    records: records, occurrences: occurrences, dialog: dialog(object["dialog"]), snippet: snippet(object["snippet"]),
                                    journalSequence: journal)
         decoded.page = page
+        if case .array(let items)? = object["warnings"] { decoded.warnings = items.compactMap(\.stringValue) }
         return decoded
     }
 

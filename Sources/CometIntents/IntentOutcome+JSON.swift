@@ -24,6 +24,7 @@ extension Registry {
             object["dialog"] = json(result.dialog)
             if let snippet = result.snippet { object["snippet"] = json(snippet) }
             if let sequence = result.journalSequence { object["journal"] = .int(Int(sequence)) }
+            if !result.warnings.isEmpty { object["warnings"] = .array(result.warnings.map(JSONValue.string)) }
         case .needsValue(let parameter, let prompt):
             object["parameter"] = .string(parameter)
             object["prompt"] = .string(prompt)

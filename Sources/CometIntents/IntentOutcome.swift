@@ -81,4 +81,6 @@ public struct IntentResult: Sendable {
     public let journalSequence: Int64?
     /// For searches: how the results returned relate to everything that matched.
     public internal(set) var page: PageInfo? = nil
+    /// Things worth knowing about what was done (a repeat that crowds a day), also in the dialog.
+    public internal(set) var warnings: [String] = []
 }

@@ -165,6 +165,15 @@ struct Invocation {
             let notes = outcome.notes.joined(separator: " ")
             dialog = Dialog(full: done.full + " " + notes, supporting: done.supporting + ". " + notes)
         }
+        // A repeat newly set that crowds a day is said, in the reply and in `warnings`.
+        let warnings = changes.compactMap { change -> String? in
+            guard let after = change.after, let temporal = registry.entity(after.entity)?.temporalFields,
+                  let property = temporal.recurrence, after[property] != nil, change.before?[property] != after[property] else { return nil }
+            return RecurrenceDensity.warning(for: after, temporal: temporal, registry: registry)
+        }
+        if !warnings.isEmpty {
+            dialog = Dialog(full: dialog.full + " " + warnings.joined(separator: " "), supporting: dialog.supporting)
+        }
         var sequence: Int64?
         if intent.isUndoable, !changes.isEmpty {
             // The journal names the change; undoing it removes what it made on the way too.
@@ -174,7 +183,7 @@ struct Invocation {
         return IntentResult(
             intent: intent.name, action: intent.action, record: outcome.record, records: outcome.records,
             occurrences: outcome.occurrences, dialog: dialog, snippet: outcome.record.map { presenter.snippet($0) },
-            journalSequence: sequence, page: outcome.page)
+            journalSequence: sequence, page: outcome.page, warnings: warnings)
     }
 
     /// Deletes a record and, first, what depends on it: records whose required reference points

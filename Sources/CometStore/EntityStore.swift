@@ -85,7 +85,12 @@ public protocol StoreTransaction {
     func appendJournal(_ entry: JournalEntry) throws -> Int64
     /// The newest entry still done (to undo) or the oldest undone one (to redo).
     func journalEntry(toUndo: Bool) throws -> JournalEntry?
-    func setJournal(_ sequence: Int64, undone: Bool) throws
+    /// Marks an entry undone or done again, with its changes as they now stand: `changes` must
+    /// hold in full the side that is no longer in the store (the before of an undone entry, the
+    /// after of a redone one), so that the journal can put it back.
+    func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws
+    /// The newest entries, newest first, for listing: their `changes` are left empty (an import
+    /// holds thousands); `changeCount` says how many there are.
     func journal(limit: Int) throws -> [JournalEntry]
 
     /// The newest entries' sequence numbers and whether each is undone, without their changes
@@ -116,20 +121,39 @@ public struct AlarmKey: Sendable, Hashable {
     }
 }
 
-/// One performed intent as the undo journal keeps it: every record it touched, before and after.
+/// One performed intent or import as the undo journal keeps it: every record it touched, before
+/// and after.
+///
+/// A record's state that is in the store's tables anyway (the after of a done entry, the before of
+/// an undone one) is kept as a digest only, enough to see whether the record changed since: an
+/// import of 10,000 events does not store each event a second time in the journal.
 public struct JournalEntry: Sendable, Hashable {
     public struct Change: Sendable, Hashable {
         public let entity: QualifiedName
         public let id: UUID
+        /// The record before, when the journal holds it in full.
         public let before: EntityRecord?
+        /// The record after, when the journal holds it in full.
         public let after: EntityRecord?
+        /// The digest of the record before, when only that is kept (it is in the store).
+        public let beforeDigest: UInt64?
+        /// The digest of the record after, when only that is kept (it is in the store).
+        public let afterDigest: UInt64?
 
-        public init(entity: QualifiedName, id: UUID, before: EntityRecord?, after: EntityRecord?) {
+        public init(entity: QualifiedName, id: UUID, before: EntityRecord?, after: EntityRecord?,
+                    beforeDigest: UInt64? = nil, afterDigest: UInt64? = nil) {
             self.entity = entity
             self.id = id
             self.before = before
             self.after = after
+            self.beforeDigest = before == nil ? beforeDigest : nil
+            self.afterDigest = after == nil ? afterDigest : nil
         }
+
+        /// Whether the record existed before the change (a nil before alone does not say so).
+        public var existedBefore: Bool { before != nil || beforeDigest != nil }
+        /// Whether the record exists after the change.
+        public var existsAfter: Bool { after != nil || afterDigest != nil }
     }
 
     public var sequence: Int64?
@@ -138,13 +162,69 @@ public struct JournalEntry: Sendable, Hashable {
     public let created: Date
     public let changes: [Change]
     public var isUndone: Bool
+    /// How many records the entry changed (also when `changes` was not read, in a listing).
+    public let changeCount: Int
 
-    public init(sequence: Int64? = nil, intent: String, summary: String, created: Date, changes: [Change], isUndone: Bool = false) {
+    public init(sequence: Int64? = nil, intent: String, summary: String, created: Date, changes: [Change], isUndone: Bool = false,
+                changeCount: Int? = nil) {
         self.sequence = sequence
         self.intent = intent
         self.summary = summary
         self.created = created
         self.changes = changes
         self.isUndone = isUndone
+        self.changeCount = changeCount ?? changes.count
+    }
+}
+
+/// The digest the journal keeps of a record that is in the store: 64-bit FNV-1a over its JSON
+/// shape (type marks, keys and values in schema order). It only has to notice a change made since
+/// (not resist an attacker). It walks the JSON value instead of writing it out as text: writing
+/// the text made the digest 11% of a 10,000-event import.
+public enum RecordDigest {
+    public static func of(_ record: EntityRecord, registry: Registry) -> UInt64 {
+        var digest = FNV1a()
+        digest.add(.object(registry.encode(record)))
+        return digest.value
+    }
+
+    private struct FNV1a {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        mutating func add(byte: UInt8) {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+
+        mutating func add(bits: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        }
+
+        /// The text, then 0xFF, a byte UTF-8 never has: "ab" + "c" and "a" + "bc" differ.
+        mutating func add(text: String) {
+            for byte in text.utf8 { add(byte: byte) }
+            add(byte: 0xFF)
+        }
+
+        /// A mark for each kind, so that `1`, `1.0`, `"1"` and `true` all differ.
+        mutating func add(_ json: JSONValue) {
+            switch json {
+            case .null: add(byte: 0)
+            case .bool(let flag): add(byte: flag ? 2 : 1)
+            case .int(let number): add(byte: 3); add(bits: UInt64(bitPattern: Int64(number)))
+            case .double(let number): add(byte: 4); add(bits: number.bitPattern)
+            case .string(let text): add(byte: 5); add(text: text)
+            case .array(let items):
+                add(byte: 6)
+                for item in items { add(item) }
+                add(byte: 7)
+            case .object(let object):
+                add(byte: 8)
+                for (key, item) in object {
+                    add(text: key)
+                    add(item)
+                }
+                add(byte: 9)
+            }
+        }
     }
 }

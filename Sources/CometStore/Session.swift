@@ -149,7 +149,7 @@ struct Session: StoreTransaction {
         if case .integer(let undone)? = try connection.prepare("SELECT count(*) FROM _journal WHERE state = 'undone'").scalar(), undone > 0 {
             try connection.prepare("DELETE FROM _journal WHERE state = 'undone'").run()
         }
-        let changes = JSONValue.array(entry.changes.map(encode))
+        let changes = JSONValue.array(try entry.changes.map { try encode($0, inStore: .after) })
         try connection.prepare("INSERT INTO _journal (state, intent, summary, created, changes) VALUES ('done', ?, ?, ?, ?)")
             .run([.text(entry.intent), .text(entry.summary), .text(Session.utcText(entry.created)), .text(JSONWriter.compact(changes))])
         return connection.lastInsertRowID
@@ -162,8 +162,10 @@ struct Session: StoreTransaction {
         return try journalEntries(sql, []).first
     }
 
-    func setJournal(_ sequence: Int64, undone: Bool) throws {
-        try connection.prepare("UPDATE _journal SET state = ? WHERE seq = ?").run([.text(undone ? "undone" : "done"), .integer(sequence)])
+    func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
+        let encoded = JSONValue.array(try changes.map { try encode($0, inStore: undone ? .before : .after) })
+        try connection.prepare("UPDATE _journal SET state = ?, changes = ? WHERE seq = ?")
+            .run([.text(undone ? "undone" : "done"), .text(JSONWriter.compact(encoded)), .integer(sequence)])
     }
 
     func alarmFired(_ key: AlarmKey) throws -> Bool {
@@ -201,7 +203,29 @@ struct Session: StoreTransaction {
     }
 
     func journal(limit: Int) throws -> [JournalEntry] {
-        try journalEntries("SELECT seq, state, intent, summary, created, changes FROM _journal ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))])
+        // SQLite counts the changes in its own JSON parser: decoding an import's thousands of
+        // records only to list its summary made `history` slow.
+        var rows: [(Int64, String, String, String, String, Int64?)] = []
+        try connection.prepare("""
+            SELECT seq, state, intent, summary, created, CASE WHEN json_valid(changes) THEN json_array_length(changes) END
+            FROM _journal ORDER BY seq DESC LIMIT ?
+            """).query([.integer(Int64(limit))]) { row in
+                guard let seq = row.integer(0), let state = row.text(1), let intent = row.text(2), let summary = row.text(3),
+                      let created = row.text(4) else { return }
+                rows.append((seq, state, intent, summary, created, row.integer(5)))
+            }
+        return try rows.map { seq, state, intent, summary, created, count in
+            guard let count else { throw StoreError(.invalidData, "journal entry \(seq) is damaged") }
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try Session.journalTime(created, of: seq),
+                         changes: [], isUndone: state == "undone", changeCount: Int(count))
+        }
+    }
+
+    private static func journalTime(_ text: String, of seq: Int64) throws -> Date {
+        guard let instant = (try? DateTimeValue(parsing: text))?.instant else {
+            throw StoreError(.invalidData, "journal entry \(seq) is damaged: its time '\(text.prefix(40))' is not a date and time")
+        }
+        return instant
     }
 
     private func journalEntries(_ sql: String, _ values: [SQLValue]) throws -> [JournalEntry] {
@@ -215,10 +239,7 @@ struct Session: StoreTransaction {
             guard case .array(let items) = try JSONParser.parse(changesText) else {
                 throw StoreError(.invalidData, "journal entry \(seq) is damaged")
             }
-            guard let createdAt = (try? DateTimeValue(parsing: created))?.instant else {
-                throw StoreError(.invalidData, "journal entry \(seq) is damaged: its time '\(created.prefix(40))' is not a date and time")
-            }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: createdAt,
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try Session.journalTime(created, of: seq),
                                 changes: try items.map(decodeChange), isUndone: state == "undone")
         }
     }
@@ -228,12 +249,26 @@ struct Session: StoreTransaction {
         DateTimeValue.utc(date).description
     }
 
-    private func encode(_ change: JournalEntry.Change) -> JSONValue {
+    /// Which side of a change is in the store's tables, and so kept as a digest only.
+    enum StoredSide { case before, after }
+
+    private func encode(_ change: JournalEntry.Change, inStore side: StoredSide) throws -> JSONValue {
         var object = JSONObject()
         object["entity"] = .string(change.entity.description)
         object["id"] = .string(change.id.lowercasedText)
-        object["before"] = change.before.map { .object(store.registry.encode($0)) } ?? .null
-        object["after"] = change.after.map { .object(store.registry.encode($0)) } ?? .null
+        func put(_ name: String, _ record: EntityRecord?, _ digest: UInt64?, inStore: Bool) throws {
+            if inStore {
+                if let digest = record.map({ RecordDigest.of($0, registry: store.registry) }) ?? digest {
+                    object[name + "Digest"] = .string(String(digest, radix: 16))
+                }
+            } else if let record {
+                object[name] = .object(store.registry.encode(record))
+            } else if digest != nil {
+                throw StoreError(.invalidData, "the journal would lose the \(name) of \(change.entity.name) \(change.id.lowercasedText): only its digest is known")
+            }
+        }
+        try put("before", change.before, change.beforeDigest, inStore: side == .before)
+        try put("after", change.after, change.afterDigest, inStore: side == .after)
         return .object(object)
     }
 
@@ -254,6 +289,15 @@ struct Session: StoreTransaction {
                 throw StoreError(.invalidData, "a journal record of \(definition.name.name) no longer fits the schema: \(error)")
             }
         }
-        return JournalEntry.Change(entity: definition.name, id: id, before: try record(json["before"]), after: try record(json["after"]))
+        func digest(_ value: JSONValue?) throws -> UInt64? {
+            guard let value else { return nil }
+            guard let text = value.stringValue, let digest = UInt64(text, radix: 16) else {
+                throw StoreError(.invalidData, "a journal change of \(definition.name.name) \(idText) has a damaged digest")
+            }
+            return digest
+        }
+        // Entries written before digests hold both sides in full (and no digest keys).
+        return JournalEntry.Change(entity: definition.name, id: id, before: try record(json["before"]), after: try record(json["after"]),
+                                   beforeDigest: try digest(json["beforeDigest"]), afterDigest: try digest(json["afterDigest"]))
     }
 }

@@ -142,6 +142,7 @@ final class RemoteBackend: CalendarBackend {
         }
         var params = JSONObject([("files", .array(documents)), ("skipInvalid", .bool(options.skipInvalid))])
         if let calendar = options.calendar { params["calendar"] = .string(calendar) }
+        if let label = options.label { params["label"] = .string(label) }
         switch try call("ical.import", params) {
         case .success(let json): return ImportReport(json: json)
         case .failure(let error): throw CommandFailure(code: .dataError, message: "error: \(error.message)")

@@ -124,7 +124,7 @@ enum Commands {
 
     static let agenda = CommandSpec(
         name: "agenda", abstract: "Show what happens between two times, grouped by day; or a week, or a month grid.",
-        discussion: "Repeating events are expanded into their occurrences, in each event's own time zone. --week lists every day of the week holding --from (today by default), empty days too; --month draws the month holding it as a grid, each day's events in its cell, in their calendar's colour. The week starts on the config file's week_start (Monday by default).",
+        discussion: "Repeating events are expanded into their occurrences, in each event's own time zone. --week lists every day of the week holding --from (today by default), empty days too; --month draws the month holding it as a grid, each day's events in its cell, in their calendar's colour. The week starts on the config file's week_start (Monday by default). Without --limit the agenda (and --week) shows at most 1,000 occurrences, and says how many there are and how to see the rest; --json is not cut.",
         options: [
             .value("from", valueName: "when", help: "Start of the range (default: today)."),
             .value("to", valueName: "when", help: "End of the range (default: 7 days after --from)."),
@@ -139,13 +139,14 @@ enum Commands {
 
     static let today = CommandSpec(
         name: "today", abstract: "Show today's agenda.",
-        options: [.value("calendar", valueName: "calendar", help: "Only events of this calendar.")],
+        discussion: "At most 1,000 occurrences, as the agenda without --limit; a last line says how many there are.",
+        options: [.value("calendar", valueName: "calendar", help: "Only events of this calendar.")] + PageFlags.options,
         examples: ["cometcal today", "cometcal today --calendar Work"]
     )
 
     static let importCommand = CommandSpec(
         name: "import", abstract: "Import iCalendar (.ics) files: all or nothing, and safe to repeat.",
-        discussion: "Every VEVENT becomes an event with everything the schema holds; properties it has no field for are kept and exported again. Each VCALENDAR goes into the calendar its X-WR-CALNAME (or NAME) names, created if missing, unless --calendar is given. A folder is read as a vdir (as khal and vdirsyncer keep them): each subfolder is a calendar, named by its displayname file (else the folder's name), each .ics file in it an event. Importing the same file again changes nothing; a newer SEQUENCE or LAST-MODIFIED updates. A file with problems writes nothing and lists each problem with its line and UID (--skip-invalid imports the rest). See docs/icalendar.md for what is accepted.",
+        discussion: "Every VEVENT becomes an event with everything the schema holds; properties it has no field for are kept and exported again. Each VCALENDAR goes into the calendar its X-WR-CALNAME (or NAME) names, created if missing, unless --calendar is given. A folder is read as a vdir (as khal and vdirsyncer keep them): each subfolder is a calendar, named by its displayname file (else the folder's name), each .ics file in it an event. Importing the same file again changes nothing; a newer SEQUENCE or LAST-MODIFIED updates. A file with problems writes nothing and lists each problem with its line and UID (--skip-invalid imports the rest). An import that changes something is one entry of the undo journal: history names it (“Imported 1,250 events from work.ics”), undo takes exactly it back, redo does it again. See docs/icalendar.md for what is accepted.",
         options: [
             .value("calendar", valueName: "name", help: "Import into this calendar (created if missing)."),
             .flag("skip-invalid", help: "Import the valid components and report the others."),
@@ -239,7 +240,7 @@ enum Commands {
         examples: ["source <(cometcal completions bash)", "cometcal completions zsh > ~/.zfunc/_cometcal", "cometcal completions fish > ~/.config/fish/completions/cometcal.fish"]
     )
 
-    static let undo = CommandSpec(name: "undo", abstract: "Undo the last change (restores exactly what was there).")
+    static let undo = CommandSpec(name: "undo", abstract: "Undo the last change or import (restores exactly what was there).")
     static let redo = CommandSpec(name: "redo", abstract: "Redo what the last undo took back.")
     static let history = CommandSpec(name: "history", abstract: "List recent changes, newest first.",
                                      options: [.value("limit", valueName: "n", help: "How many entries (default 20).")])

@@ -1,4 +1,5 @@
 import Foundation
+import CometText
 import CometArguments
 import CometSchema
 import CometIntents
@@ -197,23 +198,34 @@ struct CalendarCommands {
         request.parameters[toParameter.name] = .set(.dateTime(to))
         if let calendar = parsed.value("calendar") { request.references["calendar"] = calendar }
         request.page = try PageFlags.page(from: parsed)
+        // A text agenda without --limit stops at a screenful of screenfuls, and says so below: a
+        // repeat every second fills a week with 604,800 lines. The month grid shows three a day.
+        let cutByDefault = request.page.limit == nil && !context.wantsJSON && view != .month
+        if cutByDefault { request.page.limit = Self.agendaLimit }
         let (outcome, code) = runner.run(request)
         if !context.wantsJSON, case .done(let result) = outcome {
-            let printer = OutcomePrinter(context: context)
             if let grid {
                 CalendarViews(context: context).printMonth(grid, occurrences: result.occurrences)
             } else if view == .week {
-                AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant, everyDay: true)
+                // A cut week lists only the days it reached: the days after are not empty.
+                AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant, everyDay: !(result.page?.isTruncated ?? false))
             } else if !result.occurrences.isEmpty || (result.page?.total ?? 0) == 0 {
                 // An empty page past the end is not an empty agenda: the note says what there is.
                 AgendaPrinter(context: context).print(result.occurrences, from: from.instant, to: to.instant)
             }
-            printer.pageNote(result)
+            // The agenda counts occurrences: one weekly event is 157 of them in three years.
+            if let page = result.page, let note = PageFlags.note(page, noun: { $0 == 1 ? "occurrence" : "occurrences" }) {
+                let why = cutByDefault && page.isTruncated ? " Without --limit the agenda shows at most \(NumberText.grouped(Self.agendaLimit))." : ""
+                terminal.out(terminal.style(note + why, .dim))
+            }
             return code
         }
         OutcomePrinter(context: context).print(outcome, runner: runner)
         return code
     }
+
+    /// The most occurrences a text agenda shows when not given --limit.
+    static let agendaLimit = 1_000
 
     private enum AgendaView { case range, day, week, month }
 

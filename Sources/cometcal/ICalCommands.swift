@@ -38,6 +38,7 @@ struct ICalCommands {
         let bar = ProgressBar(enabled: terminal.isInteractive && isatty(STDERR_FILENO) == 1 && !context.wantsJSON)
         var options = ImportOptions(calendar: context.parsed.value("calendar"), skipInvalid: context.parsed.flag("skip-invalid"))
         options.progress = { name, bytes in bar.update(name, bytes: bytes, of: sizes[name]) }
+        options.label = ICalCommands.importLabel(paths, folders: Set(folders.map(\.path)))
         // A vdir is read here, file by file, into the one all-or-nothing import.
         let texts = try folders.flatMap { try $0.texts(registry: context.registry) }
         var report = try context.backend.importFiles(sources, texts: texts, options: options)
@@ -60,6 +61,16 @@ struct ICalCommands {
         }
         // Written means it did what was asked: everything, or with --skip-invalid the valid rest.
         return report.written ? .success : .dataError
+    }
+
+    /// What `history` says an import came from: "work.ics", "standard input", "the folder cal".
+    static func importLabel(_ paths: [String], folders: Set<String>) -> String {
+        let names = paths.map { path -> String in
+            if path == "-" { return "standard input" }
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            return folders.contains(path) ? "the folder \(name)" : name
+        }
+        return names.count <= 2 ? names.joined(separator: " and ") : "\(names[0]) and \(names.count - 1) more"
     }
 
     private func summary(_ report: ImportReport) -> String {

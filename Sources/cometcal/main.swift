@@ -56,6 +56,12 @@ do {
     }
 } catch {
     var message = error.rendered
+    // `intent run updateEvent … --span all`: flags are for the preset commands; here a parameter is NAME=VALUE.
+    if error.code == .unknownOption, error.commandPath.suffix(2) == ["intent", "run"],
+       let quoted = error.message.split(separator: "'").dropFirst().first, quoted.hasPrefix("--"), quoted.count > 2 {
+        let name = quoted.dropFirst(2).split(separator: "=").first.map(String.init) ?? ""
+        message += "\n(intent run takes the intent's parameters as NAME=VALUE: write \(name)=VALUE, not --\(name) VALUE)"
+    }
     if registry == nil, error.code == .unknownCommand {
         message += "\n(the schemas in \(schemaPaths.joined(separator: ", ")) did not load, so only 'schema' commands are available; run 'cometcal schema check')"
     }

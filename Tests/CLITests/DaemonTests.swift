@@ -63,7 +63,8 @@ struct DaemonTests {
         #expect(exported["content"]?.stringValue?.contains("SUMMARY:Picnic") == true)
         let history = try client.call("history", object([("limit", 5)]))
         guard case .array(let entries)? = history["entries"] else { Issue.record("\(history)"); return }
-        #expect(entries.count == 2)
+        #expect(entries.count == 3, "the import and the two updates")
+        #expect(entries.last?["intent"] == "ical.import")
         #expect(try client.call("undo")["outcome"] == "done")
         #expect(try client.call("redo")["outcome"] == "done")
 
@@ -117,6 +118,26 @@ struct DaemonTests {
         #expect(created["entity"]?["endDate"] == "2026-06-13T05:00:00Z", "\(created)")
     }
 
+    @Test("ical.import is one journal entry named by its label (else its file's name), and undo takes it back")
+    func importIsJournaled() throws {
+        let daemon = try DaemonHarness()
+        let client = try daemon.client()
+        let labelled = try client.call("ical.import", object([("content", .string(DaemonTests.picnic)), ("name", "picnic.ics"), ("label", "the folder cals")]))
+        #expect(labelled["journal"] == .int(1), "\(labelled)")
+        let history = try client.call("history", object([("limit", 1)]))
+        guard case .array(let entries)? = history["entries"] else { Issue.record("\(history)"); return }
+        #expect(entries.first?["summary"] == "Imported 1 event from the folder cals")
+        #expect(entries.first?["intent"] == "ical.import")
+        let undone = try client.call("undo")
+        #expect(undone["outcome"] == "done", "\(undone)")
+        let found = try client.call("entity.search", object([("entity", "Event"), ("text", "picnic")]))
+        #expect(found["entities"] == .array([]), "\(found)")
+        _ = try client.call("ical.import", object([("content", .string(DaemonTests.picnic)), ("name", "picnic.ics")]))
+        let named = try client.call("history", object([("limit", 1)]))
+        guard case .array(let latest)? = named["entries"] else { Issue.record("\(named)"); return }
+        #expect(latest.first?["summary"] == "Imported 1 event from picnic.ics")
+    }
+
     @Test("one client subscribes and sees another's changes, imports, undo and redo")
     func subscriptions() throws {
         let daemon = try DaemonHarness()
@@ -127,12 +148,13 @@ struct DaemonTests {
         let importNote = try watcher.notification()
         #expect(importNote["method"] == "changed")
         #expect(importNote["params"]?["intent"] == "ical.import")
+        #expect(importNote["params"]?["journal"] == .int(1), "an import is a journal entry")
         _ = try writer.call("intent.perform", object([("intent", "createEvent"), ("parameters", object([("title", "Stargazing"), ("startDate", "2026-06-12T21:00:00-07:00")]))]))
         let created = try watcher.notification()
         #expect(created["params"]?["intent"] == "calendar.createEvent")
         guard case .array(let changes)? = created["params"]?["changes"] else { Issue.record("\(created)"); return }
         #expect(changes.first?["change"] == "created")
-        #expect(created["params"]?["journal"] == .int(1))
+        #expect(created["params"]?["journal"] == .int(2))
         _ = try writer.call("undo")
         let undone = try watcher.notification()
         #expect(undone["params"]?["intent"] == "undo")

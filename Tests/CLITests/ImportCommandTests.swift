@@ -55,7 +55,7 @@ struct ImportCommandTests: CLISuite {
         #expect(leftOut.allSatisfy { $0["uid"] != nil && $0["line"] != nil && $0["reasons"] != nil && $0["file"] != nil })
         // The keys docs/json.md lists, in that order.
         guard case .object(let object) = report else { Issue.record("not an object"); return }
-        #expect(object.keys == ["written", "added", "updated", "unchanged", "skipped", "invalid", "skippedMessages", "leftOut",
+        #expect(object.keys == ["written", "journal", "added", "updated", "unchanged", "skipped", "invalid", "skippedMessages", "leftOut",
                                 "ignoredComponents", "calendars", "warnings", "problems"])
     }
 

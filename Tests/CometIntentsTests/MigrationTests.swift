@@ -111,6 +111,26 @@ struct MigrationTests {
         #expect(try fixture.fetch(room.id, QualifiedName(domain: "rooms", name: "Room")) == room)
     }
 
+    @Test("a store opened with another domain's schemas alone names the domain it holds and how to load both; with both it opens and keeps every row")
+    func anotherDomainAlone() throws {
+        let fixture = try TestStore()
+        try fixture.makeCalendar()
+        let event = try fixture.makeEvent("Launch", start: "2026-06-18T15:00:00+02:00[Europe/Berlin]")
+        let examples = Fixture.repoRoot + "/Examples/Schemas"
+        do {
+            _ = try SQLiteStore(path: fixture.path, registry: try Registry.load(paths: [examples]), now: Fixture.now)
+            Issue.record("a store holding calendar rows was opened with the tasks schemas alone")
+        } catch let error as StoreError {
+            #expect(error.code == .destructiveMigration)
+            #expect(error.message.contains("the store holds the 'calendar' domain (calendar__Calendar: 1 row, calendar__Event: 1 row), which the loaded schemas do not declare"), "\(error.message)")
+            #expect(error.message.contains("--schemas Schemas --schemas DIR"), "\(error.message)")
+        }
+        try fixture.reopen(with: try Registry.load(paths: [Fixture.schemaDirectory, examples]))
+        #expect(try fixture.fetch(event.id) == event)
+        let task = try #require(try fixture.done("createTask", ["title": text("Buy cake")]).record)
+        #expect(task.entity.domain == "tasks")
+    }
+
     @Test("adding a property with a default fills existing rows with it")
     func addPropertyWithDefault() throws {
         let variants = try SchemaVariants()

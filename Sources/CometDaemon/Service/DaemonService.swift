@@ -280,7 +280,7 @@ public final class DaemonService: @unchecked Sendable {
     // MARK: iCalendar
 
     private func icalImport(_ params: Parameters) throws -> JSONValue {
-        try params.only(["content", "name", "files", "calendar", "skipInvalid"])
+        try params.only(["content", "name", "files", "calendar", "skipInvalid", "label"])
         // One document (`content`, reported under `name`), or several imported all or nothing
         // (`files: [{name, content}]`), as `cometcal import a.ics b.ics` does.
         // A file's own `calendar` puts its components there (a vdir item, in its folder's calendar).
@@ -293,12 +293,13 @@ public final class DaemonService: @unchecked Sendable {
         } else {
             files.append((try params.string(optional: "name") ?? "request", try params.string("content"), nil))
         }
-        let options = ImportOptions(calendar: try params.string(optional: "calendar"), skipInvalid: try params.bool("skipInvalid") ?? false)
+        var options = ImportOptions(calendar: try params.string(optional: "calendar"), skipInvalid: try params.bool("skipInvalid") ?? false)
+        // What the journal says the import came from (cometcal sends "the folder cal" for a vdir).
+        options.label = try params.string(optional: "label")
         let registry = self.registry
         let report = writer.run { $0.importCalendars(files.map { ImportSource(name: $0.name, text: $0.content, registry: registry, calendar: $0.calendar) }, options: options) }
-        if report.written, !report.changes.isEmpty {
-            announce(journal: nil, intent: "ical.import", changes: report.changes.map { ($0.entity, $0.id, $0.kind.rawValue) })
-        }
+        // The import is a journal entry (intent "ical.import"): announced from there, with its sequence.
+        if report.written, !report.changes.isEmpty { announceJournal() }
         return report.json
     }
 
@@ -415,15 +416,15 @@ public final class DaemonService: @unchecked Sendable {
         for (sequence, replay) in wanted {
             guard let entry = (try? readers.run({ try $0.journalEntry(sequence: sequence) })) ?? nil else { continue }
             let changes = entry.changes.map { change in
-                (change.entity, change.id, replay == "undo" ? DaemonService.kind(before: change.after, after: change.before)
-                                                            : DaemonService.kind(before: change.before, after: change.after))
+                (change.entity, change.id, replay == "undo" ? DaemonService.kind(existed: change.existsAfter, exists: change.existedBefore)
+                                                            : DaemonService.kind(existed: change.existedBefore, exists: change.existsAfter))
             }
             announce(journal: entry.sequence, intent: replay ?? entry.intent, changes: changes)
         }
     }
 
-    static func kind(before: EntityRecord?, after: EntityRecord?) -> String {
-        before == nil ? "created" : after == nil ? "deleted" : "updated"
+    static func kind(existed: Bool, exists: Bool) -> String {
+        !existed ? "created" : !exists ? "deleted" : "updated"
     }
 
     /// Looks at the journal for changes made beside the daemon (a `cometcal` writing to the

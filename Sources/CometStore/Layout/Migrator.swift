@@ -65,13 +65,24 @@ struct Migrator {
                 }
             }
             let tables = Set(layouts.map(\.table))
-            for (table, _) in known where !tables.contains(table) {
+            let loadedDomains = Set(layouts.map(\.entity.name.domain))
+            var unloadedDomains: [String: [String]] = [:]
+            for (table, _) in known.sorted(by: { $0.key < $1.key }) where !tables.contains(table) {
                 let rows = try count("SELECT count(*) FROM \(quote(table))")
-                if rows > 0 {
+                let domain = table.components(separatedBy: "__").first ?? table
+                if rows > 0, !loadedDomains.contains(domain) {
+                    // A whole domain missing is most often schemas given instead of the store's own,
+                    // not a deletion: say which, and how to load both.
+                    unloadedDomains[domain, default: []].append("\(table): \(rows) row\(rows == 1 ? "" : "s")")
+                } else if rows > 0 {
                     problems.append("entity table '\(table)' holds \(rows) row(s) but its entity is no longer in the schema; restore the entity in the schema files, or export the data first")
                 } else {
                     try dropEntityTables(table)
                 }
+            }
+            for domain in unloadedDomains.keys.sorted() {
+                problems.append("the store holds the '\(domain)' domain (\(unloadedDomains[domain, default: []].joined(separator: ", "))), which the loaded schemas do not declare; "
+                                + "load its schemas as well (--schemas is repeatable: --schemas Schemas --schemas DIR), use another store (--db), or export the data first")
             }
             guard problems.isEmpty else {
                 throw StoreError(.destructiveMigration, "the schema change would lose data, so nothing was changed:\n  - " + problems.joined(separator: "\n  - "))

@@ -10,6 +10,8 @@ public struct DueAlarm: Sendable, Hashable {
     /// The occurrence's start, as the occurrence has it.
     public let occurrence: DateTimeValue
     public let trigger: Date
+    /// The alarm as the record holds it: a case of the alarm union and its value.
+    public let alarm: Value
 
     public var key: AlarmKey {
         AlarmKey(record: record, occurrence: Int64(occurrence.instant?.timeIntervalSince1970.rounded(.down) ?? Double(occurrence.sortKey)),
@@ -56,7 +58,7 @@ extension IntentEngine {
                         }
                         guard trigger >= from, trigger < to else { continue }
                         let item = DueAlarm(entity: entity.name, record: occurrence.record.id, title: registry.title(of: occurrence.record),
-                                            occurrence: occurrence.start, trigger: trigger)
+                                            occurrence: occurrence.start, trigger: trigger, alarm: alarm)
                         if try !transaction.alarmFired(item.key) { due.append(item) }
                     }
                 }

@@ -24,9 +24,11 @@ final class AlarmScheduler: @unchecked Sendable {
     private var checkedUntil: Date
     private var savedCheck = Date.distantPast
     private let clock: @Sendable () -> Date
+    private let notify: NotifyCommand?
 
-    init(service: DaemonService, clock: @escaping @Sendable () -> Date = { Date() }) {
+    init(service: DaemonService, notify: NotifyCommand? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.service = service
+        self.notify = notify
         self.clock = clock
         let stored = (try? service.writer.run { try $0.storedFact(AlarmScheduler.checkedKey) }) ?? nil
         // The first start ever looks from now: old alarms are history, not missed.
@@ -87,6 +89,14 @@ final class AlarmScheduler: @unchecked Sendable {
             }
             fired = true
             service.announceAlarm(next, late: late)
+            if let notify {
+                // One read of the record, then the command runs on a thread of its own.
+                do {
+                    notify.run(try service.readers.run { try $0.notice(for: next, late: late) })
+                } catch {
+                    service.log("the notify command was not run: the event could not be read", [("event", next.title), ("error", "\(error)")])
+                }
+            }
         }
         checkedUntil = max(checkedUntil, now)
         saveCheck(force: fired)

@@ -52,6 +52,7 @@ struct DaemonNotifyTests {
         let record = directory.appendingPathComponent("record").path
         let command = try script(directory, "record.sh", """
             cat > '\(record).json'
+            grep SigIgn /proc/$$/status > '\(record).signals'
             env | grep '^COMETCAL_' | sort > '\(record).tmp'
             mv '\(record).tmp' '\(record)'
             """)
@@ -74,6 +75,9 @@ struct DaemonNotifyTests {
         #expect(json["alarm"] == "1 second before the start")
         #expect(json["fields"]?["location"] == "Hangar 2")
         #expect(json["fields"]?["calendar"] == "Calendar")
+        // The daemon ignores SIGPIPE; the command does not inherit that.
+        let ignored = try #require(lines(of: record + ".signals", atLeast: 1, within: 0).first?.split(separator: "\t").last.flatMap { UInt64($0, radix: 16) })
+        #expect(ignored & (1 << (UInt64(SIGPIPE) - 1)) == 0, "SIGPIPE is not ignored: \(String(ignored, radix: 16))")
         daemon.stop()
         #expect(daemon.logText.contains("msg=\"notify command ran\" event=\"Launch Review\""), "\(daemon.logText)")
     }
@@ -110,6 +114,20 @@ struct DaemonNotifyTests {
         #expect(kill(childPID, 0) != 0, "the command's child was killed with its group")
         daemon.stop()
         #expect(daemon.logText.contains("msg=\"notify command killed: it ran past its time limit\" event=Hang limit=2"), "\(daemon.logText)")
+    }
+
+    @Test("at most four commands run at once: a fifth alarm at the same moment waits its turn, and the log says so")
+    func boundedConcurrency() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let runs = directory.appendingPathComponent("runs").path
+        let daemon = try DaemonHarness(arguments: ["--notify", "sleep 2; echo \"$COMETCAL_TITLE\" >> '\(runs)'"], directory: directory)
+        let client = try daemon.client()
+        let start = secondsFromNow(3)
+        for number in 1...5 { try create(client, title: "Burn \(number)", start: start) }
+        #expect(lines(of: runs, atLeast: 5, within: 12).count == 5)
+        daemon.stop()
+        let waits = daemon.logText.components(separatedBy: "msg=\"notify command waits: others are still running\"").count - 1
+        #expect(waits == 1, "\(daemon.logText)")
     }
 
     @Test("a command that fails is logged with its exit status and what it printed")

@@ -85,6 +85,20 @@ extension IntentEngine {
     }
 }
 
+extension DueAlarm {
+    /// What the alarm is, as the notify command's COMETCAL_ALARM_DESCRIPTION says it.
+    public var alarmDescription: String { AlarmNotice.describe(alarm) }
+
+    /// One alarm to come, as `cometcal alarms --json` and the daemon's `alarms.list` give it.
+    public var listing: JSONValue {
+        .object(JSONObject([
+            ("entity", .string(entity.name)), ("id", .string(record.uuidString.lowercased())), ("title", .string(title)),
+            ("start", .string(occurrence.description)), ("trigger", .string(DateTimeValue.utc(trigger).description)),
+            ("alarm", .string(alarmDescription)),
+        ]))
+    }
+}
+
 extension AlarmNotice {
     static func describe(_ alarm: Value) -> String {
         guard case .union(_, let payload) = alarm else { return "" }

@@ -84,9 +84,11 @@ public final class NotifyCommand: @unchecked Sendable {
     private func execute(_ notice: AlarmNotice) {
         let title = notice.alarm.title
         let started = Date()
+        // Standard input is a socket, not a pipe: the notice is sent with MSG_NOSIGNAL, so a
+        // command that exits without reading it cannot kill this process with SIGPIPE.
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
-        guard pipe(&input) == 0 else { return failedToStart(title, errno) }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &input) == 0 else { return failedToStart(title, errno) }
         guard pipe(&output) == 0 else {
             close(input[0]); close(input[1])
             return failedToStart(title, errno)
@@ -105,11 +107,12 @@ public final class NotifyCommand: @unchecked Sendable {
         }
         close(input[0])
         close(output[1])
-        // The notice is small (well under a pipe's 64 KiB), so this write does not wait for the
+        // The notice is small (well under a socket's buffer), so this send does not wait for the
         // command to read; a command that exits without reading makes it fail, which is fine.
         let body = Array((JSONWriter.compact(notice.json) + "\n").utf8)
         _ = fcntl(input[1], F_SETFL, fcntl(input[1], F_GETFL) | O_NONBLOCK)
-        _ = body.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
+        _ = body.withUnsafeBytes { send(input[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(input[1], Int32(SHUT_WR))
         close(input[1])
 
         // Collects what it prints (kept for the log, up to 4 KiB) while waiting for it to end.

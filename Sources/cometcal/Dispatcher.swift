@@ -82,6 +82,8 @@ struct CalendarCommands {
         case ["undo"]: return replay(context.backend.undo())
         case ["redo"]: return replay(context.backend.redo())
         case ["history"]: return try history()
+        case ["alarms"]: return try AlarmCommands(context: context).list()
+        case ["remind"]: return try AlarmCommands(context: context).remind()
         case ["backup"]: return try backup()
         case ["restore"]: return try restore()
         case ["intent", "list"]: return listIntents()

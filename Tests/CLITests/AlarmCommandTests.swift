@@ -153,4 +153,38 @@ struct AlarmCommandTests: CLISuite {
         #expect(!stdout.contains("late"), "it went off on time: \(stdout)")
         #expect(stderr.hasSuffix("Stopped.\n"), "\(stderr)")
     }
+
+    @Test("--alarm 9:00 on a monthly all-day event goes off at 09:00 on each day, and is TRIGGER:PT9H in iCalendar, read back the same")
+    func clockTimeOnAllDaySeries() throws {
+        try run(["event", "add", "Rent", "--start", "2026-07-01", "--repeat", "monthly", "--alarm", "9:00"])
+        let listed = try run(["alarms", "--from", "2026-06-20", "--to", "2026-09-20"]).stdout.split(separator: "\n").map(String.init)
+        #expect(listed.dropFirst() == ["Wed Jul 1 09:00  Rent  (starts Wed Jul 1 00:00; 9 hours after the start)",
+                                       "Sat Aug 1 09:00  Rent  (starts Sat Aug 1 00:00; 9 hours after the start)",
+                                       "Tue Sep 1 09:00  Rent  (starts Tue Sep 1 00:00; 9 hours after the start)"], "\(listed)")
+        let exported = try run(["export"]).stdout
+        #expect(exported.contains("TRIGGER:PT9H"), "\(exported)")
+        let file = directory.appendingPathComponent("rent.ics")
+        try exported.write(to: file, atomically: true, encoding: .utf8)
+        var other = environment
+        other["COMETCAL_DB"] = directory.appendingPathComponent("store/other.sqlite").path
+        #expect(try CLIRunner.run(["import", file.path], environment: other).status == 0)
+        let again = try CLIRunner.run(["alarms", "--from", "2026-06-20", "--to", "2026-09-20"], environment: other).stdout.split(separator: "\n").map(String.init)
+        #expect(again == listed)
+    }
+
+    @Test("--alarm 9am on a weekly 10:00 event is an hour before each occurrence; a date and time stays one moment")
+    func clockTimeOnTimedSeries() throws {
+        try run(["event", "add", "Review", "--start", "2026-06-15 10:00", "--repeat", "weekly", "--alarm", "9am"])
+        let listed = try run(["alarms", "--from", "2026-06-14", "--to", "2026-06-28"]).stdout.split(separator: "\n").map(String.init)
+        #expect(listed.dropFirst() == ["Mon Jun 15 09:00  Review  (starts Mon Jun 15 10:00; 1 hour before the start)",
+                                       "Mon Jun 22 09:00  Review  (starts Mon Jun 22 10:00; 1 hour before the start)"], "\(listed)")
+        #expect(try run(["export"]).stdout.contains("TRIGGER:-PT1H"))
+        try run(["event", "update", "Review", "--alarm", "2026-06-20 08:00", "--span", "all"])
+        let fixed = try run(["alarms", "--from", "2026-06-14", "--to", "2026-06-28"]).stdout.split(separator: "\n").map(String.init)
+        #expect(fixed.dropFirst().count == 1, "\(fixed)")
+        #expect(fixed.dropFirst().first?.hasPrefix("Sat Jun 20 08:00  Review") == true, "\(fixed)")
+        // On update without --start, the time of day counts from the event's own start.
+        try run(["event", "update", "Review", "--alarm", "9:30", "--span", "all"])
+        #expect(try run(["alarms", "--from", "2026-06-14", "--to", "2026-06-16"]).stdout.contains("Mon Jun 15 09:30  Review  (starts Mon Jun 15 10:00; 30 minutes before the start)"))
+    }
 }

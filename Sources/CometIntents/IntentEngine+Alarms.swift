@@ -52,7 +52,16 @@ extension IntentEngine {
                                   firstOccurrence[occurrence.record.id] == occurrence.start.sortKey else { continue }
                             trigger = at
                         } else if case .duration(let offset) = payload {
-                            trigger = start.addingTimeInterval(TimeInterval(offset.approximateSeconds))
+                            if occurrence.start.isFloating {
+                                // A floating start (an all-day event's midnight) has no instant of
+                                // its own: its alarm is a wall time too, so PT9H is 09:00 even on
+                                // the day the clocks change, when 9 hours after midnight is not.
+                                let wall = LocalDateTime(wallSeconds: occurrence.start.localTime.wallSeconds + Int64(offset.approximateSeconds))
+                                guard let at = instant(of: .floating(wall)) else { continue }
+                                trigger = at
+                            } else {
+                                trigger = start.addingTimeInterval(TimeInterval(offset.approximateSeconds))
+                            }
                         } else {
                             continue
                         }

@@ -187,4 +187,14 @@ struct AlarmCommandTests: CLISuite {
         try run(["event", "update", "Review", "--alarm", "9:30", "--span", "all"])
         #expect(try run(["alarms", "--from", "2026-06-14", "--to", "2026-06-16"]).stdout.contains("Mon Jun 15 09:30  Review  (starts Mon Jun 15 10:00; 30 minutes before the start)"))
     }
+
+    @Test("a time-of-day alarm on an all-day event keeps its time on the day the clocks change")
+    func clockTimeAcrossDaylightSaving() throws {
+        // Berlin moves its clocks from 02:00 to 03:00 on Sunday, March 29 2026: nine hours after
+        // that midnight is 10:00, but the alarm was said as 09:00.
+        try run(["event", "add", "Bins", "--start", "2026-03-29", "--repeat", "monthly", "--alarm", "9:00"])
+        let listed = try run(["alarms", "--from", "2026-03-28", "--to", "2026-04-30"]).stdout.split(separator: "\n").map(String.init)
+        #expect(listed.dropFirst() == ["Sun Mar 29 09:00  Bins  (starts Sun Mar 29 00:00; 9 hours after the start)",
+                                       "Wed Apr 29 09:00  Bins  (starts Wed Apr 29 00:00; 9 hours after the start)"], "\(listed)")
+    }
 }

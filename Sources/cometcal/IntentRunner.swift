@@ -201,6 +201,11 @@ struct IntentRunner {
             request.parameters[endField] = .set(.dateTime(end))
         }
         if let alarm = config.alarm, let parameter = intent.parameters.first(where: { IntentFlags.flagName($0) == "alarm" }), request.parameters[parameter.name] == .unset {
+            // A time of day is on each occurrence's day, as --alarm 9:00 is.
+            if ValueText.clockTime(alarm) != nil, let leadCase = leadTimeCase(of: parameter) {
+                try applyClockAlarms((parameter, leadCase, [alarm], "the config's alarm"), to: &request)
+                return
+            }
             do {
                 request.parameters[parameter.name] = .set(try context.valueText.parseArray([alarm], as: parameter.type))
             } catch let problem as ValueText.Problem {

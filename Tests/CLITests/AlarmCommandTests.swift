@@ -197,4 +197,15 @@ struct AlarmCommandTests: CLISuite {
         #expect(listed.dropFirst() == ["Sun Mar 29 09:00  Bins  (starts Sun Mar 29 00:00; 9 hours after the start)",
                                        "Wed Apr 29 09:00  Bins  (starts Wed Apr 29 00:00; 9 hours after the start)"], "\(listed)")
     }
+
+    @Test("the config's alarm = 9:00 is on the day of each occurrence too")
+    func clockTimeFromConfig() throws {
+        let config = directory.appendingPathComponent("config")
+        try "alarm = 9:00\n".write(to: config, atomically: true, encoding: .utf8)
+        var env = environment
+        env["COMETCAL_CONFIG"] = config.path
+        #expect(try CLIRunner.run(["event", "add", "Rent", "--start", "2026-07-01", "--repeat", "monthly"], environment: env).status == 0)
+        let listed = try run(["alarms", "--from", "2026-07-20", "--to", "2026-08-20"]).stdout.split(separator: "\n").map(String.init)
+        #expect(listed.dropFirst() == ["Sat Aug 1 09:00  Rent  (starts Sat Aug 1 00:00; 9 hours after the start)"], "\(listed)")
+    }
 }

@@ -101,6 +101,7 @@ extension DueAlarm {
 
 extension AlarmNotice {
     static func describe(_ alarm: Value) -> String {
+        if case .string(let text) = alarm { return text }  // a snooze
         guard case .union(_, let payload) = alarm else { return "" }
         switch payload {
         case .duration(let offset):

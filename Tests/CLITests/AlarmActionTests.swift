@@ -52,6 +52,9 @@ struct AlarmActionTests: CLISuite {
         #expect(try at("2026-06-10T13:00:00Z", ["remind", "--once"]).stdout.isEmpty)
         let again = try at("2026-06-10T13:00:00Z", ["intent", "run", "dismissAlarm", "event=Review", "occurrence=2026-06-10 14:00"])
         #expect(again.stdout.contains("“Review” (Wed Jun 10 14:00) has no reminder left to dismiss."), "\(again.stdout)")
+        // Not journaled: the history holds the event's creation alone.
+        guard case .array(let entries) = try json(["history"]) else { Issue.record("no history"); return }
+        #expect(entries.count == 1)
     }
 
     @Test("in a conversation: 'snooze it for 10 minutes', then 'dismiss the reminder'")

@@ -67,7 +67,7 @@ enum Commands {
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today] }
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
-        subcommands += [undo, redo, history, alarms, remind, intentCommand, whenCommand]
+        subcommands += [undo, redo, history, alarms, remind, snooze, dismiss, intentCommand, whenCommand]
         if registry != nil { subcommands += [addCommand, chatCommand, understandCommand] }
         subcommands += [converseCommand, schema, completionsCommand]
         return CommandSpec(
@@ -263,6 +263,22 @@ enum Commands {
             .flag("once", help: "Fire what is due now, wait for the commands, and exit."),
         ],
         examples: ["cometcal remind", "cometcal remind --once --notify 'echo \"$COMETCAL_TITLE\" >> ~/reminders.log'"]
+    )
+
+    static let snooze = CommandSpec(
+        name: "snooze", abstract: "Put off an event's reminder: it goes off again after DURATION.",
+        discussion: "The intent snoozeAlarm: a one-shot alarm at now plus DURATION for the occurrence whose reminder went off last (else the next one with a reminder to come), kept in the store until it goes off once.",
+        options: [.value("occurrence", valueName: "when", help: "For a repeating event: the occurrence whose reminder to snooze.")],
+        positionals: [PositionalSpec("event", help: "The event, by title or id."), PositionalSpec("duration", help: "How long: 10m, 1h, 90 minutes.")],
+        examples: ["cometcal snooze Standup 10m"]
+    )
+
+    static let dismiss = CommandSpec(
+        name: "dismiss", abstract: "Dismiss an event's reminders: those of the occurrence that have not gone off won't.",
+        discussion: "The intent dismissAlarm, for the occurrence whose reminder went off last (else the next one with a reminder to come).",
+        options: [.value("occurrence", valueName: "when", help: "For a repeating event: the occurrence whose reminders to dismiss.")],
+        positionals: [PositionalSpec("event", help: "The event, by title or id.")],
+        examples: ["cometcal dismiss Review"]
     )
 
     static let intentCommand = CommandSpec(

@@ -90,4 +90,16 @@ struct AlarmActionTests: CLISuite {
         #expect(alarms.first?["alarm"] == "snoozed")
         daemon.stop()
     }
+
+    @Test("cometcal snooze EVENT DURATION and cometcal dismiss EVENT run the same intents")
+    func friendlyCommands() throws {
+        try run(["event", "add", "Standup", "--start", "2026-06-10 12:30", "--alarm", "15m"])
+        _ = try at("2026-06-10T10:00:00Z", ["remind", "--once"])
+        _ = try at("2026-06-10T10:15:01Z", ["remind", "--once"])
+        #expect(try at("2026-06-10T10:16:00Z", ["snooze", "Standup", "5m"]).stdout
+            .contains("I'll remind you of “Standup” (Wed Jun 10 12:30) again at 12:21, in 5 minutes."))
+        #expect(try at("2026-06-10T10:17:00Z", ["dismiss", "Standup"]).stdout.contains("Dismissed its reminder for “Standup” (Wed Jun 10 12:30): it won't go off."))
+        #expect(try at("2026-06-10T10:30:00Z", ["remind", "--once"]).stdout.isEmpty)
+        #expect(try at("2026-06-10T10:16:00Z", ["snooze", "Standup", "soon"], expect: 64).stderr.contains("duration"))
+    }
 }

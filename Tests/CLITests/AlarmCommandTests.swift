@@ -208,4 +208,28 @@ struct AlarmCommandTests: CLISuite {
         let listed = try run(["alarms", "--from", "2026-07-20", "--to", "2026-08-20"]).stdout.split(separator: "\n").map(String.init)
         #expect(listed.dropFirst() == ["Sat Aug 1 09:00  Rent  (starts Sat Aug 1 00:00; 9 hours after the start)"], "\(listed)")
     }
+
+    @Test("remind in the foreground ends cleanly on SIGINT (Ctrl-C) too")
+    func remindEndsOnInterrupt() throws {
+        let process = Process()
+        process.executableURL = try CLIRunner.binary()
+        process.arguments = ["remind"]
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment where key != "COMETCAL_NOW" { env[key] = value }
+        env.removeValue(forKey: "COMETCAL_NOW")
+        env.removeValue(forKey: "COMETCAL_CONFIG")
+        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
+        process.environment = env
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        kill(process.processIdentifier, SIGINT)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.hasSuffix("Stopped.\n"), "\(stderr)")
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Dispatch
 import CometSchema
+import CometIntents
 
 /// `cometcald`: the socket server, the service behind it, the lock that makes it the only
 /// daemon of its store, and the signals that stop it cleanly or reload its schemas.
@@ -12,6 +13,9 @@ public final class Daemon: @unchecked Sendable {
         public var verbose = false
         /// How long a stop waits for the requests in flight (`--stop-seconds`).
         public var stopSeconds: Double = 10
+        /// The command run for each alarm as it fires (`--notify`), and how long it may run.
+        public var notifyCommand: String?
+        public var notifySeconds: Double = NotifyCommand.defaultTimeLimit
 
         public init(socketPath: String, service: DaemonService.Configuration) {
             self.socketPath = socketPath
@@ -100,7 +104,10 @@ public final class Daemon: @unchecked Sendable {
             lockFile.release()
             throw StartError(description: error.description)
         }
-        let alarms = AlarmScheduler(service: service)
+        let notify = options.notifyCommand.map { command in
+            NotifyCommand(command: command, timeLimit: options.notifySeconds, log: { message, fields in logger.info(message, fields) })
+        }
+        let alarms = AlarmScheduler(service: service, notify: notify)
         service.changed = { alarms.invalidate() }
         alarms.start()
         self.alarms = alarms

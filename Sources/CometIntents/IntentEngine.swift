@@ -55,14 +55,17 @@ public final class IntentEngine {
     private func performChecked(_ request: IntentRequest) throws -> IntentOutcome {
         let intent = try intent(named: request.intent)
         try validate(request, for: intent)
-        // Searches and opens only read: they never queue behind a writer.
-        let reads = intent.action == .search || intent.action == .open
+        // Searches and opens only read: they never queue behind a writer. An alarm action
+        // (`@alarmAction`: snooze, dismiss) writes to the alarms' own tables.
+        let alarmAction = intent.annotations.first(named: "alarmAction")
+        let reads = (intent.action == .search || intent.action == .open) && alarmAction == nil
         let run: ((any StoreTransaction) throws -> IntentOutcome) throws -> IntentOutcome = reads ? store.readTransaction : store.transaction
         return try run { transaction in
             let recorder = ChangeRecorder(transaction)
             var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, page: request.page, recorder: recorder)
             if let outcome = try invocation.resolveReferences(request.references) { return outcome }
             if let outcome = invocation.missingRequiredValue() { return outcome }
+            if let alarmAction { return try invocation.performAlarmAction(alarmAction) }
             let plan: Plan
             switch try invocation.plan() {
             case .ask(let outcome): return outcome

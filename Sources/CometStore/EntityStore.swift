@@ -102,6 +102,12 @@ public protocol StoreTransaction {
     func alarmFired(_ key: AlarmKey) throws -> Bool
     /// Records an alarm as fired; false when it already was (so it is not fired again).
     func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool
+    /// A one-shot alarm of one occurrence, put off to a moment (a snooze), kept until it fires.
+    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws
+    /// The snoozed alarms whose moment is in [from, to), with their occurrence as stored.
+    func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)]
+    /// The occurrence (seconds since 1970) of the alarm of a record fired last, if any.
+    func lastFiredOccurrence(of record: UUID) throws -> Int64?
     /// Small facts the store keeps about itself (`alarms.checkedUntil`).
     func meta(_ key: String) throws -> String?
     func setMeta(_ key: String, _ value: String) throws

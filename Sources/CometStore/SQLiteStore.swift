@@ -67,7 +67,16 @@ public final class SQLiteStore: EntityStore {
         self.registry = registry
         self.path = path
         if path != ":memory:" { try SQLiteStore.prepareFile(at: path, creating: creating) }
-        connection = try Connection(path: path)
+        do {
+            connection = try Connection(path: path)
+        } catch {
+            // Only now, when SQLite could not use it, are the file's first bytes read to say what
+            // it is: a descriptor of our own closed while another connection of this process has
+            // the store open drops that connection's POSIX locks, and then another process
+            // finishing with the store deletes the write-ahead log still in use here.
+            if path != ":memory:" { try SQLiteStore.refuseIfNotDatabase(path) }
+            throw error
+        }
         coding = ValueCoding(registry: registry)
         var layouts: [QualifiedName: TableLayout] = [:]
         for entity in registry.allEntities where entity.kind == .indexed {
@@ -114,7 +123,6 @@ public final class SQLiteStore: EntityStore {
             guard !isFolder.boolValue else {
                 throw StoreError(.cannotOpen, "'\(path)' is a folder, not a store; give the path of a store file in it")
             }
-            try refuseIfNotDatabase(path)
         } else if creating == .nothing {
             throw StoreError(.notFound, "there is no store at '\(path)' yet, and reading creates none; check the path, or add a calendar or an event to start one")
         } else if creating == .fileOnly, !directory.isEmpty, !manager.fileExists(atPath: directory) {
@@ -198,6 +206,13 @@ public final class SQLiteStore: EntityStore {
             try beginTransaction()
             return try body(Session(store: self))
         }
+    }
+
+    /// A number that changes whenever another connection (another process) commits: a
+    /// watcher's cue to read again. This connection's own commits leave it as it is.
+    public func othersVersion() throws -> Int64 {
+        guard case .integer(let version)? = try connection.prepare("PRAGMA data_version").scalar() else { return 0 }
+        return version
     }
 
     /// Forgets what other connections may have changed. `PRAGMA data_version` changes when any

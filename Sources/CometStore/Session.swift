@@ -180,6 +180,29 @@ struct Session: StoreTransaction {
         return connection.changes == 1
     }
 
+    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws {
+        try connection.prepare("INSERT OR IGNORE INTO _alarms_snoozed (record, occurrence, trigger_at, occurrence_text) VALUES (?, ?, ?, ?)")
+            .run([.text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger), .text(occurrence)])
+    }
+
+    func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] {
+        var found: [(key: AlarmKey, occurrence: String)] = []
+        try connection.prepare("SELECT record, occurrence, trigger_at, occurrence_text FROM _alarms_snoozed WHERE trigger_at >= ? AND trigger_at < ?")
+            .query([.integer(from), .integer(to)]) { row in
+                guard let text = row.text(0), let record = UUID(uuidString: text), let occurrence = row.integer(1),
+                      let trigger = row.integer(2), let occurrenceText = row.text(3) else { return }
+                found.append((AlarmKey(record: record, occurrence: occurrence, trigger: trigger), occurrenceText))
+            }
+        return found
+    }
+
+    func lastFiredOccurrence(of record: UUID) throws -> Int64? {
+        let value = try connection.prepare("SELECT occurrence FROM _alarms_fired WHERE record = ? ORDER BY fired_at DESC, trigger_at DESC LIMIT 1")
+            .scalar([.text(record.lowercasedText)])
+        if case .integer(let occurrence)? = value { return occurrence }
+        return nil
+    }
+
     func meta(_ key: String) throws -> String? {
         if case .text(let value)? = try connection.prepare("SELECT value FROM _meta WHERE key = ?").scalar([.text(key)]) { return value }
         return nil

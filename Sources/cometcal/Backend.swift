@@ -17,6 +17,8 @@ protocol CalendarBackend: AnyObject {
     func exportCalendar(calendar: String?, from: Date?, to: Date?, event: String?) throws -> String
     func exportVdir() throws -> VdirExport
     func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord?
+    /// The alarms to come in [from, to), as `DueAlarm.listing` gives each.
+    func upcomingAlarms(from: Date, to: Date) throws -> [JSONValue]
     func describe(_ record: EntityRecord) -> Candidate
 }
 
@@ -37,6 +39,10 @@ struct ImportText {
 }
 
 extension IntentEngine: CalendarBackend {
+    func upcomingAlarms(from: Date, to: Date) throws -> [JSONValue] {
+        try dueAlarms(from: from, to: to).map(\.listing)
+    }
+
     func importFiles(_ files: [(name: String, handle: FileHandle)], texts: [ImportText], options: ImportOptions) throws -> ImportReport {
         importCalendars(files.map { ImportSource(name: $0.name, handle: $0.handle, registry: registry) }
                         + texts.map { ImportSource(name: $0.name, text: $0.text, registry: registry, calendar: $0.calendar) }, options: options)
@@ -105,6 +111,18 @@ final class RemoteBackend: CalendarBackend {
 
     func undo() -> IntentOutcome { outcome("undo", JSONObject()) }
     func redo() -> IntentOutcome { outcome("redo", JSONObject()) }
+
+    func upcomingAlarms(from: Date, to: Date) throws -> [JSONValue] {
+        let params = JSONObject([("from", .string(DateTimeValue.utc(from).description)), ("to", .string(DateTimeValue.utc(to).description))])
+        switch try call("alarms.list", params) {
+        case .success(let json):
+            guard case .array(let items)? = json["alarms"] else {
+                throw CommandFailure(code: .internalError, message: "error: the daemon's alarms.list has no alarms list; is it the same version as this cometcal?")
+            }
+            return items
+        case .failure(let error): throw CommandFailure(code: .ioError, message: "error: the calendar store could not do that: \(error.message)")
+        }
+    }
 
     func history(limit: Int) throws -> [JournalEntry] {
         let json: JSONValue

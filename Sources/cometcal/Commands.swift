@@ -67,7 +67,7 @@ enum Commands {
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today] }
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
-        subcommands += [undo, redo, history, intentCommand, whenCommand]
+        subcommands += [undo, redo, history, alarms, remind, snooze, dismiss, intentCommand, whenCommand]
         if registry != nil { subcommands += [addCommand, chatCommand, understandCommand] }
         subcommands += [converseCommand, schema, completionsCommand]
         return CommandSpec(
@@ -244,6 +244,43 @@ enum Commands {
     static let redo = CommandSpec(name: "redo", abstract: "Redo what the last undo took back.")
     static let history = CommandSpec(name: "history", abstract: "List recent changes, newest first.",
                                      options: [.value("limit", valueName: "n", help: "How many entries (default 20).")])
+
+    static let alarms = CommandSpec(
+        name: "alarms", abstract: "List the alarms to come, by the moment each goes off.",
+        discussion: "Every alarm of every occurrence between --from and --to (by default the next 7 days) that has not gone off yet: its moment, the event's title and start, and what the alarm is. The range is said on the first line. Alarms set more than 30 days before or after their occurrence are not found.",
+        options: [
+            .value("from", valueName: "when", help: "Start of the range (default: now)."),
+            .value("to", valueName: "when", help: "End of the range (default: 7 days after --from)."),
+        ],
+        examples: ["cometcal alarms", "cometcal alarms --to 'next month' --json"]
+    )
+
+    static let remind = CommandSpec(
+        name: "remind", abstract: "Make alarms go off without the daemon: print each, and run the notify command.",
+        discussion: "Runs in the foreground until SIGINT or SIGTERM, printing each alarm as its moment comes and running --notify (else the config file's notify) for it, as cometcald --notify does (the same variables and JSON; docs/daemon.md). Each alarm is recorded in the store before it goes off, so remind, a second remind and cometcald on one store never fire one twice, and an alarm whose moment passed while nothing watched goes off once, marked late. --once fires what is due now and exits, for cron; the first run on a store only starts watching.",
+        options: [
+            .value("notify", valueName: "command", help: "Run COMMAND (with /bin/sh -c) for each alarm. Default: the config file's notify."),
+            .value("notify-seconds", valueName: "seconds", help: "How long the command may run before it is killed (default: the config's notify_seconds, else 30)."),
+            .flag("once", help: "Fire what is due now, wait for the commands, and exit."),
+        ],
+        examples: ["cometcal remind", "cometcal remind --once --notify 'echo \"$COMETCAL_TITLE\" >> ~/reminders.log'"]
+    )
+
+    static let snooze = CommandSpec(
+        name: "snooze", abstract: "Put off an event's reminder: it goes off again after DURATION.",
+        discussion: "The intent snoozeAlarm: a one-shot alarm at now plus DURATION for the occurrence whose reminder went off last (else the next one with a reminder to come), kept in the store until it goes off once.",
+        options: [.value("occurrence", valueName: "when", help: "For a repeating event: the occurrence whose reminder to snooze.")],
+        positionals: [PositionalSpec("event", help: "The event, by title or id."), PositionalSpec("duration", help: "How long: 10m, 1h, 90 minutes.")],
+        examples: ["cometcal snooze Standup 10m"]
+    )
+
+    static let dismiss = CommandSpec(
+        name: "dismiss", abstract: "Dismiss an event's reminders: those of the occurrence that have not gone off won't.",
+        discussion: "The intent dismissAlarm, for the occurrence whose reminder went off last (else the next one with a reminder to come).",
+        options: [.value("occurrence", valueName: "when", help: "For a repeating event: the occurrence whose reminders to dismiss.")],
+        positionals: [PositionalSpec("event", help: "The event, by title or id.")],
+        examples: ["cometcal dismiss Review"]
+    )
 
     static let intentCommand = CommandSpec(
         name: "intent", abstract: "Run any intent of any domain by name.",

@@ -2,6 +2,7 @@ import Foundation
 import CometSchema
 import CometText
 import CometConversation
+import CometArguments
 
 /// The person's settings, from `$XDG_CONFIG_HOME/cometcal/config` (else
 /// `~/.config/cometcal/config`, or `$COMETCAL_CONFIG`): `key = value` lines, `#` comments.
@@ -23,90 +24,55 @@ struct Config {
     var alarm: String?
     /// How a numeric date such as 3/5 is read by `when` and the date flags: month first or day first.
     var dateOrder = TemporalDateOrder.mdy
+    /// The command run for each alarm as it fires (`cometcal remind`; cometcald reads it too).
+    var notify: String?
+    /// How long that command may run before it is killed.
+    var notifySeconds: Double?
     /// Where it was read from, when a file was.
     var path: String?
 
-    struct Key {
-        let name: String
-        let values: String
-        let help: String
-    }
-
-    static let keys: [Key] = [
-        Key(name: "calendar", values: "a calendar's title", help: "New events go to this calendar when --calendar is not given."),
-        Key(name: "timezone", values: "an IANA zone, e.g. Europe/Berlin", help: "The zone times are read and shown in (before $TZ)."),
-        Key(name: "week_start", values: "monday, sunday or saturday (any day)", help: "The first column of the month grid and the first day of --week."),
-        Key(name: "date_format", values: "strftime, e.g. %a %d.%m.%Y", help: "The agenda's day headings. Default: %A, %B %-d, %Y."),
-        Key(name: "time_format", values: "strftime, e.g. %I:%M %p", help: "Times in the agenda and the views. Default: %H:%M."),
-        Key(name: "event_length", values: "a duration, e.g. 1h or 30m", help: "How long a new event lasts when it has a start and no --end."),
-        Key(name: "date_order", values: "mdy or dmy", help: "How a numeric date such as 3/5 is read: month first (mdy, the default) or day first (dmy)."),
-        Key(name: "alarm", values: "as --alarm, e.g. 15m (before the start)", help: "The reminder a new event gets when no --alarm is given."),
-    ]
+    /// Every key of the settings file (shared with cometcald, which reads `notify` too).
+    static var keys: [SettingsFile.Key] { SettingsFile.keys }
 
     struct Problem: Error {
         let message: String
     }
 
-    /// The file to read: $COMETCAL_CONFIG, else $XDG_CONFIG_HOME/cometcal/config, else
-    /// ~/.config/cometcal/config.
-    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["COMETCAL_CONFIG"], !explicit.isEmpty { return explicit }
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
-        return base + "/cometcal/config"
-    }
-
     /// Reads the file; a missing file is the defaults (an explicit $COMETCAL_CONFIG must exist).
     static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Config {
-        let path = defaultPath(environment: environment)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                throw Problem(message: "error: \(path): cannot be read as a config file (check its permissions)")
-            }
-            if !(environment["COMETCAL_CONFIG"] ?? "").isEmpty {
-                throw Problem(message: "error: \(path): no such config file (named by COMETCAL_CONFIG)")
-            }
-            return Config()
+        let file: SettingsFile?
+        do {
+            file = try SettingsFile.load(environment: environment)
+        } catch {
+            throw Problem(message: error.message)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw Problem(message: "error: \(path): is not UTF-8 text")
-        }
-        var config = try parse(text, path: path)
-        config.path = path
+        guard let file else { return Config() }
+        var config = try parse(file)
+        config.path = file.path
         return config
     }
 
     static func parse(_ text: String, path: String) throws -> Config {
+        do {
+            return try parse(SettingsFile(text, path: path))
+        } catch let problem as SettingsFile.Problem {
+            throw Problem(message: problem.message)
+        }
+    }
+
+    private static func parse(_ file: SettingsFile) throws -> Config {
         var config = Config()
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = String(rawLine).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let place = "\(path):\(index + 1)"
-            let keyColumn = line.distance(from: line.startIndex, to: line.firstIndex { !$0.isWhitespace } ?? line.startIndex) + 1
-            guard let equals = line.firstIndex(of: "=") else {
-                throw Problem(message: "\(place):\(keyColumn): error: '\(Terminal.printable(trimmed))' is not key = value (for example: week_start = monday)")
-            }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            let valueColumn = line.distance(from: line.startIndex, to: line.index(after: equals)) + 1
-                + (line[line.index(after: equals)...].prefix { $0 == " " || $0 == "\t" }.count)
-            guard keys.contains(where: { $0.name == key }) else {
-                let suggestion = EditDistance.closest(to: key, among: keys.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
-                throw Problem(message: "\(place):\(keyColumn): error: unknown key '\(Terminal.printable(key))'.\(suggestion) Keys: \(keys.map(\.name).joined(separator: ", ")).")
-            }
+        for line in file.lines {
             do {
-                try config.set(key, value)
+                try config.set(line.key, line.value)
             } catch let problem as Problem {
-                throw Problem(message: "\(place):\(valueColumn): error: \(key): \(problem.message)")
+                throw Problem(message: "\(line.place):\(line.valueColumn): error: \(line.key): \(problem.message)")
             }
         }
         return config
     }
 
     private mutating func set(_ key: String, _ value: String) throws {
-        guard !value.isEmpty else { throw Problem(message: "no value; write one, or remove the line") }
         switch key {
         case "calendar": calendar = value
         case "timezone":
@@ -135,6 +101,12 @@ struct Config {
                 throw Problem(message: "'\(value)' is not a date order; write mdy (3/5 is March 5) or dmy (3/5 is 3 May)")
             }
             dateOrder = order
+        case "notify": notify = value
+        case "notify_seconds":
+            guard let seconds = Double(value), seconds > 0 else {
+                throw Problem(message: "'\(value)' is not a number of seconds above 0")
+            }
+            notifySeconds = seconds
         default:
             alarm = value
         }

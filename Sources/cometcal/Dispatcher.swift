@@ -83,6 +83,16 @@ struct CalendarCommands {
         case ["undo"]: return replay(context.backend.undo())
         case ["redo"]: return replay(context.backend.redo())
         case ["history"]: return try history()
+        case ["alarms"]: return try AlarmCommands(context: context).list()
+        case ["remind"]: return try AlarmCommands(context: context).remind()
+        case ["snooze"], ["dismiss"]:
+            // The schema's intents, with their parameters as the command's arguments.
+            let intent = try engineIntent(path == ["snooze"] ? "snoozeAlarm" : "dismissAlarm")
+            var pairs = ["event=" + (parsed.positional("event") ?? "")]
+            if let duration = parsed.positional("duration") { pairs.append("duration=" + duration) }
+            if let occurrence = parsed.value("occurrence") { pairs.append("occurrence=" + occurrence) }
+            let runner = IntentRunner(context: context, intent: intent)
+            return perform(try runner.request(fromPairs: pairs, clears: [], confirmed: parsed.flag("yes")), with: runner)
         case ["backup"]: return try backup()
         case ["restore"]: return try restore()
         case ["intent", "list"]: return listIntents()

@@ -32,6 +32,7 @@ struct IntentRunner {
     mutating func request(fromFlags parsed: ParsedCommand, positional: (name: String, parameter: String)?) throws -> IntentRequest {
         var request = IntentRequest(intent: intent.name.description, confirmation: parsed.flag("yes") ? .confirmed : .pending)
         let flags = IntentFlags(intent: intent)
+        var clockAlarms: (parameter: ParameterDefinition, leadCase: String, texts: [String], spelling: String)?
         if let zoneField = intent.entity.flatMap({ context.registry.entity($0)?.temporalFields?.timeZone }), let zoneFlag = flags.flag(for: zoneField),
            let name = parsed.value(zoneFlag.long) {
             readingZone = try? TimeZones.zone(name)  // an unknown zone is the engine's to refuse
@@ -51,6 +52,11 @@ struct IntentRunner {
             if parameter.name == endFieldName, texts.count == 1, try endLength(texts[0]) != nil { continue }
             // So is an update's start written as a shift (+1d): from the event's start, not from now.
             if parameter.name == startFieldName, intent.action == .update, texts.count == 1, try startShift(texts[0]) != nil { continue }
+            // And a reminder at a time of day (9:00), which is on the day of each occurrence.
+            if let leadCase = leadTimeCase(of: parameter), texts.contains(where: { ValueText.clockTime($0) != nil }) {
+                clockAlarms = (parameter, leadCase, texts, "--\(flag.long)")
+                continue
+            }
             try assign(texts, to: parameter, in: &request, spelling: "--\(flag.long)")
         }
         if let positional, let text = parsed.positional(positional.name), let parameter = intent.parameter(positional.parameter) {
@@ -61,6 +67,7 @@ struct IntentRunner {
         }
         try applyClears(parsed.values("clear"), flags: flags, to: &request)
         try applyTimeForms(parsed, flags: flags, to: &request)
+        if let clockAlarms { try applyClockAlarms(clockAlarms, to: &request) }
         try applyConfigDefaults(to: &request)
         if PageFlags.apply(to: intent) { request.page = try PageFlags.page(from: parsed) }
         return request
@@ -120,6 +127,44 @@ struct IntentRunner {
         }
     }
 
+    /// The case of a reminder union counted from the start (`@leadTime`), when the parameter is one.
+    private func leadTimeCase(of parameter: ParameterDefinition) -> String? {
+        guard case .union(let name) = parameter.type.base, let union = context.registry.union(name) else { return nil }
+        return union.cases.first { $0.annotations.contains(named: "leadTime") && $0.type.base == .builtin(.duration) }?.name
+    }
+
+    /// Reminders given as a time of day are kept as the time from the start to that time on the
+    /// start's day (`9:00` on an all-day event is PT9H, on a 10:00 event -PT1H), so each
+    /// occurrence of a series has its own at that time, and iCalendar writes it as a TRIGGER
+    /// relative to the start, as other calendars do. The others are read as ever.
+    private func applyClockAlarms(_ given: (parameter: ParameterDefinition, leadCase: String, texts: [String], spelling: String), to request: inout IntentRequest) throws {
+        let start: DateTimeValue
+        if let field = startFieldName, case .set(.dateTime(let value)) = request.parameters[field] {
+            start = value
+        } else if intent.action == .update, let target = intent.targetParameter, let field = startFieldName {
+            start = try currentStart(of: target, field: field, in: &request)
+        } else {
+            throw usage("\(given.spelling) at a time of day is on the day of the start; give the start too")
+        }
+        var alarms: [Value] = []
+        for text in given.texts {
+            if let clock = ValueText.clockTime(text) {
+                let local = start.localTime
+                guard let target = LocalDateTime(date: local.date, hour: clock.hour, minute: clock.minute) else {
+                    throw usage("\(given.spelling) \(text): not a time of day")
+                }
+                alarms.append(.union(given.leadCase, .duration(DurationValue(totalSeconds: Int(target.wallSeconds - local.wallSeconds)))))
+            } else {
+                do {
+                    if case .array(let items) = try valueText.parseArray([text], as: given.parameter.type) { alarms += items }
+                } catch let problem as ValueText.Problem {
+                    throw usage("\(given.spelling): \(problem.message)")
+                }
+            }
+        }
+        request.parameters[given.parameter.name] = .set(.array(alarms))
+    }
+
     /// The parameter that sets the start (DTSTART), when the intent's entity has one.
     private var startFieldName: String? {
         intent.entity.flatMap { context.registry.entity($0)?.temporalFields?.start }
@@ -156,6 +201,11 @@ struct IntentRunner {
             request.parameters[endField] = .set(.dateTime(end))
         }
         if let alarm = config.alarm, let parameter = intent.parameters.first(where: { IntentFlags.flagName($0) == "alarm" }), request.parameters[parameter.name] == .unset {
+            // A time of day is on each occurrence's day, as --alarm 9:00 is.
+            if ValueText.clockTime(alarm) != nil, let leadCase = leadTimeCase(of: parameter) {
+                try applyClockAlarms((parameter, leadCase, [alarm], "the config's alarm"), to: &request)
+                return
+            }
             do {
                 request.parameters[parameter.name] = .set(try context.valueText.parseArray([alarm], as: parameter.type))
             } catch let problem as ValueText.Problem {

@@ -127,6 +127,30 @@ struct ValueText {
         return DurationValue(isNegative: true, weeks: length.weeks, days: length.days, hours: length.hours, minutes: length.minutes, seconds: length.seconds)
     }
 
+    /// A time of day alone, as people write one: `9:00`, `09:30`, `9am`, `9:30 pm`, `at 9:00`.
+    /// Nil for anything with a day, a sign or a length (`friday 9:00`, `-15m`, `9`).
+    static func clockTime(_ text: String) -> (hour: Int, minute: Int)? {
+        var body = text.lowercased().trimmingCharacters(in: .whitespaces)
+        if body.hasPrefix("at ") { body = String(body.dropFirst(3)).trimmingCharacters(in: .whitespaces) }
+        var meridiem: String?
+        for suffix in ["am", "pm", "a.m.", "p.m."] where body.hasSuffix(suffix) {
+            meridiem = String(suffix.prefix(1))
+            body = String(body.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
+            break
+        }
+        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              var hour = Int(parts[0]) else { return nil }
+        let minute = parts.count == 2 ? Int(parts[1]) ?? 60 : 0
+        guard minute < 60, parts.count == 2 || meridiem != nil else { return nil }
+        if let meridiem {
+            guard (1...12).contains(hour) else { return nil }
+            hour = hour % 12 + (meridiem == "p" ? 12 : 0)
+        }
+        guard hour < 24 else { return nil }
+        return (hour, minute)
+    }
+
     /// The day a text names when it names only a day, no time: `friday`, `2026-06-15`,
     /// `tomorrow`, `June 15th`. Nil for a moment (`friday 9am`, `+1h`, `now`).
     func dateOnly(_ text: String) -> CalendarDate? {

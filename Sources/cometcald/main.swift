@@ -26,10 +26,13 @@ let root = CommandSpec(
         .value("max-request", valueName: "bytes", help: "The largest request accepted (default 67108864, 64 MiB)."),
         .value("request-seconds", valueName: "seconds", help: "How long one request may work on the store before it is stopped and rolled back (default 30)."),
         .value("stop-seconds", valueName: "seconds", help: "How long SIGTERM waits for the requests in flight to finish and be answered before stopping anyway (default 10)."),
+        .value("notify", valueName: "command", help: "Run COMMAND (with /bin/sh -c) for each alarm as it fires, with the event in COMETCAL_* variables and as JSON on standard input. Default: the config file's notify."),
+        .value("notify-seconds", valueName: "seconds", help: "How long the notify command may run before it is killed with its process group (default: the config's notify_seconds, else 30)."),
         .flag("verbose", short: "v", help: "Log every request and connection."),
         .flag("version", help: "Print the version and exit."),
     ],
-    examples: ["cometcald", "cometcald --db ~/cal.sqlite --socket /tmp/cometcal.sock --verbose"]
+    examples: ["cometcald", "cometcald --db ~/cal.sqlite --socket /tmp/cometcal.sock --verbose",
+               "cometcald --notify 'notify-send \"$COMETCAL_TITLE\" \"$COMETCAL_START\"'"]
 )
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -82,6 +85,29 @@ if let text = parsed.value("stop-seconds") {
         exit(64)
     }
     options.stopSeconds = seconds
+}
+// The notify command and its limit: the flags, else the config file (which must be right:
+// a mistake there is said, as the CLI says it, exit 78).
+let settings: SettingsFile?
+do {
+    settings = try SettingsFile.load(environment: environment)
+} catch {
+    FileHandle.standardError.write(Data("cometcald: \(error.message)\n".utf8))
+    exit(78)
+}
+options.notifyCommand = parsed.value("notify") ?? settings?.value("notify")?.value
+if let text = parsed.value("notify-seconds") {
+    guard let seconds = Double(text), seconds > 0 else {
+        FileHandle.standardError.write(Data("error: --notify-seconds takes a number of seconds above 0, not '\(text)'\n".utf8))
+        exit(64)
+    }
+    options.notifySeconds = seconds
+} else if let line = settings?.value("notify_seconds") {
+    guard let seconds = Double(line.value), seconds > 0 else {
+        FileHandle.standardError.write(Data("cometcald: \(line.place):\(line.valueColumn): error: notify_seconds: '\(line.value)' is not a number of seconds above 0\n".utf8))
+        exit(78)
+    }
+    options.notifySeconds = seconds
 }
 do {
     let daemon = try Daemon(options: options)

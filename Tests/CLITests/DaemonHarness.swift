@@ -19,6 +19,9 @@ final class DaemonHarness: @unchecked Sendable {
         process.arguments = ["--db", store, "--socket", socket, "--schemas", schemas ?? CLIRunner.repositoryRoot.appendingPathComponent("Schemas").path, "--verbose"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "America/Los_Angeles"
+        // The developer's own config file (its notify command) must not change what a test sees.
+        env.removeValue(forKey: "COMETCAL_CONFIG")
+        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardError = log

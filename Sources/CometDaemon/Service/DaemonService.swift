@@ -87,7 +87,7 @@ public final class DaemonService: @unchecked Sendable {
     }
 
     public static let methods = ["health", "schema", "intent.perform", "entity.get", "entity.search", "agenda", "ical.import", "ical.export", "ical.exportVdir",
-                                 "undo", "redo", "history", "conversation.open", "conversation.say", "conversation.close", "subscribe", "unsubscribe"]
+                                 "undo", "redo", "history", "alarms.list", "conversation.open", "conversation.say", "conversation.close", "subscribe", "unsubscribe"]
 
     private func call(_ method: String, _ params: Parameters, connection: Int) throws -> JSONValue {
         switch method {
@@ -110,6 +110,7 @@ public final class DaemonService: @unchecked Sendable {
             if case .done = outcome { announceJournal() }
             return json
         case "history": return try history(params)
+        case "alarms.list": return try alarmsList(params)
         case "conversation.open": return try conversationOpen(params, connection: connection)
         case "conversation.say": return try conversationSay(params)
         case "conversation.close":
@@ -341,6 +342,17 @@ public final class DaemonService: @unchecked Sendable {
         guard limit >= 1 else { throw RPCError(RPCError.invalidParams, "limit must be 1 or more") }
         let entries = try readers.run { try $0.history(limit: limit) }
         return .object(JSONObject([("entries", JSONValue.array(entries.map { $0.listing }))]))
+    }
+
+    /// The alarms to come in [from, to), not fired yet, in order of their moment.
+    private func alarmsList(_ params: Parameters) throws -> JSONValue {
+        try params.only(["from", "to"])
+        guard let from = try params.instant("from"), let to = try params.instant("to") else {
+            throw RPCError(RPCError.invalidParams, "alarms.list needs from and to (ISO 8601 date-times)")
+        }
+        guard from < to else { throw RPCError(RPCError.invalidParams, "from must be before to") }
+        let alarms = try readers.run { try $0.dueAlarms(from: from, to: to) }
+        return .object(JSONObject([("alarms", JSONValue.array(alarms.map(\.listing)))]))
     }
 
     // MARK: Conversations

@@ -100,6 +100,8 @@ struct AnnotationSpec: Sendable {
                        summary: "a duration case people give without a sign counts back from the start (15m is fifteen minutes before; 5m after and +5m count forward)"),
         AnnotationSpec(name: "confirm", targets: [.intent], positional: [], requiredPositional: 0, labelled: ["when": .name], repeatable: false,
                        summary: "ask before performing; with when: only if the target has that property"),
+        AnnotationSpec(name: "alarmAction", targets: [.intent], positional: [.name], requiredPositional: 1, labelled: [:], repeatable: false,
+                       summary: "on an intent that opens an entity with alarms (VALARM): what it does to the alarms of one occurrence instead of opening it. snooze: a one-shot alarm at now plus the intent's Duration parameter, kept until it fires; dismiss: the alarms of that occurrence that have not gone off are marked fired, so none does. The occurrence is the @role(occurrence) parameter, else the one whose alarm went off last, else the next with an alarm to come"),
         AnnotationSpec(name: "undoable", targets: [.intent], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,
                        summary: "the engine records the inverse so the intent can be undone"),
         AnnotationSpec(name: "target", targets: [.parameter], positional: [], requiredPositional: 0, labelled: [:], repeatable: false,

@@ -20,12 +20,16 @@ struct Migrator {
     /// (WITHOUT ROWID) with the `overridden` and `is_instance` columns.
     static let occurrenceFormat = "3"
 
+    /// The set of CometCal's own tables: 2 adds `_alarms_snoozed`. In the fingerprint, so a store
+    /// from before gets the new table at its next open (the tables are added, never changed).
+    static let systemTables = "2"
+
     /// Everything the migration makes the tables match, as one text: the formats, and each
     /// table's columns with their signatures and its searchable columns. Kept in _meta after a
     /// migration, so a store already in line is opened with reads alone: a command that only
     /// reads never takes the write lock, and works on a store it may not write.
     var fingerprint: String {
-        var parts = ["format=\(Migrator.formatVersion)", "occurrences=\(Migrator.occurrenceFormat)"]
+        var parts = ["format=\(Migrator.formatVersion)", "occurrences=\(Migrator.occurrenceFormat)", "system=\(Migrator.systemTables)"]
         for layout in layouts {
             parts.append(layout.table + "(" + layout.columns.map { "\($0.column)=\($0.signature)" }.joined(separator: ",") + ")"
                          + " search(" + layout.entity.searchableProperties.map(\.name).joined(separator: ",") + ")"
@@ -114,6 +118,14 @@ struct Migrator {
                 trigger_at INTEGER NOT NULL,
                 fired_at INTEGER NOT NULL,
                 late INTEGER NOT NULL,
+                PRIMARY KEY (record, occurrence, trigger_at)
+            ) WITHOUT ROWID;
+            -- One-shot alarms put off to a moment (snoozed), kept across restarts until they fire.
+            CREATE TABLE IF NOT EXISTS _alarms_snoozed (
+                record TEXT NOT NULL,
+                occurrence INTEGER NOT NULL,
+                trigger_at INTEGER NOT NULL,
+                occurrence_text TEXT NOT NULL,
                 PRIMARY KEY (record, occurrence, trigger_at)
             ) WITHOUT ROWID;
             """)

@@ -112,6 +112,9 @@ final class ChangeRecorder: StoreTransaction {
     func journalEntry(sequence: Int64) throws -> JournalEntry? { try transaction.journalEntry(sequence: sequence) }
     func alarmFired(_ key: AlarmKey) throws -> Bool { try transaction.alarmFired(key) }
     func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool { try transaction.recordAlarm(key, firedAt: firedAt, late: late) }
+    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws { try transaction.addSnoozedAlarm(key, occurrence: occurrence) }
+    func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try transaction.snoozedAlarms(from: from, to: to) }
+    func lastFiredOccurrence(of record: UUID) throws -> Int64? { try transaction.lastFiredOccurrence(of: record) }
     func meta(_ key: String) throws -> String? { try transaction.meta(key) }
     func setMeta(_ key: String, _ value: String) throws { try transaction.setMeta(key, value) }
 }

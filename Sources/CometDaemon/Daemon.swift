@@ -34,6 +34,7 @@ public final class Daemon: @unchecked Sendable {
     let logger: Logger
     private var signals: [DispatchSourceSignal] = []
     private var alarms: AlarmScheduler?
+    private var notify: NotifyCommand?
     private var journalTimer: DispatchSourceTimer?
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -107,6 +108,7 @@ public final class Daemon: @unchecked Sendable {
         let notify = options.notifyCommand.map { command in
             NotifyCommand(command: command, timeLimit: options.notifySeconds, log: { message, fields in logger.info(message, fields) })
         }
+        self.notify = notify
         let alarms = AlarmScheduler(service: service, notify: notify)
         service.changed = { alarms.invalidate() }
         alarms.start()
@@ -193,6 +195,7 @@ public final class Daemon: @unchecked Sendable {
             logger.error("requests still running after \(options.stopSeconds) s (--stop-seconds); stopping anyway", [])
         }
         alarms?.stop()
+        notify?.stop()
         journalTimer?.cancel()
         service.drain()
         server?.stop()

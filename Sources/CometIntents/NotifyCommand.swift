@@ -23,6 +23,8 @@ public final class NotifyCommand: @unchecked Sendable {
     private let idle = NSCondition()
     private var waiting: [AlarmNotice] = []
     private var running = 0
+    /// Set when the daemon stops: running commands are killed, waiting ones not started.
+    private var stopping = false
 
     public init(command: String, timeLimit: Double = NotifyCommand.defaultTimeLimit, concurrency: Int = NotifyCommand.defaultConcurrency,
                 log: @escaping @Sendable (String, [(String, String)]) -> Void) {
@@ -34,7 +36,8 @@ public final class NotifyCommand: @unchecked Sendable {
 
     /// Starts the command for one notice and returns at once.
     public func run(_ notice: AlarmNotice) {
-        let startNow: Bool = idle.withLock {
+        let startNow: Bool? = idle.withLock {
+            if stopping { return nil }
             if running < concurrency {
                 running += 1
                 return true
@@ -42,11 +45,28 @@ public final class NotifyCommand: @unchecked Sendable {
             waiting.append(notice)
             return false
         }
+        guard let startNow else {
+            log("notify command not run: the daemon is stopping", [("event", notice.alarm.title)])
+            return
+        }
         if startNow {
             startThread(notice)
         } else {
             log("notify command waits: others are still running", [("event", notice.alarm.title), ("running", String(concurrency))])
         }
+    }
+
+    /// The daemon stops: commands waiting their turn are not started (each said in the log),
+    /// and running ones are killed with their process group, so none outlives the daemon;
+    /// returns once they are reaped, or after `seconds`.
+    public func stop(seconds: Double = 5) {
+        let dropped: [AlarmNotice] = idle.withLock {
+            stopping = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for notice in dropped { log("notify command not run: the daemon is stopping", [("event", notice.alarm.title)]) }
+        waitUntilIdle(seconds: seconds)
     }
 
     /// Waits until no command runs or waits, for at most `seconds`; whether that happened.
@@ -121,6 +141,7 @@ public final class NotifyCommand: @unchecked Sendable {
         var status: Int32 = 0
         var ended = false
         var killed = false
+        var stoppedByDaemon = false
         let deadline = started.addingTimeInterval(timeLimit)
         while !ended {
             if outputOpen {
@@ -140,16 +161,19 @@ public final class NotifyCommand: @unchecked Sendable {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid || (reaped < 0 && errno != EINTR) {
                 ended = true
-            } else if !killed, Date() >= deadline {
+            } else if !killed, Date() >= deadline || idle.withLock({ stopping }) {
                 // The group: a shell's children (a pipeline, a sleep) go with it.
                 kill(-pid, SIGKILL)
                 killed = true
+                stoppedByDaemon = Date() < deadline
             }
         }
         close(output[0])
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
         let text = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if killed {
+        if stoppedByDaemon {
+            log("notify command killed: the daemon is stopping", [("event", title), ("seconds", seconds), ("output", text)])
+        } else if killed {
             log("notify command killed: it ran past its time limit", [("event", title), ("limit", String(format: "%g", timeLimit)), ("output", text)])
         } else if exited(status), exitCode(status) == 0 {
             log("notify command ran", [("event", title), ("seconds", seconds)])

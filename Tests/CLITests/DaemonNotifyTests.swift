@@ -116,6 +116,27 @@ struct DaemonNotifyTests {
         #expect(daemon.logText.contains("msg=\"notify command killed: it ran past its time limit\" event=Hang limit=2"), "\(daemon.logText)")
     }
 
+    @Test("a command still running when the daemon stops is killed with its group, and the log says so; it never outlives the daemon")
+    func stopKillsRunning() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let child = directory.appendingPathComponent("child.pid").path
+        let command = try script(directory, "hang.sh", """
+            sleep 60 &
+            echo $! > '\(child)'
+            wait
+            """)
+        let daemon = try DaemonHarness(arguments: ["--notify", command, "--notify-seconds", "50"], directory: directory)
+        let client = try daemon.client()
+        try create(client, title: "Hang", start: secondsFromNow(3))
+        let childPID = try #require(Int32(lines(of: child, atLeast: 1, within: 10).first ?? ""))
+        #expect(kill(childPID, 0) == 0, "the command runs")
+        daemon.stop()
+        let deadline = Date().addingTimeInterval(5)
+        while kill(childPID, 0) == 0, Date() < deadline { usleep(100_000) }
+        #expect(kill(childPID, 0) != 0, "the command's child did not outlive the daemon")
+        #expect(daemon.logText.contains("msg=\"notify command killed: the daemon is stopping\" event=Hang"), "\(daemon.logText)")
+    }
+
     @Test("at most four commands run at once: a fifth alarm at the same moment waits its turn, and the log says so")
     func boundedConcurrency() throws {
         let directory = try CLIRunner.temporaryDirectory()

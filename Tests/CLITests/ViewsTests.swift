@@ -125,6 +125,19 @@ struct ViewsTests: CLISuite {
         #expect(month.contains("│Sunday    │Monday"), "week_start: \(month)")
     }
 
+    @Test("config: a line that starts with # is a comment; a # later in a line is part of the value")
+    func configComments() throws {
+        try seed()
+        let env = try withConfig("""
+            # new events go to Home
+              # indented, still a comment
+            calendar = Home # Office
+            """)
+        let created = try CLIRunner.run(["event", "add", "Review", "--start", "2026-06-11 14:00"], environment: env)
+        #expect(created.status != 0, "the calendar named is “Home # Office”, which does not exist: \(created.stdout)")
+        #expect(created.stderr.contains("Home # Office"), "\(created.stderr)")
+    }
+
     @Test("config: an unknown key gets did-you-mean with file:line:column; a bad value names its column; 78")
     func configErrors() throws {
         var env = try withConfig("week_start = monday\n  wek_start = sunday\n")

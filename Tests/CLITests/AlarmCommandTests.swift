@@ -117,8 +117,8 @@ struct AlarmCommandTests: CLISuite {
         #expect(try String(contentsOfFile: record, encoding: .utf8) == "Launch\n")
     }
 
-    @Test("remind in the foreground: an alarm another process adds goes off on time, and SIGTERM ends it cleanly")
-    func remindInForeground() throws {
+    /// `cometcal remind` in the foreground on the real clock, with its output and errors piped.
+    func foregroundRemind() throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = try CLIRunner.binary()
         process.arguments = ["remind"]
@@ -134,6 +134,12 @@ struct AlarmCommandTests: CLISuite {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        return (process, out, err)
+    }
+
+    @Test("remind in the foreground: an alarm another process adds goes off on time, and SIGTERM ends it cleanly")
+    func remindInForeground() throws {
+        let (process, out, err) = try foregroundRemind()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         usleep(1_000_000)
         // An alarm at a whole second 3 s from now, added by another cometcal on the real clock.
@@ -211,19 +217,7 @@ struct AlarmCommandTests: CLISuite {
 
     @Test("remind in the foreground ends cleanly on SIGINT (Ctrl-C) too")
     func remindEndsOnInterrupt() throws {
-        let process = Process()
-        process.executableURL = try CLIRunner.binary()
-        process.arguments = ["remind"]
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment where key != "COMETCAL_NOW" { env[key] = value }
-        env.removeValue(forKey: "COMETCAL_NOW")
-        env.removeValue(forKey: "COMETCAL_CONFIG")
-        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
-        process.environment = env
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, _, err) = try foregroundRemind()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         usleep(1_000_000)
         kill(process.processIdentifier, SIGINT)

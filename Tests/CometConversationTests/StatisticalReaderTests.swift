@@ -69,6 +69,8 @@ struct StatisticalReaderTests {
               slots: ["from time last year", "kind name meetings"]),
         .init(text: "when are the school holidays this year", action: "search", kind: .request,
               slots: ["text name school holidays", "from time this year"]),
+        .init(text: "set a reminder for me to pick up the dry cleaning in twenty minutes", action: "create", kind: .request,
+              slots: ["title name pick up the dry cleaning", "startDate time in twenty minutes", "alarms reminder set a reminder for"]),
         // About nothing the schemas know.
         .init(text: "what's the weather like out there", action: nil, kind: .unknown, slots: []),
         .init(text: "order a pizza for the crew", action: nil, kind: .unknown, slots: []),
@@ -338,6 +340,15 @@ struct StatisticalReaderTests {
         #expect(model.saysLongVerb(["let", "me", "know", "of", "the", "<w>"]))
         #expect(!model.saysLongVerb(["tell", "me", "<w>"]))
         #expect(model.verbsBeginningWithFillers.contains(["let", "me", "know", "about"]))
+    }
+
+    @Test("every word of every declared verb is one the model has seen: each verb is in the training sentences")
+    func everyVerbTrained() throws {
+        let fixture = try ConversationFixture()
+        let registry = fixture.conversation.registry
+        let model = StatisticalModel.shared(for: registry)
+        let unseen = model.language.verbs.values.flatMap { $0 }.flatMap { $0 }.filter { !model.vocabulary.contains($0) }
+        #expect(unseen.isEmpty, "\(Set(unseen).sorted())")
     }
 
     @Test("a declared verb that begins with a filler is read whole; the filler alone is dropped")

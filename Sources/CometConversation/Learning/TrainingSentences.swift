@@ -65,8 +65,8 @@ struct TrainingSentences {
             for phrase in intent.phrases {
                 for _ in 0..<3 { sentences.append(instantiate(phrase, intent: intent)) }
             }
-            for _ in 0..<perClass {
-                if let sentence = request(intent, action: action, entity: entity, bare: primary.contains(entity)) { sentences.append(sentence) }
+            for ordinal in 0..<perClass {
+                if let sentence = request(intent, action: action, entity: entity, bare: primary.contains(entity), ordinal: ordinal) { sentences.append(sentence) }
             }
         }
         for entity in registry.allEntities {
@@ -241,7 +241,7 @@ struct TrainingSentences {
 
     // MARK: Requests
 
-    private mutating func request(_ intent: IntentDefinition, action: IntentAction, entity: QualifiedName, bare: Bool) -> TrainingSentence? {
+    private mutating func request(_ intent: IntentDefinition, action: IntentAction, entity: QualifiedName, bare: Bool, ordinal: Int) -> TrainingSentence? {
         guard let verbs = language.verbs[intent.name], !verbs.isEmpty else { return nil }
         var sentence = TrainingSentence(label: intent.name.description)
         lead(&sentence)
@@ -253,7 +253,9 @@ struct TrainingSentences {
             if chance(50) { sentence.add(timeWords()) }
             return sentence
         }
-        sentence.add(pick(verbs))
+        // Every declared verb is said, twice over, before the rest are drawn at random: a verb
+        // the draw missed would be a word the model never saw.
+        sentence.add(ordinal < 2 * verbs.count ? verbs[ordinal % verbs.count] : pick(verbs))
         switch action {
         case .create:
             create(entity, bare: bare, &sentence)

@@ -282,7 +282,9 @@ extension Understander {
         let links: Set<String> = ["to", "about", "of", "that"]
         var start = verb.upperBound
         if !links.contains(keys[verb.upperBound - 1]) {
-            if start + 1 < keys.count, keys[start] == "for", keys[start + 1] == "me" { start += 2 }
+            // "set a reminder for me to …", "remind me for me to …": who it is for, then the link.
+            if start < keys.count, keys[start] == "me", keys[verb.upperBound - 1] == "for" { start += 1 }
+            else if start + 1 < keys.count, keys[start] == "for", keys[start + 1] == "me" { start += 2 }
             guard start < keys.count, links.contains(keys[start]) else { return nil }
             start += 1
         }

@@ -80,6 +80,20 @@ struct TimeFormatCommandTests: CLISuite {
         #expect(try run(["when", "tomorrow at 3pm"]).stdout.contains("Thursday, June 11, 2026, 15:00 ("))
     }
 
+    @Test("with time_format %-I:%M %p, a snooze's reply says 12-hour times")
+    func snooze() throws {
+        func at(_ now: String, _ arguments: [String]) throws -> CLIResult {
+            let result = try CLIRunner.run(arguments, environment: twelveHour.merging(["COMETCAL_NOW": now]) { $1 })
+            #expect(result.status == 0, "cometcal \(arguments.joined(separator: " ")) → \(result.status)\n\(result.stdout)\n\(result.stderr)")
+            return result
+        }
+        _ = try at("2026-06-10T10:00:00Z", ["event", "add", "Standup", "--start", "2026-06-10 12:30", "--alarm", "15m"])
+        _ = try at("2026-06-10T10:00:00Z", ["remind", "--once"])
+        _ = try at("2026-06-10T10:15:01Z", ["remind", "--once"])
+        let snoozed = try at("2026-06-10T10:16:00Z", ["snooze", "Standup", "5m"])
+        #expect(snoozed.stdout.contains("I'll remind you of “Standup” (Wed Jun 10 12:30 PM) again at 12:21 PM, in 5 minutes."), "\(snoozed.stdout)")
+    }
+
     @Test("conversation scripts keep 24-hour times whatever time_format says")
     func scriptsKeepTwentyFourHour() throws {
         // This script expects the exact reply "Move “Picnic” to Sat Jun 13 15:00–17:00? …".
@@ -96,6 +110,16 @@ struct TimeFormatCommandTests: CLISuite {
         let reply = try client.call("conversation.say", object([("session", session), ("text", "schedule Stargazing for Friday at 9pm")]))
         #expect(reply["outcome"] == "done", "\(reply)")
         #expect(reply["reply"]?.stringValue?.contains("9:00 PM") == true, "\(reply)")
+    }
+
+    @Test("the daemon's intent.perform replies follow the time_format of the daemon's config file")
+    func daemonIntent() throws {
+        let daemon = try DaemonHarness(environment: ["XDG_CONFIG_HOME": scratch.url.appendingPathComponent("config").path])
+        let created = try daemon.client().call("intent.perform", object([("intent", "createEvent"), ("parameters", object([
+            ("title", "Burn"), ("startDate", "2026-06-12T21:00:00-07:00[America/Los_Angeles]"), ("endDate", "2026-06-12T22:00:00-07:00[America/Los_Angeles]"),
+        ]))]))
+        #expect(created["outcome"] == "done", "\(created)")
+        #expect(created["dialog"]?["full"]?.stringValue?.contains("9:00 PM–10:00 PM") == true, "\(created)")
     }
 
     @Test("a bad time_format stops the daemon at start, naming the line, exit 78")

@@ -94,6 +94,15 @@ struct TimeFormatCommandTests: CLISuite {
         #expect(snoozed.stdout.contains("I'll remind you of “Standup” (Wed Jun 10 12:30 PM) again at 12:21 PM, in 5 minutes."), "\(snoozed.stdout)")
     }
 
+    @Test("with time_format %-I:%M %p, history writes when each change was made in 12-hour time")
+    func history() throws {
+        try run12(["event", "add", "Review", "--start", "2026-06-11 14:00", "--end", "+1h"])
+        // COMETCAL_NOW is 10:00 UTC, 12:00 in Berlin.
+        let listed = try run12(["history"])
+        #expect(listed.stdout.contains("   1  2026-06-10 12:00 PM  Created event “Review”"), "\(listed.stdout)")
+        #expect(try run(["history"]).stdout.contains("   1  2026-06-10 12:00  Created event “Review”"))
+    }
+
     @Test("conversation scripts keep 24-hour times whatever time_format says")
     func scriptsKeepTwentyFourHour() throws {
         // This script expects the exact reply "Move “Picnic” to Sat Jun 13 15:00–17:00? …".

@@ -129,6 +129,16 @@ struct TimeFormatCommandTests: CLISuite {
         ]))]))
         #expect(created["outcome"] == "done", "\(created)")
         #expect(created["dialog"]?["full"]?.stringValue?.contains("9:00 PM–10:00 PM") == true, "\(created)")
+        #expect(created["entity"]?["startDate"] == "2026-06-12T21:00:00-07:00[America/Los_Angeles]", "\(created)")
+    }
+
+    @Test("without a time_format, the daemon's replies say 24-hour times")
+    func daemonDefault() throws {
+        let daemon = try DaemonHarness()
+        let created = try daemon.client().call("intent.perform", object([("intent", "createEvent"), ("parameters", object([
+            ("title", "Burn"), ("startDate", "2026-06-12T21:00:00-07:00[America/Los_Angeles]"), ("endDate", "2026-06-12T22:00:00-07:00[America/Los_Angeles]"),
+        ]))]))
+        #expect(created["dialog"]?["full"]?.stringValue?.contains("21:00–22:00") == true, "\(created)")
     }
 
     @Test("a bad time_format stops the daemon at start, naming the line, exit 78")
@@ -139,6 +149,7 @@ struct TimeFormatCommandTests: CLISuite {
         let result = try CLIRunner.run(["--db", scratch.url.appendingPathComponent("d.sqlite").path, "--socket", scratch.url.appendingPathComponent("daemon-run/d.sock").path],
                                        environment: ["XDG_CONFIG_HOME": scratch.url.appendingPathComponent("bad").path], program: "cometcald")
         #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("cometcald: "), "\(result.stderr)")
         #expect(result.stderr.contains("config:1:15: error: time_format: '%Q' is not a format directive"), "\(result.stderr)")
     }
 }

@@ -54,7 +54,7 @@ let package = Package(
                            "CEditLine"]
         ),
 
-        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments"]),
+        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments", "CometText"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
         // run, the conversation's turns against the engine calls they make, and the daemon's requests

@@ -30,7 +30,7 @@ public struct SettingsFile: Sendable {
         Key(name: "timezone", values: "an IANA zone, e.g. Europe/Berlin", help: "The zone times are read and shown in (before $TZ)."),
         Key(name: "week_start", values: "monday, sunday or saturday (any day)", help: "The first column of the month grid and the first day of --week."),
         Key(name: "date_format", values: "strftime, e.g. %a %d.%m.%Y", help: "The agenda's day headings. Default: %A, %B %-d, %Y."),
-        Key(name: "time_format", values: "strftime, e.g. %I:%M %p", help: "Times in the agenda and the views. Default: %H:%M."),
+        Key(name: "time_format", values: "strftime, e.g. %I:%M %p", help: "Times everywhere: the agenda and views, replies, cards, prompts, when, and cometcald's replies. Default: %H:%M."),
         Key(name: "event_length", values: "a duration, e.g. 1h or 30m", help: "How long a new event lasts when it has a start and no --end."),
         Key(name: "date_order", values: "mdy or dmy", help: "How a numeric date such as 3/5 is read: month first (mdy, the default) or day first (dmy)."),
         Key(name: "alarm", values: "as --alarm, e.g. 15m (before the start)", help: "The reminder a new event gets when no --alarm is given."),

@@ -1,19 +1,21 @@
 import Foundation
 import CometSchema
+import CometText
 import CometStore
 
 /// What front ends ask the engine besides intents: how to name records and kinds of records.
 extension IntentEngine {
     /// How a record is named in lists: its title and what tells it apart (an event's time).
     public func describe(_ record: EntityRecord) -> Candidate {
-        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).candidate(record) })
+        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, timeFormat: timeFormat, now: clock()).candidate(record) })
             ?? Candidate(id: record.id, title: registry.title(of: record), subtitle: nil)
     }
 
     /// How a record is named in lists, without a store at hand (a client of the daemon): its
     /// title and its time, references shown by id.
-    public static func describe(_ record: EntityRecord, registry: Registry, timeZone: TimeZone, now: Date) -> Candidate {
-        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).candidate(record)
+    public static func describe(_ record: EntityRecord, registry: Registry, timeZone: TimeZone, timeFormat: TimeFormat = .twentyFourHour,
+                                now: Date) -> Candidate {
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, timeFormat: timeFormat, now: now).candidate(record)
     }
 
     /// "startDate" → "start date": an identifier in the words dialogs use.
@@ -48,7 +50,7 @@ extension IntentEngine {
     public func lookup(_ entity: QualifiedName, text: String, parameter: String? = nil) -> EntityLookup {
         do {
             return try store.readTransaction { transaction in
-                let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, now: clock())
+                let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, timeFormat: timeFormat, now: clock())
                 switch try EntityResolver(registry: registry, transaction: transaction, presenter: presenter).resolve(text, as: entity, parameter: parameter) {
                 case .found(let record): return .found(record)
                 case .ambiguous(let prompt, let candidates): return .ambiguous(prompt: prompt, candidates: candidates)
@@ -74,24 +76,25 @@ extension IntentEngine {
 
     /// A value as a card shows it: references by their title, times as the agenda writes them.
     public func display(_ value: Value, type: TypeExpression) -> String {
-        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).display(value, type: type) })
+        (try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, timeFormat: timeFormat, now: clock()).display(value, type: type) })
             ?? registry.displayText(value)
     }
 
     /// A value as a card shows it, without a store at hand (references show as ids).
-    public static func display(_ value: Value, type: TypeExpression, registry: Registry, timeZone: TimeZone, now: Date) -> String {
-        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).display(value, type: type)
+    public static func display(_ value: Value, type: TypeExpression, registry: Registry, timeZone: TimeZone, timeFormat: TimeFormat = .twentyFourHour,
+                               now: Date) -> String {
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, timeFormat: timeFormat, now: now).display(value, type: type)
     }
 
     /// "Sat Jun 13 11:30–13:30": when an occurrence happens, as lists and cards say it.
     public func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false) -> String {
         // Times need no store: no transaction for each line of a list.
-        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: clock()).when(start, end: end, allDay: allDay)
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, timeFormat: timeFormat, now: clock()).when(start, end: end, allDay: allDay)
     }
 
     /// The card of a record, as intents return it.
     public func snippet(of record: EntityRecord) -> Snippet? {
-        try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, now: clock()).snippet(record) }
+        try? store.readTransaction { Presenter(registry: registry, transaction: $0, timeZone: timeZone, timeFormat: timeFormat, now: clock()).snippet(record) }
     }
 
     /// Whether the record is all-day, by its entity's temporal fields.

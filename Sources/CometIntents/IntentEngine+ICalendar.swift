@@ -273,7 +273,7 @@ extension IntentEngine {
     /// The record `--calendar` or `--event` names, by the one rule every intent resolves with
     /// (`EntityResolver`); several matches are an error that lists them, as there is no one to ask.
     func findByTitle(_ text: String, entity: EntityDefinition, transaction: any StoreTransaction) throws -> EntityRecord {
-        let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, now: clock())
+        let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, timeFormat: timeFormat, now: clock())
         switch try EntityResolver(registry: registry, transaction: transaction, presenter: presenter).resolve(text, as: entity.name, parameter: nil) {
         case .found(let record):
             return record

@@ -12,12 +12,16 @@ public final class IntentEngine {
     let store: any EntityStore
     /// The person's zone: floating times are shown in it and relative times read in it.
     public var timeZone: TimeZone
+    /// How replies, cards, prompts and errors write a time of day (the config's time_format).
+    public let timeFormat: TimeFormat
     let clock: @Sendable () -> Date
 
-    public init(store: any EntityStore, timeZone: TimeZone = .current, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: any EntityStore, timeZone: TimeZone = .current, timeFormat: TimeFormat = .twentyFourHour,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.registry = store.registry
         self.timeZone = timeZone
+        self.timeFormat = timeFormat
         self.clock = clock
     }
 

@@ -31,7 +31,7 @@ extension Invocation {
             let key = AlarmKey(record: record.id, occurrence: DueAlarm.occurrenceKey(occurrence), trigger: Int64(moment.timeIntervalSince1970.rounded(.down)))
             try transaction.addSnoozedAlarm(key, occurrence: occurrence.description)
             let at = DateTimeValue.utc(moment).wallTime(in: engine.timeZone)
-            let clock = String(format: "%02d:%02d", at.hour, at.minute)
+            let clock = engine.timeFormat.text(at)
             dialog = Dialog(full: "I'll remind you of “\(title)” (\(when)) again at \(clock), in \(DurationText.describe(length)).",
                             supporting: "Snoozed “\(title)” until \(clock)")
         case "dismiss":

@@ -52,7 +52,7 @@ extension Invocation {
         if let rules = TemporalRules(entity: entity) {
             // Only an end nobody mentioned gets the schema's length: a cleared one stays absent.
             if let endProperty = rules.fields.end, bindings[endProperty] == .unset { try rules.fillDefaultEnd(&record) }
-            try rules.normalize(&record, previous: nil, changed: changed)
+            try rules.normalize(&record, previous: nil, changed: changed, timeFormat: engine.timeFormat)
         }
         try checkUnique(record, entity)
         let created = record
@@ -191,7 +191,7 @@ extension Invocation {
             return try SeriesEditor(invocation: self, entity: entity, rules: rules).planUpdate(target, changed: changed)
         }
         var (updated, _) = try applyChanges(to: target, entity)
-        try TemporalRules(entity: entity)?.normalize(&updated, previous: target, changed: changed)
+        try TemporalRules(entity: entity)?.normalize(&updated, previous: target, changed: changed, timeFormat: engine.timeFormat)
         try checkUnique(updated, entity)
         bumpSequence(&updated, entity)
         let result = updated

@@ -59,7 +59,7 @@ struct Invocation {
     var registry: Registry { engine.registry }
     var transaction: any StoreTransaction { recorder.transaction }
     var entity: EntityDefinition? { intent.entity.flatMap { registry.entity($0) } }
-    var presenter: Presenter { Presenter(registry: registry, transaction: transaction, timeZone: engine.timeZone, now: engine.clock()) }
+    var presenter: Presenter { Presenter(registry: registry, transaction: transaction, timeZone: engine.timeZone, timeFormat: engine.timeFormat, now: engine.clock()) }
     var resolver: EntityResolver { EntityResolver(registry: registry, transaction: transaction, presenter: presenter) }
 
     // MARK: References

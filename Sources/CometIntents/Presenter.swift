@@ -10,6 +10,8 @@ struct Presenter {
     /// Where references are looked up to be shown by title; without one they show as ids.
     let transaction: (any StoreTransaction)?
     let timeZone: TimeZone
+    /// How a time of day is written ("13:00", "1:00 PM"): the engine's, from the config.
+    let timeFormat: TimeFormat
     let now: Date
 
     /// iCalendar properties that are bookkeeping, not something to show on a card.
@@ -42,7 +44,7 @@ struct Presenter {
     static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
-    /// "Mon Jun 15 08:00–09:00", in the value's own zone (named when it is not the viewer's),
+    /// "Mon Jun 15 08:00–09:00" (times as `timeFormat` writes them), in the value's own zone (named when it is not the viewer's),
     /// with the year only when it is not this year. Deterministic: no locale involved.
     func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false) -> String {
         let local = start.localTime
@@ -55,13 +57,13 @@ struct Presenter {
             }
             return text + " (all day)"
         }
-        text += String(format: " %02d:%02d", local.hour, local.minute)
+        text += " " + timeFormat.text(local)
         if let end, end.sortKey != start.sortKey {
             let endLocal = end.localTime
             if endLocal.date == local.date {
-                text += String(format: "–%02d:%02d", endLocal.hour, endLocal.minute)
+                text += "–" + timeFormat.text(endLocal)
             } else {
-                text += " – " + dayText(endLocal.date, currentYear: currentYear) + String(format: " %02d:%02d", endLocal.hour, endLocal.minute)
+                text += " – " + dayText(endLocal.date, currentYear: currentYear) + " " + timeFormat.text(endLocal)
             }
         }
         if let zone = start.timeZoneIdentifier, zone != timeZone.identifier { text += " (\(zone))" }

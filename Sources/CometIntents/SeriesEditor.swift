@@ -132,7 +132,7 @@ struct SeriesEditor {
             if let idProperty = fields.recurrenceID { base[idProperty] = .dateTime(occurrence.recurrenceKey) }
         }
         var (updated, _) = try invocation.applyChanges(to: base, entity)
-        try rules.normalize(&updated, previous: base, changed: changed)
+        try rules.normalize(&updated, previous: base, changed: changed, timeFormat: invocation.engine.timeFormat)
         invocation.bumpSequence(&updated, entity)
         let result = updated
         let spanText = "only the occurrence on \(presenter.when(occurrence.start, end: nil))"
@@ -148,7 +148,7 @@ struct SeriesEditor {
         let before = newSeries
         (newSeries, _) = try invocation.applyChanges(to: newSeries, entity)
         adjustRule(&newSeries, previous: before, changed: changed)
-        try rules.normalize(&newSeries, previous: before, changed: changed)
+        try rules.normalize(&newSeries, previous: before, changed: changed, timeFormat: invocation.engine.timeFormat)
         let seriesZone = rules.start(before)?.expansionZone
         let delta = (rules.start(newSeries)?.wallTime(in: seriesZone).wallSeconds ?? 0) - (rules.start(before)?.wallTime(in: seriesZone).wallSeconds ?? 0)
         let oldSeries = split.oldSeries
@@ -185,7 +185,7 @@ struct SeriesEditor {
             }
         }
         adjustRule(&updated, previous: master, changed: changed)
-        try rules.normalize(&updated, previous: master, changed: changed)
+        try rules.normalize(&updated, previous: master, changed: changed, timeFormat: invocation.engine.timeFormat)
         invocation.bumpSequence(&updated, entity)
         let zone = rules.start(master)?.expansionZone
         let delta = (rules.start(updated)?.wallTime(in: zone).wallSeconds ?? 0) - (rules.start(master)?.wallTime(in: zone).wallSeconds ?? 0)

@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 
 /// Calendar rules for entities with a start time (found through their DTSTART mapping): the
 /// zone property follows the start, all-day times are whole days, a moved start keeps the
@@ -78,7 +79,8 @@ struct TemporalRules {
 
     /// Applies the rules to a record after a create or an update. `changed` names the properties
     /// the request set or cleared; `previous` is the record before an update.
-    func normalize(_ record: inout EntityRecord, previous: EntityRecord?, changed: Set<String>) throws {
+    /// `timeFormat` writes the times of an error message.
+    func normalize(_ record: inout EntityRecord, previous: EntityRecord?, changed: Set<String>, timeFormat: TimeFormat) throws {
         if let uidProperty = fields.uid, record[uidProperty] == nil {
             record[uidProperty] = .string(record.id.lowercasedText)
         }
@@ -129,8 +131,8 @@ struct TemporalRules {
         if let end, end.sortKey < start.sortKey, !(end.isFloating != start.isFloating) {
             let zone = start.timeZoneIdentifier ?? (start.isFloating ? nil : "UTC")
             let endZone = end.timeZoneIdentifier ?? (end.isFloating ? nil : "UTC")
-            let endText = TemporalRules.shown(end) + (endZone != zone ? endZone.map { " (\($0))" } ?? "" : "")
-            throw IntentError(.endBeforeStart, "the end (\(endText)) is before the start (\(TemporalRules.shown(start))\(zone.map { " (\($0))" } ?? "")); give an end after the start, or move the start",
+            let endText = TemporalRules.shown(end, timeFormat: timeFormat) + (endZone != zone ? endZone.map { " (\($0))" } ?? "" : "")
+            throw IntentError(.endBeforeStart, "the end (\(endText)) is before the start (\(TemporalRules.shown(start, timeFormat: timeFormat))\(zone.map { " (\($0))" } ?? "")); give an end after the start, or move the start",
                               parameter: fields.end)
         }
         record[fields.start] = .dateTime(start)
@@ -138,11 +140,11 @@ struct TemporalRules {
     }
 
     /// A moment as the agenda shows it, in its own zone: "Wed Dec 2 2026 10:00".
-    static func shown(_ value: DateTimeValue) -> String {
+    static func shown(_ value: DateTimeValue, timeFormat: TimeFormat) -> String {
         let local = value.localTime
         let date = local.date
         return "\(Presenter.weekdays[date.weekdayIndex].prefix(3)) \(Presenter.months[date.month - 1].prefix(3)) \(date.day) \(date.year) "
-            + String(format: "%02d:%02d", local.hour, local.minute)
+            + timeFormat.text(local)
     }
 
     /// A floating wall time placed in `zone`; an instant shown in `zone`.

@@ -2,6 +2,7 @@ import Foundation
 import CometSchema
 import CometStore
 import CometIntents
+import CometText
 
 /// Occurrences grouped by day in the person's zone, aligned, a line each:
 /// `  08:00–09:00  Zero Gravity Yoga  ↻  Lunar Orbit Log · Gym`.
@@ -61,7 +62,7 @@ struct AgendaPrinter {
 
     /// A time of day in the configured format (default 24-hour, 09:30).
     func clock(_ time: LocalDateTime) -> String {
-        DateFormat.format(context.config.timeFormat, date: time.date, hour: time.hour, minute: time.minute)
+        context.config.timeFormat.text(time)
     }
 
     /// One line per day the occurrence touches inside the range (all-day and multi-day events

@@ -3,6 +3,7 @@ import Dispatch
 import CometSchema
 import CometStore
 import CometIntents
+import CometText
 import CometDaemon
 import CometArguments
 
@@ -55,7 +56,7 @@ struct AlarmCommands {
     /// A moment in the person's zone, with the config's time format.
     private func moment(_ value: DateTimeValue) -> String {
         let local = value.wallTime(in: context.zone)
-        return DateFormat.format("%a %b %-d ", date: local.date) + DateFormat.format(context.config.timeFormat, date: local.date, hour: local.hour, minute: local.minute)
+        return DateFormat.format("%a %b %-d ", date: local.date) + context.config.timeFormat.text(local)
     }
 
     private func instant(_ value: DateTimeValue) -> Date {

@@ -1,6 +1,7 @@
 import Foundation
 import CometArguments
 import CometSchema
+import CometText
 import CometStore
 import CometIntents
 import CometDaemon
@@ -46,7 +47,7 @@ final class AppContext {
             now = Date()
         }
         if parsed.flag("connect") {
-            backend = try RemoteBackend(socket: parsed.value("socket") ?? DaemonPaths.defaultSocket(), registry: registry, zone: zone, now: now)
+            backend = try RemoteBackend(socket: parsed.value("socket") ?? DaemonPaths.defaultSocket(), registry: registry, zone: zone, timeFormat: config.timeFormat, now: now)
             localEngine = nil
             localStore = nil
         } else {
@@ -70,7 +71,7 @@ final class AppContext {
             }
             let clock = now
             let fixedClock = environment["COMETCAL_NOW"] != nil
-            let engine = IntentEngine(store: store, timeZone: zone, clock: { fixedClock ? clock : Date() })
+            let engine = IntentEngine(store: store, timeZone: zone, timeFormat: config.timeFormat, clock: { fixedClock ? clock : Date() })
             backend = engine
             localEngine = engine
             localStore = store

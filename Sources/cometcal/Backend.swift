@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometText
 import CometStore
 import CometIntents
 import CometDaemon
@@ -55,12 +56,15 @@ final class RemoteBackend: CalendarBackend {
     let registry: Registry
     let client: DaemonClient
     let zone: TimeZone
+    /// How this side writes times in lists (the daemon writes its replies with its own config's).
+    let timeFormat: TimeFormat
     let now: Date
 
-    init(socket: String, registry: Registry, zone: TimeZone, now: Date) throws {
+    init(socket: String, registry: Registry, zone: TimeZone, timeFormat: TimeFormat = .twentyFourHour, now: Date) throws {
         do { client = try DaemonClient(path: socket) } catch { throw CommandFailure(code: .ioError, message: "error: \(error.description)") }
         self.registry = registry
         self.zone = zone
+        self.timeFormat = timeFormat
         self.now = now
         // Both sides must read the same schemas, or values would be read differently.
         guard case .success(let served) = try call("schema", JSONObject()), served == registry.dump() else {
@@ -208,5 +212,5 @@ final class RemoteBackend: CalendarBackend {
         return EntityRecord(entity: entity, id: id, values: try registry.decodeProperties(fields, of: definition))
     }
 
-    func describe(_ record: EntityRecord) -> Candidate { IntentEngine.describe(record, registry: registry, timeZone: zone, now: now) }
+    func describe(_ record: EntityRecord) -> Candidate { IntentEngine.describe(record, registry: registry, timeZone: zone, timeFormat: timeFormat, now: now) }
 }

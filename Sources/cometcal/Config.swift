@@ -15,9 +15,10 @@ struct Config {
     var timeZone: TimeZone?
     /// The first day of a week (0 = Sunday … 6 = Saturday), for the week and month views.
     var weekStart = 1
-    /// strftime-style formats for the agenda's day headings and times.
+    /// The strftime-style format of the agenda's day headings.
     var dateFormat = "%A, %B %-d, %Y"
-    var timeFormat = "%H:%M"
+    /// How every front end writes a time of day (the agenda, replies, cards, prompts, `when`).
+    var timeFormat = TimeFormat.twentyFourHour
     /// How long a new event lasts when it has a start and no --end.
     var eventLength: DurationValue?
     /// The reminder a new event gets when no --alarm is given (as --alarm reads it: 15m is before).
@@ -87,10 +88,8 @@ struct Config {
             }
             weekStart = index
         case "date_format", "time_format":
-            if let bad = DateFormat.unknownDirective(in: value) {
-                throw Problem(message: "'%\(bad)' is not a format directive this knows; use %Y %y %m %-m %d %-d %e %B %b %A %a %H %-H %I %-I %M %p %%")
-            }
-            if key == "date_format" { dateFormat = value } else { timeFormat = value }
+            if let problem = TimeFormat.problem(in: value) { throw Problem(message: problem) }
+            if key == "date_format" { dateFormat = value } else { timeFormat = TimeFormat(value) }
         case "event_length":
             guard let length = try? ValueText.duration(value), length.approximateSeconds > 0 else {
                 throw Problem(message: "'\(value)' is not a length; write 1h, 30m or 1h30m")
@@ -113,63 +112,13 @@ struct Config {
     }
 }
 
-/// A small strftime: the directives a date or a time needs, with `%-d` for no padding. No
-/// locale is involved, so the same settings give the same text everywhere.
+/// The agenda's day headings and the views' names of days and months, through the one
+/// formatter (`TimeFormat`) the engine and every front end share.
 enum DateFormat {
-    static let directives: Set<String> = ["Y", "y", "m", "-m", "d", "-d", "e", "B", "b", "A", "a", "H", "-H", "I", "-I", "M", "p", "%"]
+    static let weekdays = TimeFormat.weekdays
+    static let months = TimeFormat.months
 
-    static func unknownDirective(in format: String) -> String? {
-        var iterator = Array(format).makeIterator()
-        while let character = iterator.next() {
-            guard character == "%" else { continue }
-            guard var next = iterator.next() else { return "" }
-            var directive = String(next)
-            if next == "-" {
-                guard let after = iterator.next() else { return "-" }
-                next = after
-                directive += String(after)
-            }
-            if !directives.contains(directive) { return directive }
-        }
-        return nil
-    }
-
-    static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-
-    static func format(_ format: String, date: CalendarDate, hour: Int = 0, minute: Int = 0) -> String {
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var result = ""
-        var characters = Array(format)[...]
-        while let character = characters.popFirst() {
-            guard character == "%", var next = characters.popFirst() else {
-                result.append(character)
-                continue
-            }
-            var unpadded = false
-            if next == "-", let after = characters.popFirst() {
-                unpadded = true
-                next = after
-            }
-            let hour12 = hour % 12 == 0 ? 12 : hour % 12
-            switch next {
-            case "Y": result += String(date.year)
-            case "y": result += two(date.year % 100)
-            case "m": result += unpadded ? String(date.month) : two(date.month)
-            case "d": result += unpadded ? String(date.day) : two(date.day)
-            case "e": result += date.day < 10 ? " \(date.day)" : String(date.day)
-            case "B": result += months[date.month - 1]
-            case "b": result += String(months[date.month - 1].prefix(3))
-            case "A": result += weekdays[date.weekdayIndex]
-            case "a": result += String(weekdays[date.weekdayIndex].prefix(3))
-            case "H": result += unpadded ? String(hour) : two(hour)
-            case "I": result += unpadded ? String(hour12) : two(hour12)
-            case "M": result += two(minute)
-            case "p": result += hour < 12 ? "AM" : "PM"
-            case "%": result += "%"
-            default: result += "%" + String(next)
-            }
-        }
-        return result
+    static func format(_ format: String, date: CalendarDate) -> String {
+        TimeFormat(format).text(date, hour: 0, minute: 0)
     }
 }

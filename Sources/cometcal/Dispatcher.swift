@@ -321,7 +321,7 @@ struct CalendarCommands {
         for entry in entries {
             let mark = entry.isUndone ? terminal.style(" (undone)", .dim) : ""
             let local = DateTimeValue.utc(entry.created).wallTime(in: context.zone)
-            let when = String(format: "%04d-%02d-%02d %02d:%02d", local.date.year, local.date.month, local.date.day, local.hour, local.minute)
+            let when = local.date.description + " " + context.config.timeFormat.text(local)
             terminal.out(String(format: "%4d  ", entry.sequence ?? 0) + when + "  " + Terminal.printable(entry.summary) + mark)
         }
         return .success

@@ -1,6 +1,7 @@
 import Foundation
 import CometArguments
 import CometSchema
+import CometText
 import CometIntents
 import CometConversation
 
@@ -20,8 +21,10 @@ struct WhenCommand {
             return .usage
         }
         let dateOrder: TemporalDateOrder
+        let timeFormat: TimeFormat
         do {
             dateOrder = try WhenCommand.readDateOrder(parsed)
+            timeFormat = try AppContext.loadConfig().timeFormat
         } catch let failure as CommandFailure {
             terminal.err(failure.message)
             return failure.code
@@ -51,7 +54,8 @@ struct WhenCommand {
             object["now"] = .string(DateTimeValue(kind: .zoned(epochSeconds: seconds, timeZone: clock.zone.identifier)).rfc3339Text)
             terminal.out(JSONWriter.pretty(.object(object)))
         } else {
-            terminal.out(terminal.style(WhenCommand.label(resolution), .bold) + "  " + WhenCommand.describe(resolution))
+            let today = DateTimeValue.utc(clock.now).wallTime(in: clock.zone).date
+            terminal.out(terminal.style(WhenCommand.label(resolution), .bold) + "  " + WhenCommand.describe(resolution, timeFormat: timeFormat, today: today))
             // How the text was read when it depended on a setting: never a silent choice.
             for note in reading.notes { terminal.out("note: " + note.message) }
         }
@@ -137,14 +141,18 @@ struct WhenCommand {
     }
 
     /// The value in words, then in ISO 8601: "Friday, June 19, 2026, 12:00 (2026-06-19T12:00:00-07:00)".
-    static func describe(_ resolution: TemporalResolution) -> String {
+    /// Times of day are written with `timeFormat` (the config's time_format); a time of day
+    /// alone is read on `today` for the format's date directives.
+    static func describe(_ resolution: TemporalResolution, timeFormat: TimeFormat, today: CalendarDate) -> String {
+        func moment(_ value: DateTimeValue) -> String { day(value.wallTime(in: nil).date) + ", " + clock(value) }
+        func clock(_ value: DateTimeValue) -> String { timeFormat.text(value.wallTime(in: nil)) }
         switch resolution {
         case .instant(let value):
             return moment(value) + " (\(value.rfc3339Text)" + (value.timeZoneIdentifier.map { ", \($0)" } ?? "") + ")"
         case .date(let date):
             return day(date) + " (\(date))"
         case .timeOfDay(let hour, let minute):
-            return String(format: "%02d:%02d", hour, minute)
+            return timeFormat.text(today, hour: hour, minute: minute)
         case .range(let start, let end):
             if let days = resolution.wholeDays {
                 let span = days.first == days.last ? day(days.first) : day(days.first) + " to " + day(days.last)
@@ -160,7 +168,7 @@ struct WhenCommand {
         case .shift(.toDate(let date)):
             return "to " + day(date) + ", keeping the time (\(date))"
         case .shift(.toTimeOfDay(let hour, let minute)):
-            return String(format: "to %02d:%02d, keeping the day", hour, minute)
+            return "to " + timeFormat.text(today, hour: hour, minute: minute) + ", keeping the day"
         case .shift(.toInstant(let value)):
             return "to " + moment(value) + " (\(value.rfc3339Text))"
         case .recurrence(let rule?):
@@ -182,14 +190,5 @@ struct WhenCommand {
 
     private static func day(_ date: CalendarDate) -> String {
         "\(weekdays[date.weekdayIndex]), \(months[date.month - 1]) \(date.day), \(date.year)"
-    }
-
-    private static func clock(_ value: DateTimeValue) -> String {
-        let local = value.wallTime(in: nil)
-        return String(format: "%02d:%02d", local.hour, local.minute)
-    }
-
-    private static func moment(_ value: DateTimeValue) -> String {
-        day(value.wallTime(in: nil).date) + ", " + clock(value)
     }
 }

@@ -3,6 +3,7 @@ import CometArguments
 import CometSchema
 import CometStore
 import CometDaemon
+import CometText
 
 /// `cometcald`: serves one store over JSON-RPC 2.0 on a Unix socket (docs/daemon.md).
 
@@ -94,6 +95,14 @@ do {
 } catch {
     FileHandle.standardError.write(Data("cometcald: \(error.message)\n".utf8))
     exit(78)
+}
+// Replies, cards and prompts of conversations and intents write times as the CLI does.
+if let line = settings?.value("time_format") {
+    if let problem = TimeFormat.problem(in: line.value) {
+        FileHandle.standardError.write(Data("cometcald: \(line.place):\(line.valueColumn): error: time_format: \(problem)\n".utf8))
+        exit(78)
+    }
+    options.service.timeFormat = TimeFormat(line.value)
 }
 options.notifyCommand = parsed.value("notify") ?? settings?.value("notify")?.value
 if let text = parsed.value("notify-seconds") {

@@ -15,6 +15,8 @@ public final class DaemonService: @unchecked Sendable {
         public var storePath: String
         public var schemaPaths: [String]
         public var timeZone: TimeZone
+        /// How replies, cards and prompts write a time of day (the settings file's time_format).
+        public var timeFormat = TimeFormat.twentyFourHour
         public var readers: Int
         /// The engines' clock (what "now" is to intents and conversations).
         public var clock: @Sendable () -> Date = { Date() }
@@ -57,7 +59,7 @@ public final class DaemonService: @unchecked Sendable {
         book = ConversationBook(registry: registry)
         func engine() throws -> IntentEngine {
             IntentEngine(store: try SQLiteStore(path: configuration.storePath, registry: registry, now: configuration.clock()), timeZone: configuration.timeZone,
-                         clock: configuration.clock)
+                         timeFormat: configuration.timeFormat, clock: configuration.clock)
         }
         let limit = configuration.requestSeconds
         writer = EngineSlot(label: "cometcald.writer", engine: try engine(), timeLimit: limit)
@@ -489,8 +491,8 @@ public final class DaemonService: @unchecked Sendable {
             // Every engine is made before any is swapped: a store that refuses the schemas
             // leaves the daemon as it was.
             let clock = configuration.clock
-            let writing = IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, clock: clock)
-            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, clock: clock) }
+            let writing = IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
+            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock) }
             writer.replace(writing)
             readers.replaceAll { reading.removeLast() }
         } catch let error as StoreError {

@@ -100,6 +100,13 @@ extension IntentEngine {
         return rules.isAllDay(record)
     }
 
+    /// Whether a record takes up its time (free/busy): timed and not marked transparent. The
+    /// one rule of the conversation's "am I free", `cometcal free` and the overlap sentence.
+    public func blocksTime(_ record: EntityRecord) -> Bool {
+        guard let definition = registry.entity(record.entity), let rules = TemporalRules(entity: definition) else { return false }
+        return rules.blocksTime(record)
+    }
+
     /// The clock the engine reads "now" from.
     public var now: Date { clock() }
 }

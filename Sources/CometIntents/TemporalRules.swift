@@ -54,10 +54,13 @@ struct TemporalRules {
     /// conversation's "am I free", `cometcal free`, the overlap sentence): a timed record that is
     /// not marked transparent. All-day records do not, as in Google Calendar: a holiday or a
     /// birthday leaves the day free.
-    func blocksTime(_ record: EntityRecord) -> Bool {
-        if isAllDay(record) { return false }
-        if let property = busyProperty, case .bool(false)? = record[property] { return false }
-        return true
+    func blocksTime(_ record: EntityRecord) -> Bool { freeReason(record) == nil }
+
+    /// Why a record leaves its time free ("all day", "marked free"); nil when it is busy.
+    func freeReason(_ record: EntityRecord) -> String? {
+        if isAllDay(record) { return "all day" }
+        if let property = busyProperty, case .bool(false)? = record[property] { return "marked free" }
+        return nil
     }
 
     func isSeries(_ record: EntityRecord) -> Bool {

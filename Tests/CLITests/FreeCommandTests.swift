@@ -45,6 +45,8 @@ struct FreeCommandTests: CLISuite {
             Not counted as busy: “Holiday”, Fri Jun 12 (all day); “Focus”, Fri Jun 12 14:00–16:00 (marked free).
 
             """, "\(free.stdout)")
+        let byDate = try run(["free", "2026-06-12"])
+        #expect(byDate.stdout == free.stdout)
         let short = try run(["free", "friday", "--min", "2h"])
         #expect(!short.stdout.contains("1 hour 30 minutes"))
         #expect(short.stdout.contains("1 free stretch shorter than 2 hours not listed (--min).\n"), "\(short.stdout)")
@@ -61,6 +63,8 @@ struct FreeCommandTests: CLISuite {
             free  Wed Jun 10 15:00 – Thu Jun 11 00:00  9 hours
             11 hours free in all.
             """), "\(free.stdout)")
+        let span = try run(["free", "from", "2", "to", "4pm"])
+        #expect(span.stdout == "Free and busy, Wed Jun 10 14:00–16:00:\nbusy  Wed Jun 10 14:00–15:00  “Call”\nfree  Wed Jun 10 15:00–16:00  1 hour\n1 hour free in all.\n", "\(span.stdout)")
     }
 
     @Test("free --json gives stretches with minutes and events, totals, what is not busy and what --min left out")
@@ -68,6 +72,7 @@ struct FreeCommandTests: CLISuite {
         try run(["event", "add", "Call", "--start", "2026-06-12 09:00", "--end", "2026-06-12 10:00"])
         try run(["event", "add", "Review", "--start", "2026-06-12 10:15", "--end", "2026-06-12 11:00"])
         try run(["event", "add", "Holiday", "--start", "2026-06-12"])
+        try run(["event", "add", "Ping", "--start", "2026-06-12 11:30", "--end", "+0m"])
         let free = try json(["free", "--from", "2026-06-12 08:00", "--to", "2026-06-12 12:00", "--min", "30m"])
         #expect(free["from"] == .string("2026-06-12T08:00:00+02:00"))
         #expect(free["to"] == .string("2026-06-12T12:00:00+02:00"))
@@ -81,6 +86,12 @@ struct FreeCommandTests: CLISuite {
         #expect(free["shortFreeLeftOut"] == .int(1))
         #expect(firstItem(free["notBusy"])?["title"] == .string("Holiday"))
         #expect(firstItem(free["notBusy"])?["reason"] == .string("all day"))
+        guard case .array(let notBusy)? = free["notBusy"] else { Issue.record("no notBusy: \(free)"); return }
+        #expect(notBusy.map { $0["title"]?.stringValue ?? "" } == ["Holiday", "Ping"])
+        #expect(notBusy.last?["reason"] == .string("no length"))
+        let unlimited = try json(["free", "--from", "2026-06-12 08:00", "--to", "2026-06-12 12:00"])
+        #expect(unlimited["minMinutes"] == nil)
+        #expect(unlimited["shortFreeLeftOut"] == nil)
     }
 
     @Test("a range that ends before it starts, and text that is no span, are usage errors")

@@ -39,6 +39,11 @@ struct OverlapTests {
         try fixture.makeEvent("Focus", start: june(12, "09:00"), end: june(12, "12:00"), ["showsAsBusy": .set(.bool(false))])
         let timed = try fixture.done("createEvent", ["title": text("Call"), "startDate": try at(june(12, "09:00")), "endDate": try at(june(12, "10:00"))])
         #expect(timed.warnings.isEmpty)
+        // A transparent event put on the call takes no time of its own either.
+        let transparent = try fixture.done("createEvent", [
+            "title": text("Reading"), "startDate": try at(june(12, "09:00")), "endDate": try at(june(12, "10:00")), "showsAsBusy": .set(.bool(false)),
+        ])
+        #expect(transparent.warnings.isEmpty)
         // An all-day event put on a day full of meetings takes no time of its own.
         let allDay = try fixture.done("createEvent", ["title": text("Birthday"), "startDate": try at(june(12, "00:00")), "isAllDay": .set(.bool(true))])
         #expect(allDay.warnings.isEmpty)
@@ -63,6 +68,18 @@ struct OverlapTests {
             "title": text("Sync"), "startDate": try at(june(11, "09:30")), "endDate": try at(june(11, "09:45")), "recurrence": try rule("FREQ=DAILY"),
         ])
         #expect(result.warnings == ["This overlaps “Standup” (Mon Jun 15 09:00–10:00) first, and 12 more times in its first 90 days."])
+    }
+
+    @Test("a repeating event that started before now counts its overlaps over the next 90 days from now")
+    func startedSeriesCountsFromNow() throws {
+        let fixture = try TestStore()
+        try fixture.makeCalendar()
+        try fixture.makeWeeklyStandup()
+        // Daily from Mon Jun 1; now is Wed Jun 10 12:00: the Mondays from Jun 15 to Sep 7 are 13.
+        let result = try fixture.done("createEvent", [
+            "title": text("Sync"), "startDate": try at(june(1, "09:30")), "endDate": try at(june(1, "09:45")), "recurrence": try rule("FREQ=DAILY"),
+        ])
+        #expect(result.warnings == ["This overlaps “Standup” (Mon Jun 15 09:00–10:00) first, and 12 more times in the next 90 days."])
     }
 
     @Test("several overlaps name three and count the rest")

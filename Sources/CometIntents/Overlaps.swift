@@ -18,6 +18,7 @@ struct OverlapCheck {
         let own: Occurrence
         /// The other record's occurrence it overlaps.
         let other: Occurrence
+        let otherStart: Date
     }
 
     let rules: TemporalRules
@@ -44,25 +45,25 @@ struct OverlapCheck {
         func isOwn(_ occurrence: Occurrence) -> Bool {
             occurrence.record.id == record.id || (uid != nil && rules.uid(occurrence.record) == uid)
         }
-        let own = found.filter { isOwn($0) && rules.blocksTime($0.record) }
-        let others = found.filter { !isOwn($0) && rules.blocksTime($0.record) }
+        // Each moment is worked out once: a daily series against a full quarter is thousands of pairs.
+        typealias Span = (occurrence: Occurrence, start: Date, end: Date)
+        func span(_ occurrence: Occurrence) -> Span { (occurrence, instant(occurrence.start), instant(occurrence.end)) }
+        let own = found.filter { isOwn($0) && rules.blocksTime($0.record) }.map(span)
+        let others = found.filter { !isOwn($0) && rules.blocksTime($0.record) }.map(span)
         var overlaps: [Overlap] = []
-        var seen = Set<String>()
         for other in others {
-            let otherStart = instant(other.start), otherEnd = instant(other.end)
             for mine in own {
-                let mineStart = instant(mine.start), mineEnd = instant(mine.end)
                 // Touching ends (10:00–11:00 after 9:00–10:00) is no overlap; an instant inside
                 // another's span is.
-                let meets = mineStart == mineEnd ? otherStart <= mineStart && mineStart < otherEnd
-                    : otherStart == otherEnd ? mineStart <= otherStart && otherStart < mineEnd
-                    : mineStart < otherEnd && otherStart < mineEnd
-                guard meets, seen.insert("\(other.record.id) \(other.start.sortKey)").inserted else { continue }
-                overlaps.append(Overlap(own: mine, other: other))
+                let meets = mine.start == mine.end ? other.start <= mine.start && mine.start < other.end
+                    : other.start == other.end ? mine.start <= other.start && other.start < mine.end
+                    : mine.start < other.end && other.start < mine.end
+                guard meets else { continue }
+                overlaps.append(Overlap(own: mine.occurrence, other: other.occurrence, otherStart: other.start))
                 break
             }
         }
-        return overlaps.sorted { instant($0.other.start) < instant($1.other.start) }
+        return overlaps.sorted { $0.otherStart < $1.otherStart }
     }
 
     /// "This overlaps “Standup” (Mon Jun 15 09:00–10:00)." — up to `named` of them, the rest

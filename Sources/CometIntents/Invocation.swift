@@ -199,9 +199,9 @@ struct Invocation {
         }
         let now = engine.clock()
         let check = OverlapCheck(rules: rules, transaction: transaction, zone: engine.timeZone, now: now)
-        let overlaps = try check.overlaps(of: record)
+        let finding = try check.find(for: record)
         let startsLater = rules.start(record).map { check.instant($0) > now } ?? false
-        return OverlapCheck.sentence(overlaps, series: rules.isSeries(record), startsLater: startsLater, presenter: presenter, entity: record.entity)
+        return OverlapCheck.sentence(finding, series: rules.isSeries(record), startsLater: startsLater, presenter: presenter, entity: record.entity)
     }
 
     /// Deletes a record and, first, what depends on it: records whose required reference points

@@ -82,6 +82,29 @@ struct OverlapTests {
         #expect(result.warnings == ["This overlaps “Standup” (Mon Jun 15 09:00–10:00) first, and 12 more times in the next 90 days."])
     }
 
+    @Test("a dense repeat is checked over its first 500 occurrences, and says so")
+    func denseRepeatIsBounded() throws {
+        let fixture = try TestStore()
+        try fixture.makeCalendar()
+        try fixture.makeEvent("Review", start: june(11, "10:00"), end: june(11, "10:30"))
+        let result = try fixture.done("createEvent", [
+            "title": text("Tick"), "startDate": try at(june(11, "09:00")), "endDate": try at(june(11, "09:01")), "recurrence": try rule("FREQ=MINUTELY"),
+        ])
+        #expect(result.warnings.last == "This overlaps “Review” (Thu Jun 11 10:00–10:30), the only overlap in its first 500 occurrences.")
+    }
+
+    @Test("a range too large for the store to list leaves the change made and says overlaps were not looked for")
+    func tooLargeIsSaid() throws {
+        let fixture = try TestStore()
+        try fixture.makeCalendar()
+        try fixture.makeEvent("Pulse", start: june(11, "09:00"), end: june(11, "09:00"), ["recurrence": try rule("FREQ=SECONDLY")])
+        let result = try fixture.done("createEvent", [
+            "title": text("Sync"), "startDate": try at(june(11, "09:30")), "endDate": try at(june(11, "09:45")), "recurrence": try rule("FREQ=DAILY"),
+        ])
+        #expect(result.warnings.last?.hasPrefix("Overlaps with other events were not looked for: ") == true, "\(result.warnings)")
+        #expect(try fixture.all().count == 2)
+    }
+
     @Test("several overlaps name three and count the rest")
     func severalOverlapsAreCounted() throws {
         let fixture = try TestStore()

@@ -103,6 +103,29 @@ extension IntentEngine {
         return rules.isAllDay(record)
     }
 
+    /// Whether a record takes up its time (free/busy): timed and not marked transparent. The
+    /// one rule of the conversation's "am I free", `cometcal free` and the overlap sentence.
+    public func blocksTime(_ record: EntityRecord) -> Bool { IntentEngine.freeReason(record, registry: registry) == nil }
+
+    /// Why a record leaves its time free by that rule ("all day", "marked free"), without a
+    /// store at hand (a client of the daemon); nil when it is busy. A record with no time of its
+    /// own is not busy: "no time".
+    public static func freeReason(_ record: EntityRecord, registry: Registry) -> String? {
+        guard let definition = registry.entity(record.entity), let rules = TemporalRules(entity: definition) else { return "no time" }
+        return rules.freeReason(record)
+    }
+
+    /// "Sat Jun 13 11:30–13:30", as `when` says it, without a store at hand.
+    public static func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false, registry: Registry, timeZone: TimeZone, now: Date) -> String {
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).when(start, end: end, allDay: allDay)
+    }
+
+    /// Whether the record is all-day, by its entity's temporal fields, without a store at hand.
+    public static func isAllDay(_ record: EntityRecord, registry: Registry) -> Bool {
+        guard let definition = registry.entity(record.entity), let rules = TemporalRules(entity: definition) else { return false }
+        return rules.isAllDay(record)
+    }
+
     /// The clock the engine reads "now" from.
     public var now: Date { clock() }
 }

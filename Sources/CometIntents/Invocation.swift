@@ -166,11 +166,13 @@ struct Invocation {
             dialog = Dialog(full: done.full + " " + notes, supporting: done.supporting + ". " + notes)
         }
         // A repeat newly set that crowds a day is said, in the reply and in `warnings`.
-        let warnings = changes.compactMap { change -> String? in
+        var warnings = changes.compactMap { change -> String? in
             guard let after = change.after, let temporal = registry.entity(after.entity)?.temporalFields,
                   let property = temporal.recurrence, after[property] != nil, change.before?[property] != after[property] else { return nil }
             return RecurrenceDensity.warning(for: after, temporal: temporal, registry: registry)
         }
+        // A record made or moved onto others' time is said too, in the reply and in `warnings`.
+        if let record = outcome.record, let sentence = try overlapSentence(plan, record: record) { warnings.append(sentence) }
         if !warnings.isEmpty {
             dialog = Dialog(full: dialog.full + " " + warnings.joined(separator: " "), supporting: dialog.supporting)
         }
@@ -184,6 +186,22 @@ struct Invocation {
             intent: intent.name, action: intent.action, record: outcome.record, records: outcome.records,
             occurrences: outcome.occurrences, dialog: dialog, snippet: outcome.record.map { presenter.snippet($0) },
             journalSequence: sequence, page: outcome.page, warnings: warnings)
+    }
+
+    /// The overlap sentence for a record created, or updated in when it happens or whether it
+    /// takes up its time; nil when it overlaps nothing busy or the change cannot move it.
+    private func overlapSentence(_ plan: Plan, record: EntityRecord) throws -> String? {
+        guard plan.kind == .create || plan.kind == .update, let definition = registry.entity(record.entity),
+              let rules = TemporalRules(entity: definition) else { return nil }
+        if plan.kind == .update {
+            let timing = rules.timeProperties.union([rules.fields.recurrence, rules.busyProperty].compactMap { $0 })
+            guard !timing.isDisjoint(with: plan.changed) else { return nil }
+        }
+        let now = engine.clock()
+        let check = OverlapCheck(rules: rules, transaction: transaction, zone: engine.timeZone, now: now)
+        let finding = try check.find(for: record)
+        let startsLater = rules.start(record).map { check.instant($0) > now } ?? false
+        return OverlapCheck.sentence(finding, series: rules.isSeries(record), startsLater: startsLater, presenter: presenter, entity: record.entity)
     }
 
     /// Deletes a record and, first, what depends on it: records whose required reference points

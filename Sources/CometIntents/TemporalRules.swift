@@ -15,6 +15,7 @@ struct TemporalRules {
         self.fields = fields
         timeZoneProperty = fields.timeZone
         let properties = entity.properties
+        busyProperty = properties.first { $0.type.base == .builtin(.bool) && $0.icalName == "TRANSP" && $0.icalParameter == nil }?.name
         entityLength = { name in
             properties.first { $0.name == name }?.annotations.first(named: "defaultLength")?.firstString.flatMap(DurationValue.init(parsing:))
         }
@@ -45,6 +46,22 @@ struct TemporalRules {
     func isAllDay(_ record: EntityRecord) -> Bool {
         guard let property = fields.isAllDay, case .bool(let flag)? = record[property] else { return false }
         return flag
+    }
+
+    /// The Bool mapped to TRANSP (true: OPAQUE), when the entity has one.
+    let busyProperty: String?
+
+    /// Whether the record takes up its time, by the one rule free/busy uses everywhere (the
+    /// conversation's "am I free", `cometcal free`, the overlap sentence): a timed record that is
+    /// not marked transparent. All-day records do not, as in Google Calendar: a holiday or a
+    /// birthday leaves the day free.
+    func blocksTime(_ record: EntityRecord) -> Bool { freeReason(record) == nil }
+
+    /// Why a record leaves its time free ("all day", "marked free"); nil when it is busy.
+    func freeReason(_ record: EntityRecord) -> String? {
+        if isAllDay(record) { return "all day" }
+        if let property = busyProperty, case .bool(false)? = record[property] { return "marked free" }
+        return nil
     }
 
     func isSeries(_ record: EntityRecord) -> Bool {

@@ -64,7 +64,7 @@ enum Commands {
         var subcommands: [CommandSpec] = []
         if !calendar.subcommands.isEmpty { subcommands.append(calendar) }
         if !event.subcommands.isEmpty { subcommands.append(event) }
-        if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today] }
+        if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today, free] }
         subcommands += topLevel
         if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
         subcommands += [undo, redo, history, alarms, remind, snooze, dismiss, intentCommand, whenCommand]
@@ -135,6 +135,19 @@ enum Commands {
         ] + PageFlags.options,
         examples: ["cometcal agenda", "cometcal agenda --from 2026-06-01 --to 2026-07-01 --calendar Work", "cometcal agenda --days 365 --limit 50",
                    "cometcal agenda --week", "cometcal agenda --month --from 'next month'"]
+    )
+
+    static let free = CommandSpec(
+        name: "free", abstract: "Show the free and busy stretches of a span of time.",
+        discussion: "Busy stretches name the events that make them (overlapping or touching events make one stretch); free ones say their length; a last line says how much is free in all. Busy is the rule the conversation's 'am I free' and the overlap sentence use: a timed event that is not marked free (TRANSP:TRANSPARENT, --no-shows-as-busy). All-day events, events marked free and events with no length leave the time free; they are listed on a last line, with why. RANGE is read as 'cometcal when' reads it: a day (today, tomorrow, friday, 2026-06-15) is midnight to midnight, a range (next week, from 2 to 4pm) is itself, a moment runs to the end of its day; --from and --to set either end. Without RANGE or --from, from now to the end of today. --min leaves out free stretches shorter than it, and says how many. Works through --connect (it asks the daemon through the searchEvents intent).",
+        options: [
+            .value("from", valueName: "when", help: "Start of the range (default: now, or RANGE's start)."),
+            .value("to", valueName: "when", help: "End of the range (default: the end of --from's day, or RANGE's end)."),
+            .value("calendar", valueName: "calendar", help: "Only events of this calendar."),
+            .value("min", valueName: "duration", help: "Leave out free stretches shorter than this (30m, 1h)."),
+        ],
+        positionals: [PositionalSpec("range", arity: .variadic, help: "The span to look at: today, tomorrow, friday, next week, from 2 to 4pm.")],
+        examples: ["cometcal free", "cometcal free tomorrow --min 30m", "cometcal free next week --calendar Work --json"]
     )
 
     static let today = CommandSpec(

@@ -76,6 +76,7 @@ struct CalendarCommands {
         switch path {
         case ["agenda"]: return try agenda()
         case ["today"]: return try agenda(today: true)
+        case ["free"]: return try FreeCommand(context: context).run()
         case ["import"]: return try ICalCommands(context: context).importFiles()
         case ["export"]: return try ICalCommands(context: context).export()
         case ["chat"]: return try ChatCommand(context: context).run()

@@ -290,6 +290,37 @@ struct ValueText {
         return try temporalDateTime(text)
     }
 
+    /// A span of time as `cometcal when` reads it: a range ("next week", "from 2 to 4pm") as
+    /// it is, a day ("tomorrow", 2026-06-12) from its midnight to the next, a moment from it to
+    /// the end of its day.
+    func range(_ text: String) throws -> (start: DateTimeValue, end: DateTimeValue) {
+        if let date = CalendarDate(parsing: text) {
+            let start = try wall(date, 0, 0).dateTime(in: zone)
+            return (start, start.adding(days: 1))
+        }
+        let resolution: TemporalResolution
+        do {
+            resolution = try temporal.parse(text)
+        } catch {
+            throw Problem(message: "'\(ValueText.shown(text))' is not a span of time (\(error)); write today, tomorrow, friday, next week, this weekend, from 2 to 4pm or 2026-06-15")
+        }
+        switch resolution {
+        case .range(let start, let end):
+            return (start, end)
+        case .date(let date):
+            let start = try wall(date, 0, 0).dateTime(in: zone)
+            return (start, start.adding(days: 1))
+        case .instant(let value):
+            let day = value.wallTime(in: zone).date
+            return (value, try wall(day, 0, 0).dateTime(in: zone).adding(days: 1))
+        case .timeOfDay(let hour, let minute):
+            let start = try wall(today.date, hour, minute).dateTime(in: zone)
+            return (start, try wall(today.date, 0, 0).dateTime(in: zone).adding(days: 1))
+        default:
+            throw Problem(message: "'\(ValueText.shown(text))' is \(WhenCommand.article(resolution)), not a span of time; write today, tomorrow, next week or from 2 to 4pm")
+        }
+    }
+
     /// The parser of `cometcal when` and the conversation, on the same clock and zone.
     private var temporal: TemporalParser { TemporalParser(now: now, timeZone: zone, dateOrder: dateOrder) }
 

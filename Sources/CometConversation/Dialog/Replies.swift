@@ -30,9 +30,18 @@ extension Conversation {
             }
             if result.action == .search, draft?.asksFree == true {
                 // "Am I free Saturday afternoon?" is a yes or a no, then what is in the way.
-                let count = result.occurrences.count
+                // Busy is the engine's rule: all-day and transparent events leave the time free,
+                // and are still listed and counted, never passed over in silence.
+                let count = result.occurrences.filter { engine.blocksTime($0.record) }.count
+                let free = result.occurrences.count - count
                 let noun = draft?.intent.entity.map { engine.noun($0, count: count) } ?? "things"
-                reply = count == 0 ? "Yes, you're free then: nothing is on." : "No, you have \(count) \(noun) then."
+                let freeNoun = draft?.intent.entity.map { engine.noun($0, count: free) } ?? "things"
+                let leaving = "\(free) \(freeNoun) that leave\(free == 1 ? "s" : "") the time free (all day, or marked free)"
+                if count == 0 {
+                    reply = free == 0 ? "Yes, you're free then: nothing is on." : "Yes, you're free then: only \(leaving)."
+                } else {
+                    reply = "No, you have \(count) \(noun) then" + (free == 0 ? "." : ", and \(leaving).")
+                }
             }
             let lines = listing(result)
             if !lines.isEmpty { reply += "\n" + lines.joined(separator: "\n") }

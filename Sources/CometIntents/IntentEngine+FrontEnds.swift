@@ -116,8 +116,9 @@ extension IntentEngine {
     }
 
     /// "Sat Jun 13 11:30–13:30", as `when` says it, without a store at hand.
-    public static func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false, registry: Registry, timeZone: TimeZone, now: Date) -> String {
-        Presenter(registry: registry, transaction: nil, timeZone: timeZone, now: now).when(start, end: end, allDay: allDay)
+    public static func when(_ start: DateTimeValue, end: DateTimeValue?, allDay: Bool = false, registry: Registry, timeZone: TimeZone,
+                            timeFormat: TimeFormat, now: Date) -> String {
+        Presenter(registry: registry, transaction: nil, timeZone: timeZone, timeFormat: timeFormat, now: now).when(start, end: end, allDay: allDay)
     }
 
     /// Whether the record is all-day, by its entity's temporal fields, without a store at hand.

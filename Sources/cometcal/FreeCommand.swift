@@ -144,7 +144,7 @@ struct FreeCommand {
         if !leavingFree.isEmpty {
             let listed = leavingFree.map { occurrence, reason in
                 let allDay = IntentEngine.isAllDay(occurrence.record, registry: registry)
-                let when = IntentEngine.when(occurrence.start, end: occurrence.end, allDay: allDay, registry: registry, timeZone: context.zone, now: context.now)
+                let when = IntentEngine.when(occurrence.start, end: occurrence.end, allDay: allDay, registry: registry, timeZone: context.zone, timeFormat: context.config.timeFormat, now: context.now)
                 // An all-day time says "(all day)" itself.
                 return "“\(registry.title(of: occurrence.record))”, \(when)" + (allDay ? "" : " (\(reason))")
             }
@@ -194,7 +194,7 @@ struct FreeCommand {
     private func zoned(_ dateTime: DateTimeValue) -> DateTimeValue { value(seconds(dateTime)) }
 
     private func describe(_ start: DateTimeValue, _ end: DateTimeValue? = nil) -> String {
-        IntentEngine.when(start, end: end, registry: registry, timeZone: context.zone, now: context.now)
+        IntentEngine.when(start, end: end, registry: registry, timeZone: context.zone, timeFormat: context.config.timeFormat, now: context.now)
     }
 
     /// "4 hours 30 minutes": a stretch's length, to the minute.

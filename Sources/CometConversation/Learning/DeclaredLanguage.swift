@@ -15,6 +15,9 @@ struct DeclaredLanguage: Sendable {
     let reminderVerbs: [QualifiedName: [[String]]]
     /// Verbs that ask whether a time is free (`@verbs(…, free: true)`), per search intent.
     let freeVerbs: [QualifiedName: [[String]]]
+    /// The kinds a record of each kind is put in (what its create intent references: a
+    /// calendar for an event).
+    let containers: [QualifiedName: [QualifiedName]]
 
     init(registry: Registry) {
         var verbs: [QualifiedName: [[String]]] = [:]
@@ -67,6 +70,14 @@ struct DeclaredLanguage: Sendable {
             }
             propertyWords[entity.name] = words
         }
+        var containers: [QualifiedName: [QualifiedName]] = [:]
+        for intent in registry.allIntents where intent.action == .create {
+            guard let entity = intent.entity else { continue }
+            for parameter in intent.parameters {
+                if case .entity(let name) = parameter.type.base, name != entity { containers[entity, default: []].append(name) }
+            }
+        }
+        self.containers = containers
         self.verbs = verbs
         self.reminderVerbs = reminderVerbs
         self.freeVerbs = freeVerbs

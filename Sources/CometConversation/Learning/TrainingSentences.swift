@@ -181,14 +181,7 @@ struct TrainingSentences {
     }
 
     /// The entities a record of `entity` is put in (what its create intent references).
-    private func containers(_ entity: QualifiedName) -> [QualifiedName] {
-        registry.allIntents.filter { $0.action == .create && $0.entity == entity }.flatMap { intent in
-            intent.parameters.compactMap { parameter -> QualifiedName? in
-                if case .entity(let name) = parameter.type.base, name != entity { return name }
-                return nil
-            }
-        }
-    }
+    private func containers(_ entity: QualifiedName) -> [QualifiedName] { language.containers[entity] ?? [] }
 
     private mutating func container(_ entity: QualifiedName, _ sentence: inout TrainingSentence, preposition: [String]) {
         let kinds = containers(entity)

@@ -401,12 +401,7 @@ extension Understander {
     /// "in" and a determiner or none.
     func droppingContainer(_ range: Range<Int>, _ words: Utterance, entity: QualifiedName) -> Range<Int> {
         let keys = words.keys
-        let holders = Set(registry.allIntents.filter { $0.action == .create && $0.entity == entity }.flatMap { intent in
-            intent.parameters.compactMap { parameter -> QualifiedName? in
-                if case .entity(let name) = parameter.type.base, name != entity { return name }
-                return nil
-            }
-        }.flatMap { language.nounKeys($0) })
+        let holders = Set((language.containers[entity] ?? []).flatMap { language.nounKeys($0) })
         guard range.count > 2, holders.contains(keys[range.upperBound - 1]) else { return range }
         var cut = range.upperBound - 2
         if ["my", "the", "our", "your"].contains(keys[cut]) { cut -= 1 }

@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CometConversationTests",
-            dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore"]
+            dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore", "CometICal"]
         ),
         .testTarget(
             name: "CometDaemonTests",

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// Reads are not writes: a search, an open, an export and the history read beside a writer that
@@ -30,22 +31,24 @@ struct ReadTransactionTests {
         #expect(Date().timeIntervalSince(started) < 2)
     }
 
-    @Test("a read transaction refuses writes, so a read that wrote would fail loudly")
+    /// Compiles only for a writer: `changeTitle(reader, …)` with a `StoreReader` does not compile,
+    /// which is the point (`readTransaction { $0.save(…) }` does not either: the reader's type has
+    /// no `save`).
+    private func changeTitle(_ writer: some StoreWriter, of record: EntityRecord, to title: String) throws {
+        var renamed = record
+        renamed["title"] = .string(title)
+        try writer.save(renamed)
+    }
+
+    @Test("a read's body gets a reader with no writes, not even behind a cast; a write's body gets a writer")
     func readsCannotWrite() throws {
         let fixture = try TestStore(label: "readonly")
         let calendar = try fixture.makeCalendar()
-        #expect(throws: StoreError.self) {
-            try fixture.store.readTransaction { transaction in
-                var renamed = calendar
-                renamed["title"] = .string("x")
-                try transaction.save(renamed)
-            }
+        try fixture.store.readTransaction { (reader: any StoreReader) throws in
+            #expect(!(reader is any StoreWriter), "a read's transaction could be cast to a writer")
+            #expect(try reader.fetch(Fixture.calendar, id: calendar.id) == calendar)
         }
-        // And the connection writes again afterwards.
-        try fixture.store.transaction { transaction in
-            var renamed = calendar
-            renamed["title"] = .string("Renamed")
-            try transaction.save(renamed)
-        }
+        try fixture.store.transaction { writer in try changeTitle(writer, of: calendar, to: "Renamed") }
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar)?["title"] == .string("Renamed"))
     }
 }

@@ -1,8 +1,9 @@
+import CometStore
 import Foundation
 import CometSchema
 
-/// The store inside one transaction.
-struct Session: StoreTransaction {
+/// The store inside one transaction (a write; `ReadSession` shows a read only its reading half).
+struct Session: StoreWriter {
     let store: SQLiteStore
 
     private var connection: Connection { store.connection }
@@ -116,7 +117,7 @@ struct Session: StoreTransaction {
                 isNew = true
             }
         } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", resultCode: error.resultCode)
+            throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", detail: error.detail)
         }
         let search = SearchIndex(connection: connection, layout: layout, coding: store.coding)
         if layout.searchTable != nil {
@@ -138,7 +139,7 @@ struct Session: StoreTransaction {
         do {
             try connection.prepare("DELETE FROM \(quote(layout.table)) WHERE rowid = ?").run([.integer(rowid)])
         } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", resultCode: error.resultCode)
+            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", detail: error.detail)
         }
     }
 

@@ -103,6 +103,12 @@ let package = Package(
             // Golden transcripts, read from the source tree.
             exclude: ["Golden"]
         ),
+        // Store behaviour every store implementation shows, written against the neutral protocol
+        // and run on each factory in StoreFactory.all (SQLite today); and the seam's own checks.
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["CometStore", "CometSchema", "CometSQLiteStore"]
+        ),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CSQLite", "CLibical"]

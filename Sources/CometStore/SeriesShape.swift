@@ -1,7 +1,9 @@
 import Foundation
 import CometSchema
 
-/// The time shape of one record: where it starts, how long it lasts, and its series if any.
+/// The time shape of one record: where it starts, how long it lasts, and its series if any. The
+/// store expands series with it, and the engine checks which occurrences a series has with it
+/// (`recurrenceSet`), so the two never read a record's rule, dates and exclusions differently.
 public struct SeriesShape {
     public let start: DateTimeValue
     public let startKey: Int64
@@ -11,8 +13,14 @@ public struct SeriesShape {
     public let uid: String?
     /// The key of the occurrence an override replaces.
     public let recurrenceID: Int64?
-    public let series: RecurrenceSet?
+    /// The recurrence set when the record is a series (a rule, added dates or more rules, and
+    /// not an override); nil for a single event or an override.
+    public private(set) var series: RecurrenceSet?
     public let zone: TimeZone?
+    private let rule: RecurrenceRule?
+    private let additions: [DateTimeValue]
+    private let exclusions: [DateTimeValue]
+    private let extraRules: (more: [RecurrenceRule], exclusions: [RecurrenceRule])
 
     public init?(record: EntityRecord, temporal: TemporalFields) {
         guard case .dateTime(let start)? = record[temporal.start] else { return nil }
@@ -32,22 +40,25 @@ public struct SeriesShape {
         } else {
             recurrenceID = nil
         }
-        let rule: RecurrenceRule?
         if let property = temporal.recurrence, case .recurrence(let value)? = record[property] { rule = value } else { rule = nil }
-        let additions = SeriesShape.dateTimes(record, temporal.additions)
-        let exclusions = SeriesShape.dateTimes(record, temporal.exclusions)
-        let extraRules = temporal.extraRules(of: record.values)
+        additions = SeriesShape.dateTimes(record, temporal.additions)
+        exclusions = SeriesShape.dateTimes(record, temporal.exclusions)
+        extraRules = temporal.extraRules(of: record.values)
+        series = nil
         if recurrenceID == nil, rule != nil || !additions.isEmpty || !extraRules.more.isEmpty {
-            let zone = self.zone
-            series = RecurrenceSet(
-                start: start.expansionWallTime, timeZone: zone, rule: rule,
-                additions: additions.map { SeriesShape.wall($0, in: zone) },
-                exclusions: exclusions.map { SeriesShape.wall($0, in: zone) },
-                isAllDay: isAllDay, moreRules: extraRules.more, exclusionRules: extraRules.exclusions
-            )
-        } else {
-            series = nil
+            series = recurrenceSet
         }
+    }
+
+    /// The record's recurrence set, whatever the record is: its start with its rule, added
+    /// dates, exclusions and more rules (a single event's has its start alone).
+    public var recurrenceSet: RecurrenceSet {
+        RecurrenceSet(
+            start: start.expansionWallTime, timeZone: zone, rule: rule,
+            additions: additions.map { SeriesShape.wall($0, in: zone) },
+            exclusions: exclusions.map { SeriesShape.wall($0, in: zone) },
+            isAllDay: isAllDay, moreRules: extraRules.more, exclusionRules: extraRules.exclusions
+        )
     }
 
     private static func dateTimes(_ record: EntityRecord, _ property: String?) -> [DateTimeValue] {

@@ -2,8 +2,8 @@ import Testing
 import Foundation
 import CometSchema
 import CometStore
-import CometSQLiteStore
-import CometIntents
+@testable import CometSQLiteStore
+@testable import CometIntents
 
 /// Reads are not writes: a search, an open, an export and the history read beside a writer that
 /// holds the write lock, and see the last committed state (WAL), instead of waiting for it.
@@ -50,5 +50,36 @@ struct ReadTransactionTests {
         }
         try fixture.store.transaction { writer in try changeTitle(writer, of: calendar, to: "Renamed") }
         #expect(try fixture.fetch(calendar.id, Fixture.calendar)?["title"] == .string("Renamed"))
+    }
+
+    @Test("behind the types, the connection refuses a write during a read (query_only), and writes again after")
+    func connectionRefusesWritesInARead() throws {
+        let fixture = try TestStore(label: "queryonly")
+        let calendar = try fixture.makeCalendar()
+        var renamed = calendar
+        renamed["title"] = .string("Renamed in a read")
+        #expect(throws: StoreError.self) {
+            try fixture.store.readTransaction { (reader: any StoreReader) throws in
+                try #require(reader as? ReadSession).session.save(renamed)
+            }
+        }
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar) == calendar)
+        try fixture.store.transaction { try $0.save(renamed) }
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar) == renamed)
+    }
+
+    @Test("the engine's change recorder over a read refuses a change before it reaches the store")
+    func recorderOverAReadRefuses() throws {
+        let fixture = try TestStore(label: "recorder")
+        let calendar = try fixture.makeCalendar()
+        var renamed = calendar
+        renamed["title"] = .string("Renamed in a read")
+        let refused = #expect(throws: StoreError.self) {
+            try fixture.store.readTransaction { (reader: any StoreReader) throws in
+                try ChangeRecorder(reading: reader).save(renamed)
+            }
+        }
+        #expect(refused?.code == .permissions)
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar) == calendar)
     }
 }

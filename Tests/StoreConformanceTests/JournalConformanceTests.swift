@@ -51,6 +51,30 @@ struct JournalConformanceTests {
         #expect(try fixture.store.readTransaction { try $0.journalEntry(sequence: one) }?.summary == "Created First")
     }
 
+    @Test("a new entry after an undo leaves nothing to redo; marking an entry undone with its record known only by digest is refused", arguments: StoreFactory.all)
+    func journalRules(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let first = fixture.calendar("First")
+        let second = fixture.calendar("Second")
+        try fixture.save(first, second)
+        let one = try fixture.store.transaction { try $0.appendJournal(entry(fixture, "Created First", changing: first)) }
+        // The record is gone once undone: only a digest of it cannot bring it back.
+        let refused = #expect(throws: StoreError.self) {
+            try fixture.store.transaction {
+                try $0.setJournal(one, undone: true, changes: [JournalEntry.Change(entity: first.entity, id: first.id, before: nil, after: nil, afterDigest: 0xBEEF)])
+            }
+        }
+        #expect(refused?.code == .invalidData)
+        #expect(try fixture.store.readTransaction { try $0.journalEntry(toUndo: true) }?.sequence == one)
+        try fixture.store.transaction {
+            try $0.setJournal(one, undone: true, changes: [JournalEntry.Change(entity: first.entity, id: first.id, before: nil, after: first)])
+        }
+        #expect(try fixture.store.readTransaction { try $0.journalEntry(toUndo: false) }?.sequence == one)
+        _ = try fixture.store.transaction { try $0.appendJournal(entry(fixture, "Created Second", changing: second)) }
+        #expect(try fixture.store.readTransaction { try $0.journalEntry(toUndo: false) } == nil)
+        #expect(try fixture.store.readTransaction { try $0.journal(limit: 10) }.map(\.summary) == ["Created Second"])
+    }
+
     @Test("an alarm is recorded as fired once; snoozes are kept until read by their moment; the last fired occurrence is known", arguments: StoreFactory.all)
     func alarms(_ factory: StoreFactory) throws {
         let fixture = try ConformanceStore(factory)

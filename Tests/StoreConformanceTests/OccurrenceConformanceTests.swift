@@ -62,21 +62,28 @@ struct OccurrenceConformanceTests {
         #expect(late.occurrences.first?.start.description == "2026-06-13T07:00:00")
     }
 
-    @Test("a series is found outside the window (years ahead and back), and a range across the window's end has no duplicates and no gaps", arguments: StoreFactory.all)
+    @Test("a series is found outside the window (years ahead and back), an override replaces its instance there, and a year across the window's end has every instance once", arguments: StoreFactory.all)
     func outsideTheWindow(_ factory: StoreFactory) throws {
         let fixture = try ConformanceStore(factory)
         let work = fixture.calendar("Work")
-        try fixture.save(work, try fixture.event("Weekly", in: work, start: "2024-01-01T09:00:00Z", end: "2024-01-01T10:00:00Z", [
-            "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY")),
-        ]))
-        // Mondays: 2031-06-02 … 2031-06-30 (five), far past the window's end (2028-06-10).
-        #expect(try fixture.occurrences(from: "2031-06-01T00:00:00Z", to: "2031-07-01T00:00:00Z").total == 5)
+        let weekly = try fixture.event("Weekly", in: work, start: "2024-01-01T09:00:00Z", end: "2024-01-01T10:00:00Z", [
+            "uid": .string("weekly-1"), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY")),
+        ])
+        let moved = try fixture.event("Weekly (moved)", in: work, start: "2031-06-16T14:00:00Z", end: "2031-06-16T15:00:00Z", [
+            "uid": .string("weekly-1"), "recurrenceId": try dateTime("2031-06-16T09:00:00Z"),
+        ])
+        try fixture.save(work, weekly, moved)
+        // Mondays: 2031-06-02 … 2031-06-30 (five), far past the window's end (2028-06-10); the
+        // 16th's is the override.
+        let far = try fixture.occurrences(from: "2031-06-01T00:00:00Z", to: "2031-07-01T00:00:00Z")
+        #expect(starts(far) == ["2031-06-02T09:00:00Z", "2031-06-09T09:00:00Z", "2031-06-16T14:00:00Z", "2031-06-23T09:00:00Z", "2031-06-30T09:00:00Z"])
+        #expect(far.occurrences.map(\.record.id) == [weekly.id, weekly.id, moved.id, weekly.id, weekly.id])
         // Before the window's start (2025-06-09): 2024-06-03 … 2024-06-24 (four).
         #expect(try fixture.occurrences(from: "2024-06-01T00:00:00Z", to: "2024-07-01T00:00:00Z").total == 4)
-        // Across the end: every Monday once, a week apart.
-        let across = try fixture.occurrences(from: "2028-05-01T00:00:00Z", to: "2028-07-31T00:00:00Z")
+        // A year across the end: the 52 Mondays of 2028, each once, a week apart.
+        let across = try fixture.occurrences(from: "2028-01-01T00:00:00Z", to: "2029-01-01T00:00:00Z")
         let instants = across.occurrences.compactMap(\.start.instant)
-        #expect(instants.count == 13)
+        #expect(instants.count == 52)
         #expect(zip(instants, instants.dropFirst()).allSatisfy { $1.timeIntervalSince($0) == 7 * 86_400 })
     }
 

@@ -46,6 +46,9 @@ struct UnderstandCommand {
             } else {
                 store = try StoreFactory.opener.open(path, registry: registry, now: clock.now, creating: .nothing)
             }
+        } catch let error as StoreError where error.code == .unsupportedLocation {
+            terminal.err("error: cannot use the store at \(path): \(error.message)")
+            return .usage
         } catch {
             terminal.err("error: cannot use the store at \(path): \(error)")
             return .ioError

@@ -30,7 +30,8 @@ struct StorePathTests {
     func postgresRefused(_ address: String) throws {
         let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
         for (arguments, environment) in [(["--db", address, "calendar", "add", "Work"], [String: String]()),
-                                         (["agenda"], ["COMETCAL_DB": address])] {
+                                         (["agenda"], ["COMETCAL_DB": address]),
+                                         (["--db", address, "understand", "lunch tomorrow"], [:])] {
             let result = try CLIRunner.run(arguments, environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"].merging(environment) { $1 },
                                            currentDirectory: scratch.url)
             #expect(result.status == 64, "\(arguments) → \(result.status)\n\(result.stderr)")

@@ -62,9 +62,9 @@ public final class SQLiteStore: OpenedStore {
 
     /// Opens (creating if needed, as `creating` allows) the store at `path` and migrates it to
     /// the registry. `now` fixes the materialization window (tests pass a fixed clock).
-    /// With `.readOnlyNoMigration`, nothing is created, migrated or moved: the connection is
-    /// read-only, a store that would need a migration is refused (`needsMigration`), and the
-    /// window is the one stored.
+    /// With `.readOnlyNoMigration`, nothing is created, migrated or moved: the connection
+    /// refuses every write for its life (`Connection.refuseWrites`), a store that would need a
+    /// migration is refused (`needsMigration`), and the window is the one stored.
     public init(path: String, registry: Registry, now: Date = Date(), creating: Creation = .fileAndFolders, access: StoreAccess = .readWrite) throws {
         self.registry = registry
         self.path = path

@@ -33,9 +33,13 @@ let package = Package(
         .target(name: "CometSchema", dependencies: ["CometText"]),
         // Small text utilities shared by the front ends and the schema compiler.
         .target(name: "CometText"),
-        // The embedded store: SQLite tables derived from the registry, full-text and occurrence
-        // indexes, the undo journal.
-        .target(name: "CometStore", dependencies: ["CometSchema", "CometText", "CSQLite"]),
+        // The store seam, neutral to any database: the reader and writer protocols, occurrences and
+        // their assembly, the series shape, the materialization window, the journal's types,
+        // errors, and where a store is (`StoreLocation`) and how one is opened.
+        .target(name: "CometStore", dependencies: ["CometSchema", "CometText"]),
+        // The embedded store behind the seam: SQLite tables derived from the registry, full-text
+        // and occurrence indexes, the undo journal, backups. Only the composition roots use it.
+        .target(name: "CometSQLiteStore", dependencies: ["CometStore", "CometSchema", "CometText", "CSQLite"]),
         // iCalendar through libical: a streaming reader with line numbers, the schema-driven
         // mapping entity ⇄ component, and the writer.
         .target(name: "CometICal", dependencies: ["CometSchema", "CLibical"]),
@@ -50,18 +54,18 @@ let package = Package(
 
         .executableTarget(
             name: "cometcal",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments", "CometText",
-                           "CEditLine"]
+            dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments",
+                           "CometText", "CEditLine"]
         ),
 
-        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometArguments", "CometText"]),
+        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
         // run, the conversation's turns against the engine calls they make, and the daemon's requests
         // (in-process, over its socket) against the same requests on the engine.
         .executableTarget(
             name: "cometcal-bench",
-            dependencies: ["CometSchema", "CometStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite"]
+            dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite"]
         ),
 
         .testTarget(
@@ -79,15 +83,15 @@ let package = Package(
         ),
         .testTarget(
             name: "CometIntentsTests",
-            dependencies: ["CometIntents", "CometStore", "CometSchema"]
+            dependencies: ["CometIntents", "CometStore", "CometSQLiteStore", "CometSchema"]
         ),
         .testTarget(
             name: "CometICalTests",
-            dependencies: ["CometICal", "CometIntents", "CometStore", "CometSchema", "CLibical", "CSQLite"]
+            dependencies: ["CometICal", "CometIntents", "CometStore", "CometSQLiteStore", "CometSchema", "CLibical", "CSQLite"]
         ),
         .testTarget(
             name: "CometConversationTests",
-            dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore", "CometICal"]
+            dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore", "CometSQLiteStore", "CometICal"]
         ),
         .testTarget(
             name: "CometDaemonTests",
@@ -98,6 +102,12 @@ let package = Package(
             dependencies: ["CometSchema"],
             // Golden transcripts, read from the source tree.
             exclude: ["Golden"]
+        ),
+        // Store behaviour every store implementation shows, written against the neutral protocol
+        // and run on each factory in StoreFactory.all (SQLite today); and the seam's own checks.
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["CometStore", "CometSchema", "CometSQLiteStore"]
         ),
         .testTarget(
             name: "SystemLibraryTests",

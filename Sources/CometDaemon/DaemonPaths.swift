@@ -10,7 +10,7 @@ public enum DaemonPaths {
         }
         var withoutDB = environment
         withoutDB["COMETCAL_DB"] = nil
-        let folder = (SQLiteStore.defaultPath(environment: withoutDB) as NSString).deletingLastPathComponent
+        let folder = (StoreLocation.defaultPath(environment: withoutDB) as NSString).deletingLastPathComponent
         return (folder as NSString).appendingPathComponent("cometcald.sock")
     }
 }

@@ -7,8 +7,14 @@ import CometStore
 ///
 /// It is a transaction itself, so that code written for one (the importer) journals what it
 /// does without knowing.
-final class ChangeRecorder: StoreTransaction {
-    let transaction: any StoreTransaction
+///
+/// An intent runs in a read or a write, chosen from its declaration at run time, so the recorder
+/// wraps either: over a read it has no writer, and a change through it fails before it reaches
+/// the store (which could not take it either: a read's `StoreReader` has no writes).
+final class ChangeRecorder: StoreWriter {
+    let transaction: any StoreReader
+    /// The same transaction as a writer; nil in a read.
+    private let writer: (any StoreWriter)?
     /// Keep only the digest of each record's last state, not the record: an import's records are
     /// in the store, and holding 10,000 of them here grew the import's memory by their size.
     private let digestsOnly: Registry?
@@ -33,9 +39,22 @@ final class ChangeRecorder: StoreTransaction {
     }
 
     /// With `digestsOnly`, the states after are kept as digests computed with that registry.
-    init(_ transaction: any StoreTransaction, digestsOnly: Registry? = nil) {
+    init(_ transaction: any StoreWriter, digestsOnly: Registry? = nil) {
         self.transaction = transaction
+        self.writer = transaction
         self.digestsOnly = digestsOnly
+    }
+
+    /// Over a read: nothing it is asked to change reaches the store.
+    init(reading transaction: any StoreReader) {
+        self.transaction = transaction
+        self.writer = nil
+        self.digestsOnly = nil
+    }
+
+    private func writing() throws -> any StoreWriter {
+        guard let writer else { throw StoreError(.permissions, "a read tried to change the store; nothing was changed") }
+        return writer
     }
 
     private func key(_ entity: QualifiedName, _ id: UUID) -> Key { Key(entity: entity, id: id) }
@@ -52,7 +71,7 @@ final class ChangeRecorder: StoreTransaction {
 
     func save(_ record: EntityRecord) throws {
         try touch(record.entity, record.id)
-        try transaction.save(record)
+        try writing().save(record)
         let key = key(record.entity, record.id)
         if let registry = digestsOnly {
             touched[key]?.afterDigest = RecordDigest.of(record, registry: registry)
@@ -63,7 +82,7 @@ final class ChangeRecorder: StoreTransaction {
 
     func delete(_ entity: QualifiedName, id: UUID) throws {
         try touch(entity, id)
-        try transaction.delete(entity, id: id)
+        try writing().delete(entity, id: id)
         touched[key(entity, id)]?.after = nil
         touched[key(entity, id)]?.afterDigest = nil
     }
@@ -102,19 +121,19 @@ final class ChangeRecorder: StoreTransaction {
         try transaction.referencing(entity, id: id)
     }
 
-    func appendJournal(_ entry: JournalEntry) throws -> Int64 { try transaction.appendJournal(entry) }
+    func appendJournal(_ entry: JournalEntry) throws -> Int64 { try writing().appendJournal(entry) }
     func journalEntry(toUndo: Bool) throws -> JournalEntry? { try transaction.journalEntry(toUndo: toUndo) }
     func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
-        try transaction.setJournal(sequence, undone: undone, changes: changes)
+        try writing().setJournal(sequence, undone: undone, changes: changes)
     }
     func journal(limit: Int) throws -> [JournalEntry] { try transaction.journal(limit: limit) }
     func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] { try transaction.journalHeads(limit: limit) }
     func journalEntry(sequence: Int64) throws -> JournalEntry? { try transaction.journalEntry(sequence: sequence) }
     func alarmFired(_ key: AlarmKey) throws -> Bool { try transaction.alarmFired(key) }
-    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool { try transaction.recordAlarm(key, firedAt: firedAt, late: late) }
-    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws { try transaction.addSnoozedAlarm(key, occurrence: occurrence) }
+    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool { try writing().recordAlarm(key, firedAt: firedAt, late: late) }
+    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws { try writing().addSnoozedAlarm(key, occurrence: occurrence) }
     func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try transaction.snoozedAlarms(from: from, to: to) }
     func lastFiredOccurrence(of record: UUID) throws -> Int64? { try transaction.lastFiredOccurrence(of: record) }
     func meta(_ key: String) throws -> String? { try transaction.meta(key) }
-    func setMeta(_ key: String, _ value: String) throws { try transaction.setMeta(key, value) }
+    func setMeta(_ key: String, _ value: String) throws { try writing().setMeta(key, value) }
 }

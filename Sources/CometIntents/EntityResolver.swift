@@ -9,7 +9,7 @@ import CometText
 /// series matches too; several equally good matches are a question, never a guess.
 struct EntityResolver {
     let registry: Registry
-    let transaction: any StoreTransaction
+    let transaction: any StoreReader
     let presenter: Presenter
 
     enum Resolution {

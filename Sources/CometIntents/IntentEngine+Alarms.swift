@@ -40,7 +40,7 @@ extension IntentEngine {
     }
 
     /// The same inside a transaction already open (an intent that dismisses alarms).
-    func dueAlarms(in transaction: any StoreTransaction, from: Date, to: Date) throws -> [DueAlarm] {
+    func dueAlarms(in transaction: any StoreReader, from: Date, to: Date) throws -> [DueAlarm] {
         var due: [DueAlarm] = []
         var alarmEntities: [EntityDefinition] = []
         for entity in registry.allEntities where entity.kind == .indexed {

@@ -227,7 +227,7 @@ extension IntentEngine {
 
     /// `records` grouped by the calendar each is on, the calendars in the order of their titles
     /// (then ids); records on no calendar come first, in a group without one.
-    func byCalendar(_ records: [EntityRecord], transaction: any StoreTransaction) throws -> [(calendar: EntityRecord?, records: [EntityRecord])] {
+    func byCalendar(_ records: [EntityRecord], transaction: any StoreReader) throws -> [(calendar: EntityRecord?, records: [EntityRecord])] {
         guard let calendarEntity else { return records.isEmpty ? [] : [(nil, records)] }
         var loose: [EntityRecord] = []
         var grouped: [UUID: [EntityRecord]] = [:]
@@ -272,7 +272,7 @@ extension IntentEngine {
 
     /// The record `--calendar` or `--event` names, by the one rule every intent resolves with
     /// (`EntityResolver`); several matches are an error that lists them, as there is no one to ask.
-    func findByTitle(_ text: String, entity: EntityDefinition, transaction: any StoreTransaction) throws -> EntityRecord {
+    func findByTitle(_ text: String, entity: EntityDefinition, transaction: any StoreReader) throws -> EntityRecord {
         let presenter = Presenter(registry: registry, transaction: transaction, timeZone: timeZone, timeFormat: timeFormat, now: clock())
         switch try EntityResolver(registry: registry, transaction: transaction, presenter: presenter).resolve(text, as: entity.name, parameter: nil) {
         case .found(let record):
@@ -288,7 +288,7 @@ private struct ImportAborted: Error {}
 /// The state of one import run.
 private struct Importer {
     let engine: IntentEngine
-    let transaction: any StoreTransaction
+    let transaction: any StoreWriter
     let options: ImportOptions
     var report = ImportReport()
     private var calendarID: UUID?
@@ -302,7 +302,7 @@ private struct Importer {
 
     var registry: Registry { engine.registry }
 
-    init(engine: IntentEngine, transaction: any StoreTransaction, options: ImportOptions) {
+    init(engine: IntentEngine, transaction: any StoreWriter, options: ImportOptions) {
         self.engine = engine
         self.transaction = transaction
         self.options = options

@@ -63,28 +63,33 @@ public final class IntentEngine {
         // (`@alarmAction`: snooze, dismiss) writes to the alarms' own tables.
         let alarmAction = intent.annotations.first(named: "alarmAction")
         let reads = (intent.action == .search || intent.action == .open) && alarmAction == nil
-        let run: ((any StoreTransaction) throws -> IntentOutcome) throws -> IntentOutcome = reads ? store.readTransaction : store.transaction
-        return try run { transaction in
-            let recorder = ChangeRecorder(transaction)
-            var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, page: request.page, recorder: recorder)
-            if let outcome = try invocation.resolveReferences(request.references) { return outcome }
-            if let outcome = invocation.missingRequiredValue() { return outcome }
-            if let alarmAction { return try invocation.performAlarmAction(alarmAction) }
-            let plan: Plan
-            switch try invocation.plan() {
-            case .ask(let outcome): return outcome
-            case .plan(let found): plan = found
-            }
-            if let prompt = invocation.confirmationPrompt(plan) {
-                switch request.confirmation {
-                case .pending: return .needsConfirmation(prompt: prompt, snippet: invocation.previewSnippet(plan))
-                case .declined: return .cancelled(invocation.cancelledDialog(plan))
-                case .confirmed: break
-                }
-            }
-            let result = try invocation.perform(plan)
-            return .done(result)
+        // The intent is a read or a write by its declaration, known only now: its body gets a
+        // recorder over either, and a change asked for in a read fails in the recorder.
+        if reads {
+            return try store.readTransaction { try performInTransaction(request, intent, alarmAction: alarmAction, recorder: ChangeRecorder(reading: $0)) }
         }
+        return try store.transaction { try performInTransaction(request, intent, alarmAction: alarmAction, recorder: ChangeRecorder($0)) }
+    }
+
+    private func performInTransaction(_ request: IntentRequest, _ intent: IntentDefinition, alarmAction: Annotation?, recorder: ChangeRecorder) throws -> IntentOutcome {
+        var invocation = Invocation(engine: self, intent: intent, bindings: request.parameters, page: request.page, recorder: recorder)
+        if let outcome = try invocation.resolveReferences(request.references) { return outcome }
+        if let outcome = invocation.missingRequiredValue() { return outcome }
+        if let alarmAction { return try invocation.performAlarmAction(alarmAction) }
+        let plan: Plan
+        switch try invocation.plan() {
+        case .ask(let outcome): return outcome
+        case .plan(let found): plan = found
+        }
+        if let prompt = invocation.confirmationPrompt(plan) {
+            switch request.confirmation {
+            case .pending: return .needsConfirmation(prompt: prompt, snippet: invocation.previewSnippet(plan))
+            case .declined: return .cancelled(invocation.cancelledDialog(plan))
+            case .confirmed: break
+            }
+        }
+        let result = try invocation.perform(plan)
+        return .done(result)
     }
 
     /// Every parameter named exists, cleared ones are optional, set values fit their types.

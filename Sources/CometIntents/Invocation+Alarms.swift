@@ -29,7 +29,7 @@ extension Invocation {
             }
             let moment = now.addingTimeInterval(TimeInterval(length.approximateSeconds))
             let key = AlarmKey(record: record.id, occurrence: DueAlarm.occurrenceKey(occurrence), trigger: Int64(moment.timeIntervalSince1970.rounded(.down)))
-            try transaction.addSnoozedAlarm(key, occurrence: occurrence.description)
+            try recorder.addSnoozedAlarm(key, occurrence: occurrence.description)
             let at = DateTimeValue.utc(moment).wallTime(in: engine.timeZone)
             let clock = engine.timeFormat.text(at)
             dialog = Dialog(full: "I'll remind you of “\(title)” (\(when)) again at \(clock), in \(DurationText.describe(length)).",
@@ -39,7 +39,7 @@ extension Invocation {
             let pending = try engine.dueAlarms(in: transaction, from: start.addingTimeInterval(-IntentEngine.alarmReach),
                                                to: start.addingTimeInterval(IntentEngine.alarmReach))
                 .filter { $0.record == record.id && DueAlarm.occurrenceKey($0.occurrence) == DueAlarm.occurrenceKey(occurrence) }
-            for alarm in pending { _ = try transaction.recordAlarm(alarm.key, firedAt: now, late: false) }
+            for alarm in pending { _ = try recorder.recordAlarm(alarm.key, firedAt: now, late: false) }
             if pending.isEmpty {
                 dialog = Dialog(full: "“\(title)” (\(when)) has no reminder left to dismiss.", supporting: "No reminder to dismiss")
             } else {

@@ -57,7 +57,7 @@ struct Invocation {
     let recorder: ChangeRecorder
 
     var registry: Registry { engine.registry }
-    var transaction: any StoreTransaction { recorder.transaction }
+    var transaction: any StoreReader { recorder.transaction }
     var entity: EntityDefinition? { intent.entity.flatMap { registry.entity($0) } }
     var presenter: Presenter { Presenter(registry: registry, transaction: transaction, timeZone: engine.timeZone, timeFormat: engine.timeFormat, now: engine.clock()) }
     var resolver: EntityResolver { EntityResolver(registry: registry, transaction: transaction, presenter: presenter) }
@@ -179,7 +179,7 @@ struct Invocation {
         var sequence: Int64?
         if intent.isUndoable, !changes.isEmpty {
             // The journal names the change; undoing it removes what it made on the way too.
-            sequence = try transaction.appendJournal(JournalEntry(
+            sequence = try recorder.appendJournal(JournalEntry(
                 intent: intent.name.description, summary: done.supporting, created: engine.clock(), changes: changes))
         }
         return IntentResult(

@@ -22,7 +22,7 @@ struct OverlapCheck {
     }
 
     let rules: TemporalRules
-    let transaction: any StoreTransaction
+    let transaction: any StoreReader
     let zone: TimeZone
     let now: Date
 

@@ -8,7 +8,7 @@ import CometText
 struct Presenter {
     let registry: Registry
     /// Where references are looked up to be shown by title; without one they show as ids.
-    let transaction: (any StoreTransaction)?
+    let transaction: (any StoreReader)?
     let timeZone: TimeZone
     /// How a time of day is written ("13:00", "1:00 PM"): the engine's, from the config.
     let timeFormat: TimeFormat

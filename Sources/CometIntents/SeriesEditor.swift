@@ -14,7 +14,7 @@ struct SeriesEditor {
     enum Span: String { case this, future, all }
 
     private var fields: TemporalFields { rules.fields }
-    private var transaction: any StoreTransaction { invocation.transaction }
+    private var transaction: any StoreReader { invocation.transaction }
     private var presenter: Presenter { invocation.presenter }
 
     // MARK: Choosing what the request means

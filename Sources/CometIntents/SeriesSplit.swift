@@ -1,5 +1,6 @@
 import Foundation
 import CometSchema
+import CometStore
 
 /// A series cut in two at one occurrence: the old series ends just before it (UNTIL), the new
 /// one starts at it with a new UID, RELATED-TO the old, carrying the rest of the rule (a COUNT
@@ -70,19 +71,9 @@ struct SeriesSplit {
         newSeries = new
     }
 
-    /// The recurrence set of a series record, for checking which occurrences exist.
+    /// The recurrence set of a series record, for checking which occurrences exist: the store's
+    /// own reading of the record (`SeriesShape`).
     static func recurrenceSet(_ record: EntityRecord, rules: TemporalRules) -> RecurrenceSet? {
-        guard let start = rules.start(record) else { return nil }
-        let zone = start.expansionZone
-        func dates(_ property: String?) -> [LocalDateTime] {
-            guard let property, case .array(let items)? = record[property] else { return [] }
-            return items.compactMap { if case .dateTime(let value) = $0 { return value.recurrenceWallTime(in: zone) } else { return nil } }
-        }
-        var rule: RecurrenceRule?
-        if let property = rules.fields.recurrence, case .recurrence(let value)? = record[property] { rule = value }
-        let extraRules = rules.fields.extraRules(of: record.values)
-        return RecurrenceSet(start: start.expansionWallTime, timeZone: zone, rule: rule, additions: dates(rules.fields.additions),
-                             exclusions: dates(rules.fields.exclusions), isAllDay: rules.isAllDay(record),
-                             moreRules: extraRules.more, exclusionRules: extraRules.exclusions)
+        SeriesShape(record: record, temporal: rules.fields)?.recurrenceSet
     }
 }

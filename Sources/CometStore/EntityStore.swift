@@ -2,15 +2,18 @@ import Foundation
 import CometSchema
 
 /// What the engine needs from storage: transactions over entity records, text search,
-/// occurrence ranges, and the undo journal. SQLite implements it; a server database can too,
-/// without the engine changing.
+/// occurrence ranges, and the undo journal. The embedded store implements it; a server database
+/// can too, without the engine changing.
+///
+/// Reads and writes have separate types: a read's body gets a `StoreReader`, which has no
+/// method that changes anything, so a write inside a read does not compile.
 public protocol EntityStore: AnyObject {
     var registry: Registry { get }
-    /// Runs `body` in one transaction: all of its writes land, or none do.
-    func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// Runs `body` in one transaction that may write: all of its writes land, or none do.
+    func transaction<T>(_ body: (any StoreWriter) throws -> T) throws -> T
     /// Runs `body` as a read: one consistent view, concurrent with other readers and with a
-    /// writer, never taking the write lock; a write inside it fails.
-    func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// writer, never taking the write lock.
+    func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T
     /// Runs `body` with a time limit on the store's work (stores that cannot stop work ignore it).
     func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T
 }
@@ -30,7 +33,7 @@ public struct RecordFilter: Sendable, Hashable {
     }
 }
 
-extension StoreTransaction {
+extension StoreReader {
     /// Records matching every filter, by title (then id), at most `limit`.
     public func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], limit: Int?) throws -> [EntityRecord] {
         try fetchAll(entity, matching: filters, text: nil, limit: limit, offset: 0)
@@ -62,7 +65,9 @@ public struct OccurrencePage: Sendable, Hashable {
     }
 }
 
-public protocol StoreTransaction {
+/// The store as a read sees it: one consistent view of records, occurrences, the journal and
+/// the alarm bookkeeping. Nothing here changes the store.
+public protocol StoreReader {
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord?
     /// Records matching every filter and, when `text` is given, the full-text search over the
     /// entity's `@searchable` properties: best match first for text, else by title (then id).
@@ -73,26 +78,17 @@ public protocol StoreTransaction {
     func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int
     /// Occurrences overlapping [from, to) of the records `fetchAll` would select, in start order
     /// (then record id): `limit` of them (all when nil) after skipping `offset`, with the total.
-    /// Floating times are read in `zone`.
+    /// Floating times are read in `zone`. `OccurrenceAssembly` holds the rules every store follows.
     func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
                      text: String?, limit: Int?, offset: Int) throws -> OccurrencePage
-    /// Inserts or replaces the record (validated against the registry first).
-    func save(_ record: EntityRecord) throws
-    func delete(_ entity: QualifiedName, id: UUID) throws
     /// Every record, of any entity, with a property referring to this one.
     func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)]
 
-    func appendJournal(_ entry: JournalEntry) throws -> Int64
     /// The newest entry still done (to undo) or the oldest undone one (to redo).
     func journalEntry(toUndo: Bool) throws -> JournalEntry?
-    /// Marks an entry undone or done again, with its changes as they now stand: `changes` must
-    /// hold in full the side that is no longer in the store (the before of an undone entry, the
-    /// after of a redone one), so that the journal can put it back.
-    func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws
     /// The newest entries, newest first, for listing: their `changes` are left empty (an import
     /// holds thousands); `changeCount` says how many there are.
     func journal(limit: Int) throws -> [JournalEntry]
-
     /// The newest entries' sequence numbers and whether each is undone, without their changes
     /// (cheap: for watching the journal).
     func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)]
@@ -100,16 +96,30 @@ public protocol StoreTransaction {
 
     /// Whether this alarm was fired already.
     func alarmFired(_ key: AlarmKey) throws -> Bool
-    /// Records an alarm as fired; false when it already was (so it is not fired again).
-    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool
-    /// A one-shot alarm of one occurrence, put off to a moment (a snooze), kept until it fires.
-    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws
     /// The snoozed alarms whose moment is in [from, to), with their occurrence as stored.
     func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)]
     /// The occurrence (seconds since 1970) of the alarm of a record fired last, if any.
     func lastFiredOccurrence(of record: UUID) throws -> Int64?
     /// Small facts the store keeps about itself (`alarms.checkedUntil`).
     func meta(_ key: String) throws -> String?
+}
+
+/// The store inside a transaction that may write: everything a reader has, and the changes.
+public protocol StoreWriter: StoreReader {
+    /// Inserts or replaces the record (validated against the registry first).
+    func save(_ record: EntityRecord) throws
+    func delete(_ entity: QualifiedName, id: UUID) throws
+
+    func appendJournal(_ entry: JournalEntry) throws -> Int64
+    /// Marks an entry undone or done again, with its changes as they now stand: `changes` must
+    /// hold in full the side that is no longer in the store (the before of an undone entry, the
+    /// after of a redone one), so that the journal can put it back.
+    func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws
+
+    /// Records an alarm as fired; false when it already was (so it is not fired again).
+    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool
+    /// A one-shot alarm of one occurrence, put off to a moment (a snooze), kept until it fires.
+    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws
     func setMeta(_ key: String, _ value: String) throws
 }
 

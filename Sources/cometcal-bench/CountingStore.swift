@@ -15,12 +15,12 @@ final class CountingStore: EntityStore {
 
     var registry: Registry { base.registry }
 
-    func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+    func transaction<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
         transactions += 1
         return try base.transaction(body)
     }
 
-    func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+    func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         transactions += 1
         return try base.readTransaction(body)
     }

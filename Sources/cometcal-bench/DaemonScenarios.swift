@@ -3,6 +3,7 @@ import Dispatch
 import CometSchema
 import CometIntents
 import CometDaemon
+import CometSQLiteStore
 import CometText
 
 /// The daemon scenario: the daemon runs in this process (`Daemon.startServing`, wired as
@@ -276,7 +277,7 @@ final class DaemonBench {
         let lockPath = fixture.path + ".lock"
         let lockExisted = FileManager.default.fileExists(atPath: lockPath)
         let now = fixture.frame.now
-        var service = DaemonService.Configuration(storePath: fixture.path, schemaPaths: schemaDirectories(run.options.schemaPaths),
+        var service = DaemonService.Configuration(store: .file(fixture.path), opener: SQLiteStore.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
                                                   timeZone: fixture.frame.zone)
         service.clock = { now }
         let daemon: Daemon

@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// The iCalendar scenarios: a generated calendar file imported (in a process of its own, for

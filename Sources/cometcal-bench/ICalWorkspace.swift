@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// What the iCalendar scenarios share: the generated files (one per size), the libical and

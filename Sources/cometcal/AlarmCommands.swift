@@ -127,7 +127,7 @@ struct AlarmCommands {
             sources.append(source)
         }
         defer { for source in sources { source.cancel() } }
-        terminal.err("Watching alarms in \(store.path); Ctrl-C stops.")
+        terminal.err("Watching alarms in \(store.location); Ctrl-C stops.")
         var seenVersion = try store.othersVersion()
         while !stopped.withLock({ $0 }) {
             // Another process (cometcal, the daemon) wrote: plan again, so what it added rings on time.

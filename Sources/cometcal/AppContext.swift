@@ -14,7 +14,7 @@ final class AppContext {
     let backend: CalendarBackend
     /// The local engine and its store; nil with `--connect`.
     let localEngine: IntentEngine?
-    let localStore: SQLiteStore?
+    let localStore: (any OpenedStore)?
     let terminal: Terminal
     let parsed: ParsedCommand
     let valueText: ValueText
@@ -51,23 +51,23 @@ final class AppContext {
             localEngine = nil
             localStore = nil
         } else {
-            let path = parsed.value("db") ?? SQLiteStore.defaultPath()
+            let (location, given) = StoreLocation.resolve(given: parsed.value("db"), environment: environment)
             // Only the default location is made with its folders on first use: a path someone
             // gave (--db, COMETCAL_DB) may be a typo, so its folder must exist; and a command
             // that only reads creates no store at all.
-            let given = parsed.value("db") != nil || !(environment["COMETCAL_DB"] ?? "").isEmpty
-            let creating: SQLiteStore.Creation = AppContext.readCommands.contains(parsed.path) ? .nothing : given ? .fileOnly : .fileAndFolders
-            let store: SQLiteStore
+            let creating: StoreCreation = AppContext.readCommands.contains(parsed.path) ? .nothing : given ? .fileOnly : .fileAndFolders
+            let store: any OpenedStore
             do {
-                store = try SQLiteStore(path: path, registry: registry, now: now, creating: creating)
+                store = try StoreFactory.opener.open(location, registry: registry, now: now, creating: creating)
             } catch let error as StoreError {
                 let code: ExitCode
                 switch error.code {
+                case .unsupportedLocation: code = .usage
                 case .notFound: code = .noInput
                 case .cannotOpen, .permissions, .corrupt: code = .ioError
                 default: code = .dataError
                 }
-                throw CommandFailure(code: code, message: "error: cannot use the store at \(path): \(error.message)")
+                throw CommandFailure(code: code, message: "error: cannot use the store at \(location): \(error.message)")
             }
             let clock = now
             let fixedClock = environment["COMETCAL_NOW"] != nil

@@ -110,13 +110,18 @@ enum Completions {
         guard let entity = registry.domains.flatMap(\.entities).first(where: {
             $0.kind == .indexed && IntentEngine.noun($0.name, count: 1, in: registry) == kind
         }) else { return [] }
-        var path = SQLiteStore.defaultPath()
+        var given: String?
         for (index, word) in words.enumerated() {
-            if word == "--db", index + 1 < words.count - 1 { path = words[index + 1] }
-            if word.hasPrefix("--db=") { path = String(word.dropFirst(5)) }
+            if word == "--db", index + 1 < words.count - 1 { given = words[index + 1] }
+            if word.hasPrefix("--db=") { given = String(word.dropFirst(5)) }
         }
-        guard FileManager.default.fileExists(atPath: path),
-              let store = try? SQLiteStore(path: path, registry: registry, creating: .nothing) else { return [] }
+        // Completion is a shell helper run at every Tab: it opens the store read-only and never
+        // creates, migrates or moves anything. A store that would need a migration (or any
+        // store that cannot be opened so) gives no titles, silently: the shell has nowhere to
+        // say why, and the next real command says it.
+        let location = StoreLocation.resolve(given: given).location
+        guard case .file(let path) = location, FileManager.default.fileExists(atPath: path),
+              let store = try? StoreFactory.opener.open(location, registry: registry, creating: .nothing, access: .readOnlyNoMigration) else { return [] }
         let records = (try? store.readTransaction { try $0.fetchAll(entity.name, matching: [], text: nil, limit: 5_000, offset: 0) }) ?? []
         var seen = Set<String>()
         var result: [String] = []

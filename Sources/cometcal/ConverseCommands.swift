@@ -38,7 +38,7 @@ struct ConverseCommand {
             }
             runner = ScriptRunner(registry: registry) { _, _, _ in RemoteScriptWorld(backend: remote) }
         } else {
-            runner = ScriptRunner(registry: registry)
+            runner = ScriptRunner(registry: registry, opener: StoreFactory.opener)
         }
         var results: [ScriptRunner.Result] = []
         for path in parsed.positionals("files") {

@@ -256,7 +256,7 @@ struct CalendarCommands {
         return local.dateTime(in: context.zone)
     }
 
-    private func localStore(for command: String) throws -> SQLiteStore {
+    private func localStore(for command: String) throws -> any OpenedStore {
         guard let store = context.localStore else {
             throw CommandFailure(code: .usage, message: "error: \(command) works on the store file itself, not through --connect; run it without --connect (it is safe while cometcald runs)")
         }
@@ -272,9 +272,9 @@ struct CalendarCommands {
             throw CommandFailure(code: error.code == .invalidData ? .dataError : .ioError, message: "error: \(error.message)")
         }
         if context.wantsJSON {
-            terminal.out(JSONWriter.pretty(["backup": .string(path), "store": .string(store.path)]))
+            terminal.out(JSONWriter.pretty(["backup": .string(path), "store": .string(store.location.description)]))
         } else {
-            terminal.out("Backed up \(store.path) to \(path).")
+            terminal.out("Backed up \(store.location.description) to \(path).")
         }
         return .success
     }
@@ -284,15 +284,15 @@ struct CalendarCommands {
         guard let path = parsed.positional("path") else { throw CommandFailure(code: .usage, message: "error: give the backup to restore: cometcal restore PATH") }
         if !parsed.flag("yes") {
             guard terminal.isInteractive else {
-                throw CommandFailure(code: .usage, message: "error: this needs confirmation: replace everything in \(store.path) with \(path)?\nAdd --yes to confirm without a terminal.")
+                throw CommandFailure(code: .usage, message: "error: this needs confirmation: replace everything in \(store.location.description) with \(path)?\nAdd --yes to confirm without a terminal.")
             }
-            guard terminal.ask("Replace everything in \(store.path) with \(path)? The current content is kept beside it. [y/N] ").map({ ["y", "yes"].contains($0.lowercased()) }) == true else {
+            guard terminal.ask("Replace everything in \(store.location.description) with \(path)? The current content is kept beside it. [y/N] ").map({ ["y", "yes"].contains($0.lowercased()) }) == true else {
                 terminal.out("OK, nothing was changed.")
                 return .success
             }
         }
         let stamp = DateTimeValue.utc(context.now).wallTime(in: context.zone)
-        let keeping = store.path + String(format: ".before-restore-%04d%02d%02d-%02d%02d%02d", stamp.date.year, stamp.date.month, stamp.date.day, stamp.hour, stamp.minute, stamp.second)
+        let keeping = store.location.description + String(format: ".before-restore-%04d%02d%02d-%02d%02d%02d", stamp.date.year, stamp.date.month, stamp.date.day, stamp.hour, stamp.minute, stamp.second)
         do {
             try store.restore(from: path, keeping: keeping)
         } catch let error as StoreError {
@@ -300,9 +300,9 @@ struct CalendarCommands {
             throw CommandFailure(code: code, message: "error: \(error.message)")
         }
         if context.wantsJSON {
-            terminal.out(JSONWriter.pretty(["restored": .string(path), "store": .string(store.path), "kept": .string(keeping)]))
+            terminal.out(JSONWriter.pretty(["restored": .string(path), "store": .string(store.location.description), "kept": .string(keeping)]))
         } else {
-            terminal.out("Restored \(store.path) from \(path). The content it had is kept in \(keeping).")
+            terminal.out("Restored \(store.location.description) from \(path). The content it had is kept in \(keeping).")
         }
         return .success
     }

@@ -36,16 +36,19 @@ struct UnderstandCommand {
             terminal.err(error.message)
             return error.code
         }
-        let store: SQLiteStore
-        let path = parsed.value("db") ?? SQLiteStore.defaultPath()
+        let store: any OpenedStore
+        let path = StoreLocation.resolve(given: parsed.value("db")).location
         do {
-            if FileManager.default.fileExists(atPath: path) {
-                store = try SQLiteStore(path: path, registry: registry, now: clock.now, creating: .nothing)
-            } else {
+            if case .file(let file) = path, !FileManager.default.fileExists(atPath: file) {
                 // Reading needs no store; what a mention names is then nothing, and that is said.
                 terminal.err("note: there is no store at \(path); mentions are read against an empty store")
-                store = try SQLiteStore(path: ":memory:", registry: registry, now: clock.now)
+                store = try StoreFactory.opener.open(.memory, registry: registry, now: clock.now)
+            } else {
+                store = try StoreFactory.opener.open(path, registry: registry, now: clock.now, creating: .nothing)
             }
+        } catch let error as StoreError where error.code == .unsupportedLocation {
+            terminal.err("error: cannot use the store at \(path): \(error.message)")
+            return .usage
         } catch {
             terminal.err("error: cannot use the store at \(path): \(error)")
             return .ioError

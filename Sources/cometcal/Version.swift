@@ -6,6 +6,6 @@ enum Version {
     static let number = CometCalVersion.number
 
     static var text: String {
-        "cometcal \(number) (SQLite \(SQLiteStore.libraryVersion))"
+        "cometcal \(number) (\(StoreFactory.opener.engineDescription))"
     }
 }

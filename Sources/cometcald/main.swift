@@ -2,6 +2,7 @@ import Foundation
 import CometArguments
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometDaemon
 import CometText
 
@@ -49,15 +50,21 @@ if parsed.isHelpRequested {
     exit(0)
 }
 if parsed.flag("version") {
-    print("cometcald \(DaemonService.version) (SQLite \(SQLiteStore.libraryVersion))")
+    print("cometcald \(DaemonService.version) (\(SQLiteStore.opener.engineDescription))")
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)
 let environment = ProcessInfo.processInfo.environment
+// The daemon's composition root for storage: it serves stores of the database it is built with.
+let store = StoreLocation.resolve(given: parsed.value("db"), environment: environment).location
+if let refusal = store.unsupported {
+    FileHandle.standardError.write(Data("error: cannot use the store at \(store): \(refusal.message)\n".utf8))
+    exit(64)
+}
 var options = Daemon.Options(
     socketPath: parsed.value("socket") ?? DaemonPaths.defaultSocket(),
     service: DaemonService.Configuration(
-        storePath: parsed.value("db") ?? SQLiteStore.defaultPath(),
+        store: store, opener: SQLiteStore.opener,
         schemaPaths: SchemaLocator.directories(flag: parsed.values("schemas")),
         timeZone: environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? .current))
 options.verbose = parsed.flag("verbose")

@@ -55,6 +55,37 @@ struct CompletionTests: CLISuite {
         #expect(try complete(["agenda", "--calendar", ""]) == ["Lunar Orbit Log", "Work"])
     }
 
+    /// Runs the sqlite3 shell (not CometCal) on the store.
+    private func sqlite(_ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", try #require(environment["COMETCAL_DB"]), sql]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("completion never migrates: on a store of an older format it offers no titles and leaves the store's bytes as they were")
+    func neverMigrates() throws {
+        try seed()
+        let path = try #require(environment["COMETCAL_DB"])
+        let version = try #require(Int(try sqlite("PRAGMA user_version;")))
+        _ = try sqlite("PRAGMA user_version = \(version - 1);")
+        let folder = (path as NSString).deletingLastPathComponent
+        let filesBefore = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let bytesBefore = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(try complete(["event", "show", ""]) == [])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytesBefore, "completion changed the store")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == filesBefore)
+        #expect(try sqlite("PRAGMA user_version;") == String(version - 1))
+        // The next real command migrates it, and the titles come back.
+        try run(["calendar", "list"])
+        #expect(try complete(["event", "show", ""]) == ["Picnic", "Zero Gravity Yoga"])
+    }
+
     @Test("bash: the script completes a title with spaces, escaped, and files for import")
     func bash() throws {
         try seed()

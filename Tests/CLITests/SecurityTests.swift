@@ -101,7 +101,7 @@ struct SecurityTests: CLISuite {
 
     /// Every SQL text the store prepares or executes, with what it interpolates.
     static func interpolations() throws -> [(file: String, expression: String)] {
-        let root = CLIRunner.repositoryRoot.appendingPathComponent("Sources/CometStore")
+        let root = CLIRunner.repositoryRoot.appendingPathComponent("Sources/CometSQLiteStore")
         guard let files = FileManager.default.enumerator(atPath: root.path) else { return [] }
         let call = try NSRegularExpression(pattern: #"(?:prepare|execute)\(\s*(?:"""([\s\S]*?)"""|"((?:[^"\\]|\\.)*)")"#)
         let interpolation = try NSRegularExpression(pattern: #"\\\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)"#)

@@ -24,6 +24,25 @@ struct StorePathTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("calender").path))
     }
 
+    @Test("a postgresql:// or postgres:// store is refused by cometcal and cometcald with what to do instead (64), and nothing is created", arguments: [
+        "postgresql://localhost/calendar", "postgres://someone@db.example/cal",
+    ])
+    func postgresRefused(_ address: String) throws {
+        let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        for (arguments, environment) in [(["--db", address, "calendar", "add", "Work"], [String: String]()),
+                                         (["agenda"], ["COMETCAL_DB": address]),
+                                         (["--db", address, "understand", "lunch tomorrow"], [:])] {
+            let result = try CLIRunner.run(arguments, environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"].merging(environment) { $1 },
+                                           currentDirectory: scratch.url)
+            #expect(result.status == 64, "\(arguments) → \(result.status)\n\(result.stderr)")
+            #expect(result.stderr.contains("PostgreSQL stores are not built yet (issue 23); use a file path"), "\(result.stderr)")
+        }
+        let daemon = try CLIRunner.run(["--db", address, "--socket", scratch.url.appendingPathComponent("d.sock").path], program: "cometcald")
+        #expect(daemon.status == 64, "cometcald → \(daemon.status)\n\(daemon.stderr)")
+        #expect(daemon.stderr.contains("PostgreSQL stores are not built yet (issue 23); use a file path"), "\(daemon.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
     @Test("a command that only reads, on a store that does not exist, says so (66) and creates nothing", arguments: [
         ["agenda"], ["search", "picnic"], ["export"], ["history"], ["event", "show", "Picnic"], ["calendar", "list"],
     ])

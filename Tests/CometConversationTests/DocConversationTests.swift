@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CometSQLiteStore
 import CometSchema
 @testable import CometConversation
 
@@ -30,7 +31,7 @@ struct DocConversationTests {
         let file = try String(contentsOf: ConversationFixture.examples.appendingPathComponent("02-picnic-move-correction.convo"), encoding: .utf8)
         #expect(file.hasSuffix(script), "the doc shows the example file as it is")
         let parsed = try ConversationScript.parse(script, path: ConversationFixture.examples.appendingPathComponent("doc.convo").path)
-        let result = ScriptRunner(registry: ScriptTests.registry).run(parsed)
+        let result = ScriptRunner(registry: ScriptTests.registry, opener: SQLiteStore.opener).run(parsed)
         #expect(result.passed, "\(result.failures.map(\.description))")
     }
 
@@ -114,14 +115,14 @@ struct DocConversationTests {
 
             """
         let script = try ConversationScript.parse(text, path: ConversationFixture.examples.appendingPathComponent("x.convo").path)
-        let result = ScriptRunner(registry: ScriptTests.registry).run(script)
+        let result = ScriptRunner(registry: ScriptTests.registry, opener: SQLiteStore.opener).run(script)
         #expect(result.failures.isEmpty, "\(result.failures.map(\.description))")
         let wrongDay = try ConversationScript.parse(text.replacingOccurrences(of: "< Dentist", with: "< Haircut"), path: ConversationFixture.examples.appendingPathComponent("x.convo").path)
-        #expect(!ScriptRunner(registry: ScriptTests.registry).run(wrongDay).failures.isEmpty, "the check itself can fail")
+        #expect(!ScriptRunner(registry: ScriptTests.registry, opener: SQLiteStore.opener).run(wrongDay).failures.isEmpty, "the check itself can fail")
         let big = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).convo")
         try String(repeating: "# padding\n", count: 110_000).write(to: big, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: big) }
-        let refused = ScriptRunner(registry: ScriptTests.registry).run(path: big.path)
+        let refused = ScriptRunner(registry: ScriptTests.registry, opener: SQLiteStore.opener).run(path: big.path)
         #expect(refused.failures.first?.got.contains("limited to 1000000 bytes") == true)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CometSQLiteStore
 import CometSchema
 @testable import CometConversation
 
@@ -13,7 +14,7 @@ struct ScriptTests {
 
     @Test("every example conversation passes", arguments: scripts)
     func example(_ name: String) {
-        let result = ScriptRunner(registry: ScriptTests.registry).run(path: ConversationFixture.examples.appendingPathComponent(name).path)
+        let result = ScriptRunner(registry: ScriptTests.registry, opener: SQLiteStore.opener).run(path: ConversationFixture.examples.appendingPathComponent(name).path)
         #expect(result.passed, "\(result.failures.map(\.description).joined(separator: "\n"))")
         #expect(result.turns > 0)
     }
@@ -31,7 +32,7 @@ struct ScriptTests {
         let path = ConversationFixture.examples.appendingPathComponent("scratch-\(UUID().uuidString).convo").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return ScriptRunner(registry: ScriptTests.registry).run(path: path)
+        return ScriptRunner(registry: ScriptTests.registry, opener: SQLiteStore.opener).run(path: path)
     }
 
     @Test("a wrong expectation fails at its line, saying what was expected and what came")

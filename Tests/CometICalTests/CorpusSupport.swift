@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// The fixture corpus (Tests/Fixtures/ical) and a fresh engine per use.

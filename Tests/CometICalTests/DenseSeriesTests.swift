@@ -5,7 +5,7 @@ import CometSchema
 import CometStore
 import CometIntents
 
-/// The materialization threshold (`OccurrenceIndex.maximumInstancesPerSeries`, docs/engine.md): a
+/// The materialization threshold (`OccurrenceWindow.maximumInstancesPerSeries`, docs/engine.md): a
 /// series with up to 10,000 instances in the window has a row per instance; one with more is
 /// marked dense, has none, and is expanded over each query's range instead. Both answer the same.
 @Suite("Dense series")

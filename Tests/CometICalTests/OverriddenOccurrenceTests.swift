@@ -3,6 +3,7 @@ import Foundation
 import CSQLite
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// An override hides the instance it replaces. The occurrence table flags the hidden rows on

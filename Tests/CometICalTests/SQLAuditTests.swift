@@ -2,7 +2,8 @@ import Testing
 import Foundation
 import Synchronization
 import CometSchema
-@testable import CometStore
+import CometStore
+@testable import CometSQLiteStore
 import CometIntents
 
 /// docs/security.md, "No SQL is built from input", checked at run time: every SQL text the store

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// Calendar schema variants written to a scratch directory.

@@ -2,7 +2,8 @@ import Testing
 import Foundation
 import CometSchema
 import CometStore
-import CometIntents
+@testable import CometSQLiteStore
+@testable import CometIntents
 
 /// Reads are not writes: a search, an open, an export and the history read beside a writer that
 /// holds the write lock, and see the last committed state (WAL), instead of waiting for it.
@@ -30,22 +31,55 @@ struct ReadTransactionTests {
         #expect(Date().timeIntervalSince(started) < 2)
     }
 
-    @Test("a read transaction refuses writes, so a read that wrote would fail loudly")
+    /// Compiles only for a writer: `changeTitle(reader, …)` with a `StoreReader` does not compile,
+    /// which is the point (`readTransaction { $0.save(…) }` does not either: the reader's type has
+    /// no `save`).
+    private func changeTitle(_ writer: some StoreWriter, of record: EntityRecord, to title: String) throws {
+        var renamed = record
+        renamed["title"] = .string(title)
+        try writer.save(renamed)
+    }
+
+    @Test("a read's body gets a reader with no writes, not even behind a cast; a write's body gets a writer")
     func readsCannotWrite() throws {
         let fixture = try TestStore(label: "readonly")
         let calendar = try fixture.makeCalendar()
+        try fixture.store.readTransaction { (reader: any StoreReader) throws in
+            #expect(!(reader is any StoreWriter), "a read's transaction could be cast to a writer")
+            #expect(try reader.fetch(Fixture.calendar, id: calendar.id) == calendar)
+        }
+        try fixture.store.transaction { writer in try changeTitle(writer, of: calendar, to: "Renamed") }
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar)?["title"] == .string("Renamed"))
+    }
+
+    @Test("behind the types, the connection refuses a write during a read (query_only), and writes again after")
+    func connectionRefusesWritesInARead() throws {
+        let fixture = try TestStore(label: "queryonly")
+        let calendar = try fixture.makeCalendar()
+        var renamed = calendar
+        renamed["title"] = .string("Renamed in a read")
         #expect(throws: StoreError.self) {
-            try fixture.store.readTransaction { transaction in
-                var renamed = calendar
-                renamed["title"] = .string("x")
-                try transaction.save(renamed)
+            try fixture.store.readTransaction { (reader: any StoreReader) throws in
+                try #require(reader as? ReadSession).session.save(renamed)
             }
         }
-        // And the connection writes again afterwards.
-        try fixture.store.transaction { transaction in
-            var renamed = calendar
-            renamed["title"] = .string("Renamed")
-            try transaction.save(renamed)
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar) == calendar)
+        try fixture.store.transaction { try $0.save(renamed) }
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar) == renamed)
+    }
+
+    @Test("the engine's change recorder over a read refuses a change before it reaches the store")
+    func recorderOverAReadRefuses() throws {
+        let fixture = try TestStore(label: "recorder")
+        let calendar = try fixture.makeCalendar()
+        var renamed = calendar
+        renamed["title"] = .string("Renamed in a read")
+        let refused = #expect(throws: StoreError.self) {
+            try fixture.store.readTransaction { (reader: any StoreReader) throws in
+                try ChangeRecorder(reading: reader).save(renamed)
+            }
         }
+        #expect(refused?.code == .permissions)
+        #expect(try fixture.fetch(calendar.id, Fixture.calendar) == calendar)
     }
 }

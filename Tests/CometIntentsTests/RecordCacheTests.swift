@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// The store keeps decoded records between transactions. A cached record must never outlive

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// The full-text index is written at the end of a transaction (or when it fills), not record
@@ -9,7 +10,7 @@ import CometIntents
 /// transaction leaves nothing in the index.
 @Suite("Full-text changes wait for the end of the transaction")
 struct SearchQueueTests {
-    private func titles(_ transaction: any StoreTransaction, _ text: String, registry: Registry) throws -> [String] {
+    private func titles(_ transaction: any StoreReader, _ text: String, registry: Registry) throws -> [String] {
         try transaction.fetchAll(Fixture.event, matching: [], text: text, limit: nil, offset: 0).map { registry.title(of: $0) }.sorted()
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// Shared fixtures: the calendar schema, a fixed clock and a fixed zone.

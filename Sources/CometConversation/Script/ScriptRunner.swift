@@ -29,9 +29,10 @@ public struct ScriptRunner {
     /// serves one registry.
     let allowsOwnSchemas: Bool
 
-    public init(registry: Registry) {
+    /// Scripts played each in a fresh store of its own, opened with `opener`.
+    public init(registry: Registry, opener: StoreOpener) {
         self.registry = registry
-        world = { registry, now, zone in try LocalScriptWorld(registry: registry, now: now, timeZone: zone) }
+        world = { registry, now, zone in try LocalScriptWorld(registry: registry, now: now, timeZone: zone, opener: opener) }
         allowsOwnSchemas = true
     }
 

@@ -27,11 +27,12 @@ public final class LocalScriptWorld: ScriptWorld {
     let engine: IntentEngine
     private let directory: URL
 
-    public init(registry: Registry, now: Date, timeZone: TimeZone) throws {
+    /// A store file in a new temporary folder, opened with `opener`.
+    public init(registry: Registry, now: Date, timeZone: TimeZone, opener: StoreOpener) throws {
         self.registry = registry
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-converse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, registry: registry, now: now)
+        let store = try opener.open(.file(directory.appendingPathComponent("store").path), registry: registry, now: now)
         engine = IntentEngine(store: store, timeZone: timeZone, clock: { now })
     }
 

@@ -12,7 +12,11 @@ import CometText
 /// on one writer, one at a time. Every committed change is announced to the subscribers.
 public final class DaemonService: @unchecked Sendable {
     public struct Configuration: Sendable {
-        public var storePath: String
+        /// The store served, and how stores are opened (the executable's choice of database).
+        public var store: StoreLocation
+        public var opener: StoreOpener
+        /// The store as a person wrote it (logs, health, the lock file beside a store file).
+        public var storePath: String { store.description }
         public var schemaPaths: [String]
         public var timeZone: TimeZone
         /// How replies, cards and prompts write a time of day (the settings file's time_format).
@@ -23,8 +27,9 @@ public final class DaemonService: @unchecked Sendable {
         /// How long one request may work on the store before it is stopped and rolled back.
         public var requestSeconds: Double = 30
 
-        public init(storePath: String, schemaPaths: [String], timeZone: TimeZone = .current, readers: Int = 4) {
-            self.storePath = storePath
+        public init(store: StoreLocation, opener: StoreOpener, schemaPaths: [String], timeZone: TimeZone = .current, readers: Int = 4) {
+            self.store = store
+            self.opener = opener
             self.schemaPaths = schemaPaths
             self.timeZone = timeZone
             self.readers = readers
@@ -58,7 +63,7 @@ public final class DaemonService: @unchecked Sendable {
         registryValue = registry
         book = ConversationBook(registry: registry)
         func engine() throws -> IntentEngine {
-            IntentEngine(store: try SQLiteStore(path: configuration.storePath, registry: registry, now: configuration.clock()), timeZone: configuration.timeZone,
+            IntentEngine(store: try configuration.opener.open(configuration.store, registry: registry, now: configuration.clock()), timeZone: configuration.timeZone,
                          timeFormat: configuration.timeFormat, clock: configuration.clock)
         }
         let limit = configuration.requestSeconds
@@ -486,13 +491,13 @@ public final class DaemonService: @unchecked Sendable {
             return "\(error)"
         }
         do {
-            let path = configuration.storePath
+            let (location, opener) = (configuration.store, configuration.opener)
             let zone = configuration.timeZone
             // Every engine is made before any is swapped: a store that refuses the schemas
             // leaves the daemon as it was.
             let clock = configuration.clock
-            let writing = IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
-            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock) }
+            let writing = IntentEngine(store: try opener.open(location, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
+            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try opener.open(location, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock) }
             writer.replace(writing)
             readers.replaceAll { reading.removeLast() }
         } catch let error as StoreError {

@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 
 /// The whole import path into a temporary store: all or nothing, every time, and the store

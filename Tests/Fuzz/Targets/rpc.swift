@@ -1,12 +1,14 @@
 import Foundation
 import CometSchema
+import CometStore
+import CometSQLiteStore
 @testable import CometDaemon
 
 /// JSON-RPC framing and dispatch: bytes as a client would send them (Content-Length frames,
 /// garbage, halves), decoded, and every whole frame answered by the daemon's dispatch on a
 /// temporary store, as a connection would be.
 nonisolated(unsafe) let rpcService: DaemonService = {
-    let configuration = DaemonService.Configuration(storePath: FuzzSupport.scratch.appendingPathComponent("rpc.sqlite").path,
+    let configuration = DaemonService.Configuration(store: .file(FuzzSupport.scratch.appendingPathComponent("rpc.sqlite").path), opener: SQLiteStore.opener,
                                                     schemaPaths: [ProcessInfo.processInfo.environment["COMETCAL_FUZZ_SCHEMAS"] ?? "Schemas"],
                                                     timeZone: TimeZone(identifier: "Europe/Berlin")!, readers: 1)
     return try! DaemonService(configuration: configuration)

@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometSQLiteStore
 import CometIntents
 import CometConversation
 

@@ -1,3 +1,4 @@
+import CometStore
 import Foundation
 import CSQLite
 
@@ -9,6 +10,8 @@ final class Connection {
     /// When set (uptime nanoseconds), SQLite stops the statement running past it.
     var deadline: UInt64?
     private var statementCache: [String: Statement] = [:]
+    /// Writes refused for the connection's whole life (`query_only`), not only in reads.
+    private(set) var refusesWrites = false
 
     init(path: String, readOnly: Bool = false) throws {
         self.path = path
@@ -18,7 +21,7 @@ final class Connection {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
-            throw StoreError(.cannotOpen, "cannot open store '\(path)': \(message)", resultCode: rc)
+            throw StoreError(.cannotOpen, "cannot open store '\(path)': \(message)", detail: "SQLite code \(rc)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -78,9 +81,18 @@ final class Connection {
     /// it read beside a writer), with writes refused (`query_only`), so a read that tried to
     /// write would fail loudly instead of queueing behind writers.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if refusesWrites { return try run("BEGIN DEFERRED", body) }
         try execute("PRAGMA query_only = ON")
         defer { try? execute("PRAGMA query_only = OFF") }
         return try run("BEGIN DEFERRED", body)
+    }
+
+    /// Refuses every write from now on, for good. The connection is opened to write all the
+    /// same: a connection opened read-only to a WAL store leaves its -wal and -shm files behind
+    /// (it may not checkpoint them away when it closes); one that writes nothing leaves none.
+    func refuseWrites() throws {
+        try execute("PRAGMA query_only = ON")
+        refusesWrites = true
     }
 
     private func run<T>(_ begin: String, _ body: () throws -> T) throws -> T {
@@ -109,9 +121,9 @@ final class Connection {
         case SQLITE_CANTOPEN: code = .cannotOpen
         case SQLITE_READONLY, SQLITE_PERM: code = .permissions
         case SQLITE_INTERRUPT where deadline != nil:
-            return StoreError(.timedOut, "it took longer than its time limit and was stopped; nothing was changed", resultCode: rc, sql: sql)
-        default: code = .sqlite
+            return StoreError(.timedOut, "it took longer than its time limit and was stopped; nothing was changed", detail: "SQLite code \(rc)", statement: sql)
+        default: code = .engineFailure
         }
-        return StoreError(code, message ?? lastErrorMessage, resultCode: rc, sql: sql)
+        return StoreError(code, message ?? lastErrorMessage, detail: "SQLite code \(rc)", statement: sql)
     }
 }

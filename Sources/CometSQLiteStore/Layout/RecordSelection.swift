@@ -1,3 +1,4 @@
+import CometStore
 import CometSchema
 
 /// The records a query means, as SQL: every filter holds and, when text is given, the full-text

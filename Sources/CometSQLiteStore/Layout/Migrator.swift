@@ -1,3 +1,4 @@
+import CometStore
 import CometSchema
 
 /// Brings the store's tables in line with the registry. Additive changes (a new entity, a new

@@ -1,3 +1,4 @@
+import CometStore
 import CometSchema
 
 /// The full-text index of one entity's `@searchable` properties (SQLite FTS5). Rows share the

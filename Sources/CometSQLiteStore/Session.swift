@@ -1,8 +1,9 @@
+import CometStore
 import Foundation
 import CometSchema
 
-/// The store inside one transaction.
-struct Session: StoreTransaction {
+/// The store inside one transaction (a write; `ReadSession` shows a read only its reading half).
+struct Session: StoreWriter {
     let store: SQLiteStore
 
     private var connection: Connection { store.connection }
@@ -116,7 +117,7 @@ struct Session: StoreTransaction {
                 isNew = true
             }
         } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", resultCode: error.resultCode)
+            throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", detail: error.detail)
         }
         let search = SearchIndex(connection: connection, layout: layout, coding: store.coding)
         if layout.searchTable != nil {
@@ -138,7 +139,7 @@ struct Session: StoreTransaction {
         do {
             try connection.prepare("DELETE FROM \(quote(layout.table)) WHERE rowid = ?").run([.integer(rowid)])
         } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", resultCode: error.resultCode)
+            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", detail: error.detail)
         }
     }
 
@@ -149,7 +150,7 @@ struct Session: StoreTransaction {
         if case .integer(let undone)? = try connection.prepare("SELECT count(*) FROM _journal WHERE state = 'undone'").scalar(), undone > 0 {
             try connection.prepare("DELETE FROM _journal WHERE state = 'undone'").run()
         }
-        let changes = JSONValue.array(try entry.changes.map { try encode($0, inStore: .after) })
+        let changes = JSONValue.array(try entry.changes.map { try encode($0, inStore: JournalCoding.storedSide(undone: false)) })
         try connection.prepare("INSERT INTO _journal (state, intent, summary, created, changes) VALUES ('done', ?, ?, ?, ?)")
             .run([.text(entry.intent), .text(entry.summary), .text(Session.utcText(entry.created)), .text(JSONWriter.compact(changes))])
         return connection.lastInsertRowID
@@ -163,7 +164,7 @@ struct Session: StoreTransaction {
     }
 
     func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
-        let encoded = JSONValue.array(try changes.map { try encode($0, inStore: undone ? .before : .after) })
+        let encoded = JSONValue.array(try changes.map { try encode($0, inStore: JournalCoding.storedSide(undone: undone)) })
         try connection.prepare("UPDATE _journal SET state = ?, changes = ? WHERE seq = ?")
             .run([.text(undone ? "undone" : "done"), .text(JSONWriter.compact(encoded)), .integer(sequence)])
     }
@@ -272,55 +273,11 @@ struct Session: StoreTransaction {
         DateTimeValue.utc(date).description
     }
 
-    /// Which side of a change is in the store's tables, and so kept as a digest only.
-    enum StoredSide { case before, after }
-
-    private func encode(_ change: JournalEntry.Change, inStore side: StoredSide) throws -> JSONValue {
-        var object = JSONObject()
-        object["entity"] = .string(change.entity.description)
-        object["id"] = .string(change.id.lowercasedText)
-        func put(_ name: String, _ record: EntityRecord?, _ digest: UInt64?, inStore: Bool) throws {
-            if inStore {
-                if let digest = record.map({ RecordDigest.of($0, registry: store.registry) }) ?? digest {
-                    object[name + "Digest"] = .string(String(digest, radix: 16))
-                }
-            } else if let record {
-                object[name] = .object(store.registry.encode(record))
-            } else if digest != nil {
-                throw StoreError(.invalidData, "the journal would lose the \(name) of \(change.entity.name) \(change.id.lowercasedText): only its digest is known")
-            }
-        }
-        try put("before", change.before, change.beforeDigest, inStore: side == .before)
-        try put("after", change.after, change.afterDigest, inStore: side == .after)
-        return .object(object)
+    private func encode(_ change: JournalEntry.Change, inStore side: JournalCoding.StoredSide) throws -> JSONValue {
+        try JournalCoding.encode(change, inStore: side, registry: store.registry)
     }
 
     private func decodeChange(_ json: JSONValue) throws -> JournalEntry.Change {
-        guard let entityText = json["entity"]?.stringValue, let idText = json["id"]?.stringValue, let id = UUID(parsing: idText) else {
-            throw StoreError(.invalidData, "a journal change is damaged")
-        }
-        let parts = entityText.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let definition = store.registry.entity(QualifiedName(domain: parts[0], name: parts[1])) else {
-            throw StoreError(.invalidData, "the journal refers to '\(entityText)', which the schema no longer has")
-        }
-        func record(_ value: JSONValue?) throws -> EntityRecord? {
-            guard case .object(var object)? = value else { return nil }
-            object["id"] = nil
-            do {
-                return EntityRecord(entity: definition.name, id: id, values: try store.registry.decodeProperties(object, of: definition))
-            } catch {
-                throw StoreError(.invalidData, "a journal record of \(definition.name.name) no longer fits the schema: \(error)")
-            }
-        }
-        func digest(_ value: JSONValue?) throws -> UInt64? {
-            guard let value else { return nil }
-            guard let text = value.stringValue, let digest = UInt64(text, radix: 16) else {
-                throw StoreError(.invalidData, "a journal change of \(definition.name.name) \(idText) has a damaged digest")
-            }
-            return digest
-        }
-        // Entries written before digests hold both sides in full (and no digest keys).
-        return JournalEntry.Change(entity: definition.name, id: id, before: try record(json["before"]), after: try record(json["after"]),
-                                   beforeDigest: try digest(json["beforeDigest"]), afterDigest: try digest(json["afterDigest"]))
+        try JournalCoding.decode(json, registry: store.registry)
     }
 }

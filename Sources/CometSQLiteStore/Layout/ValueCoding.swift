@@ -1,3 +1,4 @@
+import CometStore
 import Foundation
 import CometSchema
 
@@ -56,12 +57,4 @@ struct ValueCoding {
             throw StoreError(.invalidData, "stored value of \(table).\(column.column) does not fit type '\(column.property.type)': \(error)")
         }
     }
-}
-
-/// Range queries widen their window by this much for floating times, whose keys are wall
-/// readings taken as UTC, and filter them precisely in the viewer's zone.
-enum OccurrenceKey {
-    static let floatingSlack: Int64 = 14 * 3600
-
-    static func key(of dateTime: DateTimeValue) -> Int64 { dateTime.sortKey }
 }

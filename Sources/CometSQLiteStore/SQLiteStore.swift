@@ -1,3 +1,4 @@
+import CometStore
 import Foundation
 import CometSchema
 import CSQLite
@@ -5,14 +6,14 @@ import CSQLite
 /// The embedded store: one SQLite file (WAL, foreign keys, busy timeout), tables derived from
 /// the registry, a full-text index, an occurrence index and the undo journal.
 /// Not Sendable: use it from one thread, or behind an actor.
-public final class SQLiteStore: EntityStore {
+public final class SQLiteStore: OpenedStore {
     public let registry: Registry
     public let path: String
     let connection: Connection
     let layouts: [QualifiedName: TableLayout]
     let coding: ValueCoding
-    /// The range (epoch seconds) in which series instances are materialized.
-    private(set) var window: ClosedRange<Int64>
+    /// The range in which series instances are materialized.
+    private(set) var window: OccurrenceWindow
     private var maximumDurations: [String: Int64] = [:]
     /// Records decoded by earlier reads, kept between transactions. Decoding a record is most
     /// of an agenda's time (a profile: 95%), and a daemon or a conversation asks for the same
@@ -42,31 +43,33 @@ public final class SQLiteStore: EntityStore {
         let id: UUID
     }
 
-    /// Where the store lives when no path is given: `$COMETCAL_DB`, else
-    /// `$XDG_DATA_HOME/cometcal/cometcal.sqlite`, else `~/.local/share/cometcal/cometcal.sqlite`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let path = environment["COMETCAL_DB"], !path.isEmpty { return path }
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        return ((base as NSString).appendingPathComponent("cometcal") as NSString).appendingPathComponent("cometcal.sqlite")
+    /// What opening a store may create (the neutral `StoreCreation`).
+    public typealias Creation = StoreCreation
+
+    /// Opens SQLite stores for the composition roots: a file, or `:memory:`.
+    public static let opener = StoreOpener(engineDescription: "SQLite \(libraryVersion)") { location, registry, now, creating, access in
+        switch location {
+        case .file(let path):
+            return try SQLiteStore(path: path, registry: registry, now: now, creating: creating, access: access)
+        case .memory:
+            return try SQLiteStore(path: ":memory:", registry: registry, now: now, creating: creating, access: access)
+        case .postgres:
+            throw location.unsupported ?? StoreError(.unsupportedLocation, "'\(location)' is not a SQLite store")
+        }
     }
 
-    /// What opening a store may create.
-    public enum Creation: Sendable {
-        /// The file and its folders (the default location, made on first use).
-        case fileAndFolders
-        /// The file, in a folder that must exist (a path someone typed: a typo is not a store).
-        case fileOnly
-        /// Nothing: the store must exist (a read has nothing to read otherwise).
-        case nothing
-    }
+    public var location: StoreLocation { path == ":memory:" ? .memory : .file(path) }
 
     /// Opens (creating if needed, as `creating` allows) the store at `path` and migrates it to
     /// the registry. `now` fixes the materialization window (tests pass a fixed clock).
-    public init(path: String, registry: Registry, now: Date = Date(), creating: Creation = .fileAndFolders) throws {
+    /// With `.readOnlyNoMigration`, nothing is created, migrated or moved: the connection
+    /// refuses every write for its life (`Connection.refuseWrites`), a store that would need a
+    /// migration is refused (`needsMigration`), and the window is the one stored.
+    public init(path: String, registry: Registry, now: Date = Date(), creating: Creation = .fileAndFolders, access: StoreAccess = .readWrite) throws {
         self.registry = registry
         self.path = path
-        if path != ":memory:" { try SQLiteStore.prepareFile(at: path, creating: creating) }
+        let readOnly = access == .readOnlyNoMigration
+        if path != ":memory:" { try SQLiteStore.prepareFile(at: path, creating: readOnly ? .nothing : creating) }
         do {
             connection = try Connection(path: path)
         } catch {
@@ -83,8 +86,7 @@ public final class SQLiteStore: EntityStore {
             layouts[entity.name] = TableLayout(entity: entity, registry: registry)
         }
         self.layouts = layouts
-        let nowSeconds = Int64(now.timeIntervalSince1970)
-        window = (nowSeconds - 366 * 86_400)...(nowSeconds + 2 * 366 * 86_400)
+        window = OccurrenceWindow(now: now)
         let ordered = layouts.values.sorted { $0.table < $1.table }
         var migrator = Migrator(connection: connection, layouts: ordered, coding: coding)
         let (connection, coding, window) = (self.connection, self.coding, self.window)
@@ -95,6 +97,14 @@ public final class SQLiteStore: EntityStore {
             try connection.prepare("SELECT \(layout.selectList) FROM \(quote(layout.table))").query { row in
                 try index.update(try reader.record(from: row), isNew: true)
             }
+        }
+        if readOnly {
+            try connection.refuseWrites()
+            guard try migrator.isCurrent() else {
+                throw StoreError(.needsMigration, "the store at '\(path)' needs a migration to these schemas, and it was opened to read only")
+            }
+            try readStoredWindow()
+            return
         }
         if try !migrator.isCurrent() { try migrator.migrate() }
         try refreshWindowIfNeeded()
@@ -142,8 +152,11 @@ public final class SQLiteStore: EntityStore {
         }
     }
 
-    public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try connection.transaction {
+    public func transaction<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        guard !connection.refusesWrites else {
+            throw StoreError(.permissions, "the store at '\(path)' was opened to read only; nothing was changed")
+        }
+        return try connection.transaction {
             try beginTransaction()
             isWriting = true
             defer {
@@ -201,10 +214,13 @@ public final class SQLiteStore: EntityStore {
         return lines == ["ok"] ? nil : lines.joined(separator: "; ")
     }
 
-    public func readTransaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+    /// The body gets a `ReadSession`: its static type has no writes, and it is no `StoreWriter`
+    /// to cast to either. The connection also refuses writes for the read (`query_only`), a
+    /// second line should a write reach SQLite some other way.
+    public func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try connection.readTransaction {
             try beginTransaction()
-            return try body(Session(store: self))
+            return try body(ReadSession(session: Session(store: self)))
         }
     }
 
@@ -290,20 +306,24 @@ public final class SQLiteStore: EntityStore {
         maximumDurations[layout.table] = max(seconds, maximumDurations[layout.table] ?? 0)
     }
 
-    /// Series are materialized in a window from a year before "now" to two years after. The
-    /// stored window is kept while it still reaches a year ahead; then it moves and every series
-    /// is expanded again.
+    /// Takes the window stored, as it is (a read-only store moves nothing): the instances
+    /// materialized are those in it, whatever the date.
+    private func readStoredWindow() throws {
+        if case .text(let text)? = try connection.prepare("SELECT value FROM _meta WHERE key = 'window'").scalar(), let stored = OccurrenceWindow(text) {
+            window = stored
+        }
+    }
+
+    /// Keeps the stored window while `OccurrenceWindow.keeps` it; else moves it to the proposed
+    /// one and expands every series again.
     private func refreshWindowIfNeeded() throws {
         let stored = try connection.prepare("SELECT value FROM _meta WHERE key = 'window'").scalar()
         let proposed = window
-        if case .text(let text)? = stored {
-            let bounds = text.split(separator: ":").compactMap { Int64($0) }
-            if bounds.count == 2, bounds[0] <= bounds[1], bounds[1] >= proposed.lowerBound + 2 * 366 * 86_400, bounds[0] <= proposed.lowerBound + 366 * 86_400 {
-                window = bounds[0]...bounds[1]
-                return
-            }
+        if case .text(let text)? = stored, let kept = OccurrenceWindow(text), proposed.keeps(kept) {
+            window = kept
+            return
         }
-        let current = "\(proposed.lowerBound):\(proposed.upperBound)"
+        let current = proposed.description
         try connection.transaction {
             for layout in layouts.values where layout.occurrenceTable != nil {
                 guard let table = layout.occurrenceTable else { continue }

@@ -1,3 +1,4 @@
+import CometStore
 import Foundation
 import CometSchema
 

@@ -1,3 +1,4 @@
+import CometStore
 import CometSchema
 
 /// How one property is kept in its table.

@@ -1,25 +1,6 @@
+import CometStore
 import Foundation
 import CometSchema
-
-/// One occurrence of an entity with a time: a single event, one instance of a series, or an
-/// override standing in for one instance.
-public struct Occurrence: Sendable, Hashable {
-    public let record: EntityRecord
-    public let start: DateTimeValue
-    public let end: DateTimeValue
-    /// True for instances generated from a recurrence rule (not for overrides or singles).
-    public let isRecurrenceInstance: Bool
-    /// The start the occurrence has in its series (the RECURRENCE-ID an override would carry).
-    public let recurrenceKey: DateTimeValue
-
-    public init(record: EntityRecord, start: DateTimeValue, end: DateTimeValue, isRecurrenceInstance: Bool, recurrenceKey: DateTimeValue) {
-        self.record = record
-        self.start = start
-        self.end = end
-        self.isRecurrenceInstance = isRecurrenceInstance
-        self.recurrenceKey = recurrenceKey
-    }
-}
 
 /// Keeps the occurrence table of an entity: one row per single event or override, and one row
 /// per instance of a series inside the materialized window. Range queries inside the window are
@@ -27,15 +8,8 @@ public struct Occurrence: Sendable, Hashable {
 struct OccurrenceIndex {
     let connection: Connection
     let layout: TableLayout
-    let window: ClosedRange<Int64>
-
-    /// Upper bound on instances materialized per series, so no rule can flood the table. A
-    /// series with more in the window (every 20 minutes, FREQ=SECONDLY, COUNT=10^9) is marked
-    /// dense instead: none of its instances are stored, and each query expands it over the
-    /// query's own range (a month of an hourly series is 744). 10,000 is nine a day over the
-    /// three-year window; at 120,000, an import of the RFC 5545 examples (their every-20-minutes
-    /// and BYHOUR rules) took 1.3 s instrumented, past the import fuzz target's 1 s.
-    static let maximumInstancesPerSeries = 10_000
+    /// Where series are materialized, and the dense rule (`OccurrenceWindow`).
+    let window: OccurrenceWindow
 
     private var table: String { layout.occurrenceTable ?? "" }
 
@@ -59,8 +33,8 @@ struct OccurrenceIndex {
         }
         if let series = shape.series {
             let (starts, complete) = shape.instanceKeys(series, from: window.lowerBound, through: window.upperBound,
-                                                        reading: OccurrenceIndex.maximumInstancesPerSeries + 1)
-            let dense = !complete || starts.count > OccurrenceIndex.maximumInstancesPerSeries
+                                                        reading: OccurrenceWindow.maximumInstancesPerSeries + 1)
+            let dense = OccurrenceWindow.isDense(instances: starts.count, complete: complete)
             if !dense {
                 for key in starts {
                     try insert.run([id, .integer(key), .integer(key + shape.durationSeconds), floating, uid, .integer(key), .integer(0), .integer(1)])
@@ -98,16 +72,8 @@ struct OccurrenceIndex {
         try connection.prepare("DELETE FROM \(quote(table + "_series")) WHERE entity_id = ?").run([key])
     }
 
-    /// One row of the index: which record, when (keys), and whether the keys are wall readings.
-    struct Row {
-        let id: UUID
-        let start: Int64
-        let end: Int64
-        /// The start the occurrence has in its series.
-        let original: Int64
-        let isInstance: Bool
-        let isFloating: Bool
-    }
+    /// One row of the index (the store-neutral row an occurrence query assembles).
+    typealias Row = OccurrenceRow
 
     /// Rows that may overlap [from, to), ordered by start, of the records `selection` selects
     /// (all when nil). Keys of floating rows are wall readings; callers filter them by zone.
@@ -118,7 +84,7 @@ struct OccurrenceIndex {
     }
 
     /// For a page: the first `count` rows with fixed times (not floating) that overlap
-    /// [from, to) exactly as `Session.occurrences` defines it, in its order (start, then id:
+    /// [from, to) exactly as `OccurrenceAssembly.place` defines it, in its order (start, then id:
     /// ids are stored as lower-case text, which sorts as their bytes do), and how many there are.
     /// SQLite stops reading after the page, and counts the rest without making rows of them.
     func fixedRows(from: Int64, to: Int64, maximumDuration: Int64, within selection: RecordSelection?, first count: Int) throws -> (rows: [Row], total: Int) {
@@ -187,86 +153,5 @@ struct OccurrenceIndex {
             if let key = row.integer(0) { keys.insert(key) }
         }
         return keys
-    }
-}
-
-/// The time shape of one record: where it starts, how long it lasts, and its series if any.
-struct SeriesShape {
-    let start: DateTimeValue
-    let startKey: Int64
-    let durationSeconds: Int64
-    let isFloating: Bool
-    let isAllDay: Bool
-    let uid: String?
-    /// The key of the occurrence an override replaces.
-    let recurrenceID: Int64?
-    let series: RecurrenceSet?
-    let zone: TimeZone?
-
-    init?(record: EntityRecord, temporal: TemporalFields) {
-        guard case .dateTime(let start)? = record[temporal.start] else { return nil }
-        self.start = start
-        self.startKey = start.sortKey
-        self.isFloating = start.isFloating
-        self.zone = start.expansionZone
-        if let allDay = temporal.isAllDay, case .bool(true)? = record[allDay] { isAllDay = true } else { isAllDay = false }
-        if let end = temporal.end, case .dateTime(let endValue)? = record[end] {
-            durationSeconds = max(0, endValue.sortKey - start.sortKey)
-        } else {
-            durationSeconds = isAllDay ? 86_400 : 0
-        }
-        if let uidProperty = temporal.uid, case .string(let text)? = record[uidProperty] { uid = text } else { uid = nil }
-        if let property = temporal.recurrenceID, case .dateTime(let original)? = record[property] {
-            recurrenceID = original.sortKey
-        } else {
-            recurrenceID = nil
-        }
-        let rule: RecurrenceRule?
-        if let property = temporal.recurrence, case .recurrence(let value)? = record[property] { rule = value } else { rule = nil }
-        let additions = SeriesShape.dateTimes(record, temporal.additions)
-        let exclusions = SeriesShape.dateTimes(record, temporal.exclusions)
-        let extraRules = temporal.extraRules(of: record.values)
-        if recurrenceID == nil, rule != nil || !additions.isEmpty || !extraRules.more.isEmpty {
-            let zone = self.zone
-            series = RecurrenceSet(
-                start: start.expansionWallTime, timeZone: zone, rule: rule,
-                additions: additions.map { SeriesShape.wall($0, in: zone) },
-                exclusions: exclusions.map { SeriesShape.wall($0, in: zone) },
-                isAllDay: isAllDay, moreRules: extraRules.more, exclusionRules: extraRules.exclusions
-            )
-        } else {
-            series = nil
-        }
-    }
-
-    private static func dateTimes(_ record: EntityRecord, _ property: String?) -> [DateTimeValue] {
-        guard let property, case .array(let items)? = record[property] else { return [] }
-        return items.compactMap { if case .dateTime(let value) = $0 { return value } else { return nil } }
-    }
-
-    /// A date-time as a wall reading in the series' zone (EXDATEs may be given in UTC).
-    static func wall(_ value: DateTimeValue, in zone: TimeZone?) -> LocalDateTime {
-        value.recurrenceWallTime(in: zone)
-    }
-
-    /// The key of a wall-clock instance in the series' zone.
-    func key(of local: LocalDateTime) -> Int64 {
-        local.dateTime(in: zone).sortKey
-    }
-
-    /// Keys of instances whose start lies in [from, through].
-    func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, limit: Int) -> [Int64] {
-        instanceKeys(series, from: from, through: through, reading: limit).keys
-    }
-
-    /// The keys, and whether the rule was read to the end of the range: false when `reading`
-    /// instances (counted before the exact filter) were not enough.
-    func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, reading limit: Int) -> (keys: [Int64], complete: Bool) {
-        // Wall times differ from instants by at most the zone offset: widen by a day, then filter exactly.
-        let fromWall = LocalDateTime(wallSeconds: from - 86_400 - durationSeconds)
-        let throughWall = LocalDateTime(wallSeconds: through + 86_400)
-        let read = series.occurrences(from: fromWall, through: throughWall, limit: limit)
-        let keys = read.map { key(of: $0) }.filter { $0 + durationSeconds >= from && $0 <= through }
-        return (keys, read.count < limit)
     }
 }

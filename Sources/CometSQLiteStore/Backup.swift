@@ -1,3 +1,4 @@
+import CometStore
 import Foundation
 import CSQLite
 import CometSchema
@@ -93,7 +94,7 @@ extension SQLiteStore {
         let finish = sqlite3_backup_finish(backup)
         guard step == SQLITE_DONE, finish == SQLITE_OK else {
             let code = step == SQLITE_DONE ? finish : step
-            throw StoreError(.sqlite, "copying the store to '\(name)' failed: \(String(cString: sqlite3_errstr(code)))", resultCode: code)
+            throw StoreError(.engineFailure, "copying the store to '\(name)' failed: \(String(cString: sqlite3_errstr(code)))", detail: "SQLite code \(code)")
         }
     }
 

@@ -1,0 +1,121 @@
+import Foundation
+import CometSchema
+
+/// Where a store is: the one way every front end says it, parsed from `--db`, `COMETCAL_DB`, or
+/// the default path, and opened through a `StoreOpener` the executable provides.
+public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A store file.
+    case file(String)
+    /// A store that lives in memory and goes with its process (`:memory:`).
+    case memory
+    /// A PostgreSQL server (`postgresql://…` or `postgres://…`): parsed, not yet opened.
+    case postgres(String)
+
+    /// What a person wrote: a `postgresql://` or `postgres://` address, `:memory:`, else a path.
+    public init(parsing text: String) {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") {
+            self = .postgres(text)
+        } else if text == ":memory:" {
+            self = .memory
+        } else {
+            self = .file(text)
+        }
+    }
+
+    /// Where the store is: the one given (`--db`), else `$COMETCAL_DB`, else the default path.
+    /// `isGiven` says whether someone named it (a typo there is not a store to create).
+    public static func resolve(given: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> (location: StoreLocation, isGiven: Bool) {
+        if let given { return (StoreLocation(parsing: given), true) }
+        if let path = environment["COMETCAL_DB"], !path.isEmpty { return (StoreLocation(parsing: path), true) }
+        return (.file(defaultPath(environment: environment)), false)
+    }
+
+    /// Where the store lives when no location is given: `$COMETCAL_DB`, else
+    /// `$XDG_DATA_HOME/cometcal/cometcal.sqlite`, else `~/.local/share/cometcal/cometcal.sqlite`
+    /// (the file name is the one stores have always had).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["COMETCAL_DB"], !path.isEmpty { return path }
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        return ((base as NSString).appendingPathComponent("cometcal") as NSString).appendingPathComponent("cometcal.sqlite")
+    }
+
+    /// The file's path, for a file.
+    public var filePath: String? {
+        if case .file(let path) = self { return path }
+        return nil
+    }
+
+    /// As a person would write it again.
+    public var description: String {
+        switch self {
+        case .file(let path): return path
+        case .memory: return ":memory:"
+        case .postgres(let address): return address
+        }
+    }
+
+    /// The refusal for a kind of store this build cannot open yet.
+    public var unsupported: StoreError? {
+        guard case .postgres = self else { return nil }
+        return StoreError(.unsupportedLocation, "PostgreSQL stores are not built yet (issue 23); use a file path")
+    }
+}
+
+/// What opening a store may create.
+public enum StoreCreation: Sendable, Hashable {
+    /// The file and its folders (the default location, made on first use).
+    case fileAndFolders
+    /// The file, in a folder that must exist (a path someone typed: a typo is not a store).
+    case fileOnly
+    /// Nothing: the store must exist (a read has nothing to read otherwise).
+    case nothing
+}
+
+/// How a store is opened.
+public enum StoreAccess: Sendable, Hashable {
+    /// Reads and writes; the store is created as allowed and migrated to the registry, and its
+    /// materialization window moved when it is due.
+    case readWrite
+    /// Reads only, creating nothing, migrating nothing and leaving the window where it is (tab
+    /// completion): a store that would need a migration refuses to open (`needsMigration`).
+    case readOnlyNoMigration
+}
+
+/// A store as the front ends hold it: the engine's protocol, and what the command line does to
+/// the store as a whole.
+public protocol OpenedStore: EntityStore {
+    var location: StoreLocation { get }
+    /// Copies the store to a new file at `destination`, consistent as of one moment.
+    func backup(to destination: String) throws
+    /// Replaces the store's content with the backup at `source`, keeping the old content at
+    /// `keeping` first.
+    @discardableResult
+    func restore(from source: String, keeping: String) throws -> String
+    /// A number that changes whenever another connection (another process) commits.
+    func othersVersion() throws -> Int64
+}
+
+/// Opens stores: the executables' composition roots make one for the database they are built
+/// with, and everything else (the CLI's commands, the daemon, the conversation's script world,
+/// completion) opens stores through it without naming a database.
+public struct StoreOpener: Sendable {
+    /// The name and version of the database underneath, for `--version`.
+    public let engineDescription: String
+    private let opening: @Sendable (StoreLocation, Registry, Date, StoreCreation, StoreAccess) throws -> any OpenedStore
+
+    public init(engineDescription: String,
+                opening: @escaping @Sendable (StoreLocation, Registry, Date, StoreCreation, StoreAccess) throws -> any OpenedStore) {
+        self.engineDescription = engineDescription
+        self.opening = opening
+    }
+
+    /// Opens the store at `location` for `registry`; `now` fixes the materialization window.
+    /// A location this build cannot open is refused first, with what to do instead.
+    public func open(_ location: StoreLocation, registry: Registry, now: Date = Date(), creating: StoreCreation = .fileAndFolders,
+                     access: StoreAccess = .readWrite) throws -> any OpenedStore {
+        if let refusal = location.unsupported { throw refusal }
+        return try opening(location, registry, now, creating, access)
+    }
+}

@@ -9,7 +9,8 @@ import CometIntents
 /// beside libical's own parse and serialization, python `icalendar` and `recurring_ical_events`,
 /// and raw covering-index SQLite queries of the same rows, all in the same run.
 enum ICalScenarios {
-    static let all: [Scenario] = [importFile, reimport, export, agendaBusiestMonth, agendaMonthLimit, agendaDay, agendaEveryMonth, scaling]
+    static let all: [Scenario] = [importFile, reimport, export, agendaBusiestMonth, agendaMonthLimit, agendaDay, agendaEveryMonth,
+                                  agendaYearBack, agendaTwoYearsAhead, scaling]
     static let references: [Reference] = [libicalParse, libicalSerialize, rawOccurrences]
 
     static let libicalGroup = "libical 3 itself, through scripts/bench-references/libical_reference.c built by the benchmark (-O2); reading the file is outside its clock"
@@ -211,6 +212,37 @@ enum ICalScenarios {
                                              note: String(format: "resident memory %.0f → %.0f MiB over the months: the store's record cache, at most %d records",
                                                           rssBefore, rssAfter, SQLiteStore.recordCacheLimit)))
             return result
+        }
+    )
+
+    /// A month wholly before the store's materialization window (it starts a year before now):
+    /// what someone looking back at last year, or a CalDAV client asking for a wide range, asks.
+    static let agendaYearBack = Scenario.timingItself(
+        name: "agenda-year-back", summary: "searchEvents of the whole month 13 months before now (before the materialized window), all occurrences",
+        referenceName: "sqlite-cover", targetP50: 20, comparesRows: true,
+        body: { run, reference, scenario in
+            let agenda = try AgendaBench.shared(run)
+            let month = run.frame.monthOutsideWindow(monthsFromNow: -13)
+            let bounds = try run.frame.monthBounds(month)
+            return try agenda.measure(scenario: scenario, reference: reference, range: bounds, limit: nil, run: run,
+                                      target: .both(value: 20, ratio: 3)) {
+                "agenda, \(String(format: "%04d-%02d", month.year, month.month)), before the window (\(thousands($0)) occurrences)"
+            }
+        }
+    )
+
+    /// A month wholly after the window (it ends two years after now): only unbounded series reach it.
+    static let agendaTwoYearsAhead = Scenario.timingItself(
+        name: "agenda-two-years-ahead", summary: "searchEvents of the first whole month after the materialized window (25 months ahead), all occurrences",
+        referenceName: "sqlite-cover", targetP50: 20, comparesRows: true,
+        body: { run, reference, scenario in
+            let agenda = try AgendaBench.shared(run)
+            let month = run.frame.monthOutsideWindow(monthsFromNow: 25)
+            let bounds = try run.frame.monthBounds(month)
+            return try agenda.measure(scenario: scenario, reference: reference, range: bounds, limit: nil, run: run,
+                                      target: .both(value: 20, ratio: 3)) {
+                "agenda, \(String(format: "%04d-%02d", month.year, month.month)), after the window (\(thousands($0)) occurrences)"
+            }
         }
     )
 

@@ -74,6 +74,14 @@ struct TimeFrame {
         return (try DateTimeValue.zoned(first, timeZone: zoneName), try DateTimeValue.zoned(last, timeZone: zoneName))
     }
 
+    /// The calendar month `monthsFromNow` months from now's month (negative: back), which lies
+    /// wholly outside the window for -13 and 25 (the window reaches a year back, two years ahead).
+    func monthOutsideWindow(monthsFromNow: Int) -> (year: Int, month: Int) {
+        let today = TimeFrame.date(day: Int64(now.timeIntervalSince1970) / 86_400)
+        let index = today.year * 12 + (today.month - 1) + monthsFromNow
+        return (index / 12, index % 12 + 1)
+    }
+
     /// Whether the whole month lies inside the materialized window (else series are expanded
     /// on the fly for it).
     func isInsideWindow(_ bounds: (from: DateTimeValue, to: DateTimeValue)) -> Bool {

@@ -30,6 +30,9 @@ public final class SQLiteStore: OpenedStore {
     /// Whether the open transaction may write: records it reads may be its own uncommitted
     /// changes, so they are not cached.
     private(set) var isWriting = false
+    /// Series expanded outside the window, kept like the records they come from: a record's
+    /// entry goes when the record is forgotten, all go when another connection commits.
+    let expansions = SeriesExpansions()
     /// Records kept at most (two generations of half as many). A decoded event is about 3.7 KB
     /// (32,768 of them and the page cache took 120 MiB): 8,192 hold the busiest month of a 50,000-event calendar
     /// (3,376 records) in about 30 MiB per connection.
@@ -244,6 +247,7 @@ public final class SQLiteStore: OpenedStore {
             recentRecords.removeAll(keepingCapacity: true)
             olderRecords.removeAll(keepingCapacity: true)
             maximumDurations.removeAll()
+            expansions.forgetAll()
             cachedDataVersion = version
         }
     }
@@ -253,6 +257,7 @@ public final class SQLiteStore: OpenedStore {
         recentRecords.removeAll(keepingCapacity: true)
         olderRecords.removeAll(keepingCapacity: true)
         maximumDurations.removeAll()
+        expansions.forgetAll()
     }
 
     func cachedRecord(_ key: RecordKey) -> EntityRecord? {
@@ -279,6 +284,7 @@ public final class SQLiteStore: OpenedStore {
     func forget(_ key: RecordKey) {
         recentRecords[key] = nil
         olderRecords[key] = nil
+        expansions.forget(key.id)
     }
 
     func layout(_ entity: QualifiedName) throws -> TableLayout {

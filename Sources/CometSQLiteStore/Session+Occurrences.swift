@@ -42,18 +42,24 @@ extension Session {
             var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
             // Series not materialized over this range are expanded over it (which needs their
             // records): the work is bounded by the range asked for, never by the rule.
-            if !expanded.isEmpty {
-                var seen = Set(rows.map { "\($0.id)|\($0.start)" })
-                for (id, dense) in expanded {
-                    guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
-                    records[id] = record
-                    let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
-                    for row in try OccurrenceAssembly.expandedRows(of: id, shape: shape, series: series, from: fromKey, to: toKey,
-                                                                   window: store.window, dense: dense, overridden: overridden)
-                    where seen.insert("\(id)|\(row.start)").inserted {
-                        rows.append(row)
-                    }
+            // Their rows and the index's never meet: the index holds a series' instances only
+            // inside the window and never a dense series', and expansion keeps the others.
+            for (id, dense) in expanded {
+                // A series' shape and instance keys are kept between queries (not while
+                // writing: the record read may be this transaction's own, not committed).
+                let kept = dense || store.isWriting ? nil
+                    : try store.expansions.shape(of: id, temporal: temporal) { try fetch(entity, id: id) }
+                if let kept, let keys = store.expansions.instanceKeys(of: id, from: fromKey - OccurrenceKey.floatingSlack,
+                                                                        through: toKey + OccurrenceKey.floatingSlack) {
+                    let overridden = try kept.shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
+                    rows += OccurrenceAssembly.rows(of: id, shape: kept.shape, keys: keys, window: store.window, dense: false, overridden: overridden)
+                    continue
                 }
+                guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
+                records[id] = record
+                let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
+                rows += try OccurrenceAssembly.expandedRows(of: id, shape: shape, series: series, from: fromKey, to: toKey,
+                                                            window: store.window, dense: dense, overridden: overridden)
             }
             placed = OccurrenceAssembly.place(rows, from: fromKey, to: toKey, zone: zone)
             total = placed.count

@@ -96,9 +96,22 @@ public enum OccurrenceAssembly {
         if !complete {
             throw StoreError(.invalidData, "one repeating event has more than \(NumberText.grouped(maximumExpandedPerSeries)) occurrences in this range; ask for a shorter range")
         }
-        return keys.filter { (dense || !window.contains($0)) && !overridden.contains($0) }.map { key in
-            OccurrenceRow(id: id, start: key, end: key + shape.durationSeconds, original: key, isInstance: true, isFloating: shape.isFloating)
+        return rows(of: id, shape: shape, keys: keys, window: window, dense: dense, overridden: overridden)
+    }
+
+    /// The rows of a series' instance `keys` (in order) that a store did not materialize (see
+    /// `expandedRows`), each instant once: two wall times can name one instant (one in a
+    /// spring-forward gap and the hour after it), and that is one occurrence.
+    public static func rows(of id: UUID, shape: SeriesShape, keys: [Int64], window: OccurrenceWindow, dense: Bool,
+                            overridden: Set<Int64>) -> [OccurrenceRow] {
+        var rows: [OccurrenceRow] = []
+        var previous: Int64?
+        for key in keys where key != previous {
+            previous = key
+            guard dense || !window.contains(key), !overridden.contains(key) else { continue }
+            rows.append(OccurrenceRow(id: id, start: key, end: key + shape.durationSeconds, original: key, isInstance: true, isFloating: shape.isFloating))
         }
+        return rows
     }
 
     /// The occurrence of `row`, whose record is `record`: its times of the same kind (and zone)

@@ -110,4 +110,52 @@ struct OccurrenceConformanceTests {
         }
         #expect(try fixture.occurrences(from: "2026-06-01T00:00:00Z", to: "2026-06-15T00:00:00Z").total == 16)
     }
+
+    @Test("outside the window, a repeated query sees every change: a new rule, a new override, a deletion, by this store or another on the same location", arguments: StoreFactory.all)
+    func outsideTheWindowStaysTrue(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let other = try fixture.openAgain()
+        let work = fixture.calendar("Work")
+        let weekly = try fixture.event("Weekly", in: work, start: "2024-01-01T09:00:00Z", end: "2024-01-01T10:00:00Z", [
+            "uid": .string("weekly-2"), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY")),
+        ])
+        try fixture.save(work, weekly)
+        let (from, to) = ("2030-03-01T00:00:00Z", "2030-04-01T00:00:00Z")
+        // Mondays of March 2030: 4, 11, 18, 25. Asked twice, the same.
+        let mondays = ["2030-03-04T09:00:00Z", "2030-03-11T09:00:00Z", "2030-03-18T09:00:00Z", "2030-03-25T09:00:00Z"]
+        #expect(starts(try fixture.occurrences(from: from, to: to)) == mondays)
+        #expect(starts(try fixture.occurrences(from: from, to: to)) == mondays)
+        // This store changes the rule to every other week.
+        var changed = weekly
+        changed.values["recurrence"] = .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY;INTERVAL=2"))
+        try fixture.save(changed)
+        let everyOther = try fixture.occurrences(from: from, to: to)
+        #expect(everyOther.total == 2)
+        #expect(starts(everyOther).allSatisfy { mondays.contains($0) })
+        // Another store on the location moves one instance (an override): this one sees it.
+        let first = try #require(everyOther.occurrences.first)
+        let moved = try fixture.event("Weekly (moved)", in: work, start: "2030-03-07T15:00:00Z", end: "2030-03-07T16:00:00Z", [
+            "uid": .string("weekly-2"), "recurrenceId": .dateTime(first.recurrenceKey),
+        ])
+        try other.transaction { try $0.save(moved) }
+        #expect(try fixture.occurrences(from: from, to: to).occurrences.map(\.record.id) == [moved.id, weekly.id])
+        // And deletes the series: nothing of it is left here.
+        try other.transaction { try $0.delete(ConformanceStore.event, id: weekly.id) }
+        #expect(try fixture.occurrences(from: from, to: to).occurrences.map(\.record.id) == [moved.id])
+    }
+
+    @Test("outside the window, one instant is one occurrence: a daily 02:30 in Berlin meets the 03:30 it becomes on the spring-forward day", arguments: StoreFactory.all)
+    func oneInstantOnce(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let work = fixture.calendar("Work")
+        // 02:30 daily, with an added 03:30 on 2030-03-31, the day 02:30 does not exist in Berlin.
+        try fixture.save(work, try fixture.event("Night shift", in: work, start: "2030-03-01T02:30:00+01:00[Europe/Berlin]", [
+            "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=DAILY")),
+            "additionalDates": .array([try dateTime("2030-03-31T03:30:00+02:00[Europe/Berlin]")]),
+        ]))
+        for _ in 0..<2 {
+            let day = try fixture.occurrences(from: "2030-03-31T00:00:00+01:00[Europe/Berlin]", to: "2030-04-01T00:00:00+02:00[Europe/Berlin]")
+            #expect(day.total == 1, "\(starts(day))")
+        }
+    }
 }

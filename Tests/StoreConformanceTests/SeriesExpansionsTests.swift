@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import CometSchema
+import CometStore
+
+/// The kept expansions of series outside the window give exactly what expanding the series
+/// over the query's own range gives, across stretch boundaries, before 1970, and for rules with
+/// exclusions and added dates, and they forget what they are told to.
+@Suite("Series expansions kept between queries")
+struct SeriesExpansionsTests {
+    static let registry = Result { try Registry.load(paths: [ConformanceStore.schemas]) }
+
+    static func shape(_ values: [String: Value]) throws -> (EntityRecord, TemporalFields) {
+        let registry = try registry.get()
+        let temporal = try #require(registry.entity(ConformanceStore.event)?.temporalFields)
+        return (EntityRecord(entity: ConformanceStore.event, id: UUID(), values: values), temporal)
+    }
+
+    static let rules: [[String: Value]] = {
+        func value(_ text: String) -> Value { .dateTime(try! DateTimeValue(parsing: text)) }
+        func rule(_ text: String) -> Value { .recurrence(try! RecurrenceRule(parsing: text)) }
+        return [
+            ["title": .string("weekly, Berlin"), "startDate": value("2020-01-06T09:00:00+01:00[Europe/Berlin]"),
+             "endDate": value("2020-01-06T10:30:00+01:00[Europe/Berlin]"), "recurrence": rule("FREQ=WEEKLY;BYDAY=MO,TH")],
+            ["title": .string("daily, overnight, New York"), "startDate": value("2021-03-01T23:00:00-05:00[America/New_York]"),
+             "endDate": value("2021-03-02T07:00:00-05:00[America/New_York]"), "recurrence": rule("FREQ=DAILY"),
+             "excludedDates": .array([value("2031-03-09T23:00:00-04:00[America/New_York]")]),
+             "additionalDates": .array([value("2031-03-10T12:00:00-04:00[America/New_York]")])],
+            ["title": .string("monthly, floating, before 1970"), "startDate": value("1965-05-15T08:00:00"),
+             "recurrence": rule("FREQ=MONTHLY;BYDAY=2TU")],
+            ["title": .string("yearly, all day"), "startDate": value("2000-02-29T00:00:00Z"), "isAllDay": .bool(true),
+             "endDate": value("2000-03-01T00:00:00Z"), "recurrence": rule("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1")],
+        ]
+    }()
+
+    @Test("the kept keys equal a direct expansion over 300 ranges of each rule, repeated and overlapping", arguments: 0..<4)
+    func sameAsDirectExpansion(_ which: Int) throws {
+        let (record, temporal) = try Self.shape(Self.rules[which])
+        let shape = try #require(SeriesShape(record: record, temporal: temporal))
+        let series = try #require(shape.series)
+        let kept = SeriesExpansions()
+        #expect(kept.shape(of: record.id, temporal: temporal) { record } != nil)
+        var generator = SplitMix(seed: UInt64(which + 1))
+        var compared = 0
+        for _ in 0..<300 {
+            // Anywhere from 1960 to 2040, a day to three months long, often right on a stretch's edge.
+            let stretch = SeriesExpansions.stretchSeconds
+            var from = Int64(generator.next() % UInt64(2_524_608_000 + 315_532_800)) - 315_532_800
+            if generator.next() % 3 == 0 { from = (from / stretch) * stretch - Int64(generator.next() % 2) }
+            let through = from + 86_400 + Int64(generator.next() % (90 * 86_400))
+            let keys = try #require(kept.instanceKeys(of: record.id, from: from, through: through))
+            let direct = shape.instanceKeys(series, from: from, through: through, reading: 1_000_000)
+            #expect(direct.complete)
+            #expect(keys == Array(Set(direct.keys)).sorted(), "\(Self.rules[which]["title"]!) over [\(from), \(through)]")
+            compared += keys.count
+        }
+        #expect(compared > 10, "the ranges held instances: \(compared)")
+    }
+
+    @Test("a forgotten series is built again from its record; forgetting all drops every one")
+    func forgetting() throws {
+        let (record, temporal) = try Self.shape(Self.rules[0])
+        let kept = SeriesExpansions()
+        var reads = 0
+        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        #expect(reads == 1)
+        #expect(kept.instanceKeys(of: record.id, from: 2_000_000_000, through: 2_002_592_000)?.isEmpty == false)
+        kept.forget(record.id)
+        #expect(kept.instanceKeys(of: record.id, from: 2_000_000_000, through: 2_002_592_000) == nil, "nothing kept for it")
+        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        #expect(reads == 2)
+        kept.forgetAll()
+        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        #expect(reads == 3)
+    }
+
+    @Test("a rule with more instances in one stretch than a stretch reads is left to each query (nil)")
+    func tooManyForAStretch() throws {
+        let (record, temporal) = try Self.shape([
+            "title": .string("every second"), "startDate": .dateTime(try DateTimeValue(parsing: "2030-01-01T00:00:00Z")),
+            "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=SECONDLY")),
+        ])
+        let kept = SeriesExpansions()
+        _ = kept.shape(of: record.id, temporal: temporal) { record }
+        #expect(kept.instanceKeys(of: record.id, from: 1_900_000_000, through: 1_900_086_400) == nil)
+    }
+}
+
+/// A small deterministic generator, so a failure names ranges that come back.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

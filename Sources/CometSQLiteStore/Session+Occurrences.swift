@@ -48,10 +48,10 @@ extension Session {
                 // A series' shape and instance keys are kept between queries (not while
                 // writing: the record read may be this transaction's own, not committed).
                 let kept = dense || store.isWriting ? nil
-                    : try store.expansions.shape(of: id, temporal: temporal) { try fetch(entity, id: id) }
-                if let kept, let keys = store.expansions.instanceKeys(of: id, from: fromKey - OccurrenceKey.floatingSlack,
+                    : try store.expansions.series(id) { try fetch(entity, id: id).flatMap { SeriesShape(record: $0, temporal: temporal) } }
+                if let kept, let keys = store.expansions.instanceKeys(of: kept, from: fromKey - OccurrenceKey.floatingSlack,
                                                                         through: toKey + OccurrenceKey.floatingSlack) {
-                    let overridden = try kept.shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
+                    let overridden = try kept.shape.uid.map { uid in try store.expansions.overriddenKeys(uid: uid) { try index.overriddenKeys(uid: uid) } } ?? []
                     rows += OccurrenceAssembly.rows(of: id, shape: kept.shape, keys: keys, window: store.window, dense: false, overridden: overridden)
                     continue
                 }

@@ -39,7 +39,7 @@ struct SeriesExpansionsTests {
         let shape = try #require(SeriesShape(record: record, temporal: temporal))
         let series = try #require(shape.series)
         let kept = SeriesExpansions()
-        #expect(kept.shape(of: record.id, temporal: temporal) { record } != nil)
+        let entry = try #require(kept.series(record.id) { SeriesShape(record: record, temporal: temporal) })
         var generator = SplitMix(seed: UInt64(which + 1))
         var compared = 0
         for _ in 0..<300 {
@@ -48,7 +48,7 @@ struct SeriesExpansionsTests {
             var from = Int64(generator.next() % UInt64(2_524_608_000 + 315_532_800)) - 315_532_800
             if generator.next() % 3 == 0 { from = (from / stretch) * stretch - Int64(generator.next() % 2) }
             let through = from + 86_400 + Int64(generator.next() % (90 * 86_400))
-            let keys = try #require(kept.instanceKeys(of: record.id, from: from, through: through))
+            let keys = try #require(kept.instanceKeys(of: entry, from: from, through: through))
             let direct = shape.instanceKeys(series, from: from, through: through, reading: 1_000_000)
             #expect(direct.complete)
             #expect(keys == Array(Set(direct.keys)).sorted(), "\(Self.rules[which]["title"]!) over [\(from), \(through)]")
@@ -57,21 +57,29 @@ struct SeriesExpansionsTests {
         #expect(compared > 10, "the ranges held instances: \(compared)")
     }
 
-    @Test("a forgotten series is built again from its record; forgetting all drops every one")
+    @Test("a forgotten series is built again from its record, a forgotten record drops every series' overrides, and forgetting all drops everything")
     func forgetting() throws {
         let (record, temporal) = try Self.shape(Self.rules[0])
         let kept = SeriesExpansions()
         var reads = 0
-        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
-        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        func series() -> SeriesExpansions.Series? { kept.series(record.id) { reads += 1; return SeriesShape(record: record, temporal: temporal) } }
+        let first = try #require(series())
+        #expect(series() === first)
         #expect(reads == 1)
-        #expect(kept.instanceKeys(of: record.id, from: 2_000_000_000, through: 2_002_592_000)?.isEmpty == false)
+        #expect(kept.instanceKeys(of: first, from: 2_000_000_000, through: 2_002_592_000)?.isEmpty == false)
+        var overrideReads = 0
+        _ = kept.overriddenKeys(uid: "u") { overrideReads += 1; return [1] }
+        #expect(kept.overriddenKeys(uid: "u") { overrideReads += 1; return [1] } == [1])
+        #expect(overrideReads == 1)
+        kept.forget(UUID())  // another record: perhaps an override of this series
+        _ = kept.overriddenKeys(uid: "u") { overrideReads += 1; return [] }
+        #expect(overrideReads == 2)
+        #expect(series() === first, "the series itself is kept")
         kept.forget(record.id)
-        #expect(kept.instanceKeys(of: record.id, from: 2_000_000_000, through: 2_002_592_000) == nil, "nothing kept for it")
-        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        #expect(series() !== first)
         #expect(reads == 2)
         kept.forgetAll()
-        _ = kept.shape(of: record.id, temporal: temporal) { reads += 1; return record }
+        _ = series()
         #expect(reads == 3)
     }
 
@@ -82,8 +90,8 @@ struct SeriesExpansionsTests {
             "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=SECONDLY")),
         ])
         let kept = SeriesExpansions()
-        _ = kept.shape(of: record.id, temporal: temporal) { record }
-        #expect(kept.instanceKeys(of: record.id, from: 1_900_000_000, through: 1_900_086_400) == nil)
+        let entry = try #require(kept.series(record.id) { SeriesShape(record: record, temporal: temporal) })
+        #expect(kept.instanceKeys(of: entry, from: 1_900_000_000, through: 1_900_086_400) == nil)
     }
 }
 

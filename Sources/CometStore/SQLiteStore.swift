@@ -13,7 +13,7 @@ public final class SQLiteStore: EntityStore {
     let coding: ValueCoding
     /// The range (epoch seconds) in which series instances are materialized.
     private(set) var window: ClosedRange<Int64>
-    private var maximumDurations: [String: Int64] = [:]
+    var maximumDurations: [String: Int64] = [:]
     /// Records decoded by earlier reads, kept between transactions. Decoding a record is most
     /// of an agenda's time (a profile: 95%), and a daemon or a conversation asks for the same
     /// days again and again. See `beginTransaction` for how it stays true.
@@ -26,6 +26,10 @@ public final class SQLiteStore: EntityStore {
     private var recentRecords: [RecordKey: EntityRecord] = [:]
     private var olderRecords: [RecordKey: EntityRecord] = [:]
     private var cachedDataVersion: Int64?
+    /// What the open write transaction changed, for `_commits` (CommitLog.swift).
+    var commitLog = CommitLog()
+    /// The last row of `_commits` this connection has taken into account; nil before the first.
+    var lastSeenCommit: Int64?
     /// Whether the open transaction may write: records it reads may be its own uncommitted
     /// changes, so they are not cached.
     private(set) var isWriting = false
@@ -143,17 +147,23 @@ public final class SQLiteStore: EntityStore {
     }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try connection.transaction {
+        var ownLastCommit: Int64?
+        let result = try connection.transaction {
             try beginTransaction()
             isWriting = true
             defer {
                 isWriting = false
                 pendingSearchChanges.removeAll()
+                commitLog.reset()
             }
             let result = try body(Session(store: self))
             try flushSearchChanges()
+            ownLastCommit = try logCommit()
             return result
         }
+        // Committed: this connection's own rows of _commits are not read back.
+        if let ownLastCommit { lastSeenCommit = ownLastCommit }
+        return result
     }
 
     /// A change to a full-text index, waiting for the end of the transaction (or for a search
@@ -215,20 +225,19 @@ public final class SQLiteStore: EntityStore {
         return version
     }
 
-    /// Forgets what other connections may have changed. `PRAGMA data_version` changes when any
-    /// other connection (another process, the daemon's other engines) has committed since this
+    /// Forgets what other connections changed. `PRAGMA data_version` changes when any other
+    /// connection (another process, the daemon's other engines) has committed since this
     /// connection last looked; it is read after a first read has fixed the transaction's
-    /// snapshot, so it describes exactly what this transaction sees. This connection's own
+    /// snapshot, so it describes exactly what this transaction sees. What they changed is then
+    /// read from `_commits` and the journal (`forgetOthersChanges`). This connection's own
     /// writes drop their records from the cache as they are saved (`forget`), and records read
     /// while writing are never cached, so a rolled-back transaction leaves nothing behind.
     private func beginTransaction() throws {
         _ = try connection.prepare("SELECT 1 FROM _meta LIMIT 1").scalar()
         guard case .integer(let version)? = try connection.prepare("PRAGMA data_version").scalar() else { return }
         if version != cachedDataVersion {
-            recentRecords.removeAll(keepingCapacity: true)
-            olderRecords.removeAll(keepingCapacity: true)
-            maximumDurations.removeAll()
             cachedDataVersion = version
+            try forgetOthersChanges()
         }
     }
 
@@ -237,6 +246,13 @@ public final class SQLiteStore: EntityStore {
         recentRecords.removeAll(keepingCapacity: true)
         olderRecords.removeAll(keepingCapacity: true)
         maximumDurations.removeAll()
+    }
+
+    /// Whether a record is in this connection's cache (for the tests of what a commit forgets).
+    func hasCachedRecord(_ entity: QualifiedName, id: UUID) -> Bool {
+        guard let table = layouts[entity]?.table else { return false }
+        let key = RecordKey(table: table, id: id)
+        return recentRecords[key] != nil || olderRecords[key] != nil
     }
 
     func cachedRecord(_ key: RecordKey) -> EntityRecord? {

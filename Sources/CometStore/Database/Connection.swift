@@ -9,6 +9,13 @@ final class Connection {
     /// When set (uptime nanoseconds), SQLite stops the statement running past it.
     var deadline: UInt64?
     private var statementCache: [String: Statement] = [:]
+    /// What the WAL hook calls after each commit (kept alive here: SQLite holds a raw pointer).
+    private var walHook: WALHook?
+
+    final class WALHook {
+        let committed: @Sendable (Int) -> Void
+        init(_ committed: @escaping @Sendable (Int) -> Void) { self.committed = committed }
+    }
 
     init(path: String, readOnly: Bool = false) throws {
         self.path = path
@@ -39,6 +46,17 @@ final class Connection {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
         }
+    }
+
+    /// Replaces SQLite's automatic checkpoint (itself a WAL hook) with `committed`, told after
+    /// each commit how many pages the WAL holds.
+    func setWALHook(_ committed: @escaping @Sendable (Int) -> Void) {
+        let hook = WALHook(committed)
+        walHook = hook
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            if let context { Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().committed(Int(pages)) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     deinit {

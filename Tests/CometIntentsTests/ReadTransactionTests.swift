@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import CometSchema
-import CometStore
+@testable import CometStore
 import CometIntents
 
 /// Reads are not writes: a search, an open, an export and the history read beside a writer that
@@ -28,6 +28,17 @@ struct ReadTransactionTests {
         }
         // The store's busy timeout is 5 s: a read that waited for the writer would take that long.
         #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test("read transactions keep the connection's compiled statements (none is compiled again)")
+    func readsKeepStatements() throws {
+        let fixture = try TestStore(label: "reprepare")
+        let sql = "SELECT count(*) FROM _meta"
+        for _ in 0..<3 {
+            _ = try fixture.store.readTransaction { _ in try fixture.store.connection.prepare(sql).scalar() }
+            try fixture.store.transaction { _ in }
+        }
+        #expect(try fixture.store.connection.prepare(sql).reprepares == 0)
     }
 
     @Test("a read transaction refuses writes, so a read that wrote would fail loudly")

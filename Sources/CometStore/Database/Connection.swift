@@ -93,13 +93,19 @@ final class Connection {
     }
 
     /// Runs `body` as a read: a deferred transaction that never takes the write lock (WAL lets
-    /// it read beside a writer), with writes refused (`query_only`), so a read that tried to
+    /// it read beside a writer), with writes refused (`readsOnly`), so a read that tried to
     /// write would fail loudly instead of queueing behind writers.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("PRAGMA query_only = ON")
-        defer { try? execute("PRAGMA query_only = OFF") }
+        readsOnly = true
+        defer { readsOnly = false }
         return try run("BEGIN DEFERRED", body)
     }
+
+    /// While true, a statement that would write is refused before it runs (`Statement`). Not
+    /// `PRAGMA query_only`: setting that flag expires every prepared statement of the
+    /// connection, so each read transaction compiled its SQL again (a fifth of the CPU of an
+    /// entity.get through the daemon in a perf profile, in sqlite3Reprepare).
+    var readsOnly = false
 
     private func run<T>(_ begin: String, _ body: () throws -> T) throws -> T {
         try execute(begin)

@@ -85,16 +85,25 @@ extension SQLiteStore {
             return
         }
         defer { lastSeenCommit = last }
-        guard let seen = lastSeenCommit, rows[0].sequence == seen + 1 else { return forgetCachedRecords() }
-        var keys: [RecordKey] = []
-        for row in rows {
-            guard let entry = row.journal, let named = try journalKeys(entry) else { return forgetCachedRecords() }
-            keys += named
-            if keys.count > CommitLog.keyLimit { return forgetCachedRecords() }
+        func forgetEverything() {
+            forgetCachedRecords()
+            sharedRecords?.changedEverything(at: last)
         }
-        for key in keys {
-            forget(key)
-            try widenMaximumDuration(for: key)
+        guard let seen = lastSeenCommit, rows[0].sequence == seen + 1 else { return forgetEverything() }
+        var changes: [(sequence: Int64, keys: [RecordKey])] = []
+        var count = 0
+        for row in rows {
+            guard let entry = row.journal, let named = try journalKeys(entry) else { return forgetEverything() }
+            changes.append((row.sequence, named))
+            count += named.count
+            if count > CommitLog.keyLimit { return forgetEverything() }
+        }
+        for change in changes {
+            sharedRecords?.changed(change.keys, at: change.sequence)
+            for key in change.keys {
+                forget(key)
+                try widenMaximumDuration(for: key)
+            }
         }
     }
 

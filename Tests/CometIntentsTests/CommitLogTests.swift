@@ -162,3 +162,53 @@ struct CommitLogTests {
         #expect(try fixture.store.connection.prepare("SELECT count(*) FROM _commits").scalar() == .integer(1))
     }
 }
+
+/// The daemon's readers share one record cache, kept true by the same rows of `_commits`.
+@Suite("Readers share decoded records")
+struct SharedRecordCacheTests {
+    private func title(_ store: SQLiteStore, _ id: UUID, registry: Registry) throws -> String? {
+        try store.readTransaction { try $0.fetch(Fixture.event, id: id) }.map { registry.title(of: $0) }
+    }
+
+    @Test("a record one reader decoded is served to another from the shared cache")
+    func sharedBetweenReaders() throws {
+        let fixture = try TestStore(label: "shared-cache")
+        try fixture.makeCalendar()
+        let picnic = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        let dentist = try fixture.makeEvent("Dentist", start: "2026-06-15T09:00:00+02:00[Europe/Berlin]")
+        let shared = SharedRecordCache()
+        let first = try SQLiteStore(path: fixture.path, registry: fixture.registry, now: Fixture.now)
+        let second = try SQLiteStore(path: fixture.path, registry: fixture.registry, now: Fixture.now)
+        first.shareRecords(with: shared)
+        second.shareRecords(with: shared)
+        #expect(try title(second, dentist.id, registry: fixture.registry) == "Dentist")
+        #expect(!second.hasCachedRecord(Fixture.event, id: picnic.id))
+        #expect(try title(first, picnic.id, registry: fixture.registry) == "Picnic")
+        #expect(second.hasCachedRecord(Fixture.event, id: picnic.id))
+    }
+
+    @Test("a change is never served from the shared cache to a reader that sees it, nor hidden from one that does not")
+    func changesAcrossSnapshots() throws {
+        let fixture = try TestStore(label: "shared-snapshots")
+        try fixture.makeCalendar()
+        let picnic = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        let shared = SharedRecordCache()
+        let old = try SQLiteStore(path: fixture.path, registry: fixture.registry, now: Fixture.now)
+        let new = try SQLiteStore(path: fixture.path, registry: fixture.registry, now: Fixture.now)
+        old.shareRecords(with: shared)
+        new.shareRecords(with: shared)
+        #expect(try title(new, picnic.id, registry: fixture.registry) == "Picnic")
+        try old.readTransaction { transaction in
+            // This transaction's snapshot is fixed here, before the rename.
+            _ = try transaction.fetchAll(Fixture.calendar, matching: [], limit: nil)
+            _ = try requireDone(fixture.engine.perform(IntentRequest(intent: "updateEvent", parameters: ParameterBindings([
+                "event": .set(.reference(picnic.id)), "title": .set(.string("Picnic in the park")),
+            ]), confirmation: .confirmed)))
+            #expect(try title(new, picnic.id, registry: fixture.registry) == "Picnic in the park")
+            // The older snapshot still reads the record as it was, and does not put it back.
+            #expect(try transaction.fetch(Fixture.event, id: picnic.id).map { fixture.registry.title(of: $0) } == "Picnic")
+        }
+        #expect(try title(new, picnic.id, registry: fixture.registry) == "Picnic in the park")
+        #expect(try title(old, picnic.id, registry: fixture.registry) == "Picnic in the park")
+    }
+}

@@ -85,25 +85,16 @@ extension SQLiteStore {
             return
         }
         defer { lastSeenCommit = last }
-        func forgetEverything() {
-            forgetCachedRecords()
-            sharedRecords?.changedEverything(at: last)
-        }
-        guard let seen = lastSeenCommit, rows[0].sequence == seen + 1 else { return forgetEverything() }
-        var changes: [(sequence: Int64, keys: [RecordKey])] = []
-        var count = 0
+        guard let seen = lastSeenCommit, rows[0].sequence == seen + 1 else { return forgetCachedRecords() }
+        var keys: [RecordKey] = []
         for row in rows {
-            guard let entry = row.journal, let named = try journalKeys(entry) else { return forgetEverything() }
-            changes.append((row.sequence, named))
-            count += named.count
-            if count > CommitLog.keyLimit { return forgetEverything() }
+            guard let entry = row.journal, let named = try journalKeys(entry) else { return forgetCachedRecords() }
+            keys += named
+            if keys.count > CommitLog.keyLimit { return forgetCachedRecords() }
         }
-        for change in changes {
-            sharedRecords?.changed(change.keys, at: change.sequence)
-            for key in change.keys {
-                forget(key)
-                try widenMaximumDuration(for: key)
-            }
+        for key in keys {
+            forget(key)
+            try widenMaximumDuration(for: key)
         }
     }
 

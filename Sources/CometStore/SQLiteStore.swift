@@ -30,8 +30,6 @@ public final class SQLiteStore: EntityStore {
     var commitLog = CommitLog()
     /// The last row of `_commits` this connection has taken into account; nil before the first.
     var lastSeenCommit: Int64?
-    /// Records shared with other connections that only read, in place of this one's own cache.
-    var sharedRecords: SharedRecordCache?
     /// Whether the open transaction may write: records it reads may be its own uncommitted
     /// changes, so they are not cached.
     private(set) var isWriting = false
@@ -254,14 +252,10 @@ public final class SQLiteStore: EntityStore {
     func hasCachedRecord(_ entity: QualifiedName, id: UUID) -> Bool {
         guard let table = layouts[entity]?.table else { return false }
         let key = RecordKey(table: table, id: id)
-        return recentRecords[key] != nil || olderRecords[key] != nil || sharedRecords?.contains(key) == true
+        return recentRecords[key] != nil || olderRecords[key] != nil
     }
 
     func cachedRecord(_ key: RecordKey) -> EntityRecord? {
-        if let sharedRecords {
-            guard !isWriting, let seen = lastSeenCommit else { return nil }
-            return sharedRecords.record(key, seenBy: seen)
-        }
         if let record = recentRecords[key] { return record }
         guard let record = olderRecords[key] else { return nil }
         if !isWriting { remember(record, as: key) }
@@ -270,10 +264,6 @@ public final class SQLiteStore: EntityStore {
 
     func cache(_ record: EntityRecord, as key: RecordKey) {
         guard !isWriting else { return }
-        if let sharedRecords {
-            if let seen = lastSeenCommit { sharedRecords.store(record, as: key, seenBy: seen) }
-            return
-        }
         remember(record, as: key)
     }
 

@@ -59,11 +59,9 @@ public final class DaemonService: @unchecked Sendable {
         let registry = try Registry.load(paths: configuration.schemaPaths)
         registryValue = registry
         book = ConversationBook(registry: registry)
-        // The readers decode each record once between them.
-        let shared = SharedRecordCache()
         func engine(checkpointing checkpointer: Checkpointer? = nil) throws -> IntentEngine {
             let store = try SQLiteStore(path: configuration.storePath, registry: registry, now: configuration.clock())
-            if let checkpointer { store.checkpointElsewhere { pages in checkpointer.committed(pages: pages) } } else { store.shareRecords(with: shared) }
+            if let checkpointer { store.checkpointElsewhere { pages in checkpointer.committed(pages: pages) } }
             return IntentEngine(store: store, timeZone: configuration.timeZone, timeFormat: configuration.timeFormat, clock: configuration.clock)
         }
         let limit = configuration.requestSeconds
@@ -509,12 +507,7 @@ public final class DaemonService: @unchecked Sendable {
             let checkpointer = checkpoints
             writingStore.checkpointElsewhere { pages in checkpointer.committed(pages: pages) }
             let writing = IntentEngine(store: writingStore, timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
-            let shared = SharedRecordCache()
-            var reading = try (0..<readers.count).map { _ in
-                let store = try SQLiteStore(path: path, registry: registry, now: clock())
-                store.shareRecords(with: shared)
-                return IntentEngine(store: store, timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
-            }
+            var reading = try (0..<readers.count).map { _ in IntentEngine(store: try SQLiteStore(path: path, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock) }
             writer.replace(writing)
             readers.replaceAll { reading.removeLast() }
         } catch let error as StoreError {

@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CometDaemonTests",
-            dependencies: ["CometDaemon", "CometSchema"]
+            dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore"]
         ),
         .testTarget(
             name: "CLITests",

@@ -109,6 +109,8 @@ public final class Daemon: @unchecked Sendable {
             NotifyCommand(command: command, timeLimit: options.notifySeconds, log: { message, fields in logger.info(message, fields) })
         }
         self.notify = notify
+        service.checkpoints.log = { message, fields in logger.error(message, fields) }
+        service.checkpoints.start()
         let alarms = AlarmScheduler(service: service, notify: notify)
         service.changed = { alarms.invalidate() }
         alarms.start()
@@ -198,6 +200,7 @@ public final class Daemon: @unchecked Sendable {
         notify?.stop()
         journalTimer?.cancel()
         service.drain()
+        service.checkpoints.stop()
         server?.stop()
         lockFile.release()
         logger.info("stopped", [])

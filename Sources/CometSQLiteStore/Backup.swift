@@ -75,6 +75,14 @@ extension SQLiteStore {
             throw StoreError(error.code, "'\(source)' cannot be opened as a store with these schemas: \(error.message) (nothing was changed)")
         }
         try backup(to: keeping)
+        // Past every row of `_commits` other connections may have seen (with room for commits
+        // made between this look and the copy), a row that tells them to forget every record:
+        // the copy replaces the file, its own rows included.
+        var newest: Int64 = 0
+        for log in [connection, candidate.connection] {
+            if case .integer(let sequence)? = try log.prepare("SELECT max(seq) FROM _commits").scalar() { newest = max(newest, sequence) }
+        }
+        try candidate.connection.prepare("INSERT INTO _commits (seq, journal) VALUES (?, NULL)").run([.integer(newest + SQLiteStore.commitLogLength)])
         try SQLiteStore.copy(from: candidate.connection, to: connection, describing: path)
         forgetCachedRecords()
         if let problems = try integrityProblems() {

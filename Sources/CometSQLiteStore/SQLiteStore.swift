@@ -14,7 +14,7 @@ public final class SQLiteStore: OpenedStore {
     let coding: ValueCoding
     /// The range in which series instances are materialized.
     private(set) var window: OccurrenceWindow
-    private var maximumDurations: [String: Int64] = [:]
+    var maximumDurations: [String: Int64] = [:]
     /// Records decoded by earlier reads, kept between transactions. Decoding a record is most
     /// of an agenda's time (a profile: 95%), and a daemon or a conversation asks for the same
     /// days again and again. See `beginTransaction` for how it stays true.
@@ -27,6 +27,10 @@ public final class SQLiteStore: OpenedStore {
     private var recentRecords: [RecordKey: EntityRecord] = [:]
     private var olderRecords: [RecordKey: EntityRecord] = [:]
     private var cachedDataVersion: Int64?
+    /// What the open write transaction changed, for `_commits` (CommitLog.swift).
+    var commitLog = CommitLog()
+    /// The last row of `_commits` this connection has taken into account; nil before the first.
+    var lastSeenCommit: Int64?
     /// Whether the open transaction may write: records it reads may be its own uncommitted
     /// changes, so they are not cached.
     private(set) var isWriting = false
@@ -50,7 +54,10 @@ public final class SQLiteStore: OpenedStore {
     public typealias Creation = StoreCreation
 
     /// Opens SQLite stores for the composition roots: a file, or `:memory:`.
-    public static let opener = StoreOpener(engineDescription: "SQLite \(libraryVersion)") { location, registry, now, creating, access in
+    public static let opener = StoreOpener(engineDescription: "SQLite \(libraryVersion)", maintainer: { location in
+        // Checkpoints need a file: a store in memory has no WAL.
+        try location.filePath.map { try WALCheckpointer(path: $0) }
+    }) { location, registry, now, creating, access in
         switch location {
         case .file(let path):
             return try SQLiteStore(path: path, registry: registry, now: now, creating: creating, access: access)
@@ -159,17 +166,23 @@ public final class SQLiteStore: OpenedStore {
         guard !connection.refusesWrites else {
             throw StoreError(.permissions, "the store at '\(path)' was opened to read only; nothing was changed")
         }
-        return try connection.transaction {
+        var ownLastCommit: Int64?
+        let result = try connection.transaction {
             try beginTransaction()
             isWriting = true
             defer {
                 isWriting = false
                 pendingSearchChanges.removeAll()
+                commitLog.reset()
             }
             let result = try body(Session(store: self))
             try flushSearchChanges()
+            ownLastCommit = try logCommit()
             return result
         }
+        // Committed: this connection's own rows of _commits are not read back.
+        if let ownLastCommit { lastSeenCommit = ownLastCommit }
+        return result
     }
 
     /// A change to a full-text index, waiting for the end of the transaction (or for a search
@@ -234,21 +247,19 @@ public final class SQLiteStore: OpenedStore {
         return version
     }
 
-    /// Forgets what other connections may have changed. `PRAGMA data_version` changes when any
-    /// other connection (another process, the daemon's other engines) has committed since this
+    /// Forgets what other connections changed. `PRAGMA data_version` changes when any other
+    /// connection (another process, the daemon's other engines) has committed since this
     /// connection last looked; it is read after a first read has fixed the transaction's
-    /// snapshot, so it describes exactly what this transaction sees. This connection's own
+    /// snapshot, so it describes exactly what this transaction sees. What they changed is then
+    /// read from `_commits` and the journal (`forgetOthersChanges`). This connection's own
     /// writes drop their records from the cache as they are saved (`forget`), and records read
     /// while writing are never cached, so a rolled-back transaction leaves nothing behind.
     private func beginTransaction() throws {
         _ = try connection.prepare("SELECT 1 FROM _meta LIMIT 1").scalar()
         guard case .integer(let version)? = try connection.prepare("PRAGMA data_version").scalar() else { return }
         if version != cachedDataVersion {
-            recentRecords.removeAll(keepingCapacity: true)
-            olderRecords.removeAll(keepingCapacity: true)
-            maximumDurations.removeAll()
-            expansions.forgetAll()
             cachedDataVersion = version
+            try forgetOthersChanges()
         }
     }
 
@@ -258,6 +269,13 @@ public final class SQLiteStore: OpenedStore {
         olderRecords.removeAll(keepingCapacity: true)
         maximumDurations.removeAll()
         expansions.forgetAll()
+    }
+
+    /// Whether a record is in this connection's cache (for the tests of what a commit forgets).
+    func hasCachedRecord(_ entity: QualifiedName, id: UUID) -> Bool {
+        guard let table = layouts[entity]?.table else { return false }
+        let key = RecordKey(table: table, id: id)
+        return recentRecords[key] != nil || olderRecords[key] != nil
     }
 
     func cachedRecord(_ key: RecordKey) -> EntityRecord? {

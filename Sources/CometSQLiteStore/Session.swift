@@ -97,6 +97,7 @@ struct Session: StoreWriter {
     func save(_ record: EntityRecord) throws {
         let layout = try store.layout(record.entity)
         store.forget(SQLiteStore.RecordKey(table: layout.table, id: record.id))
+        store.commitLog.wrote(SQLiteStore.RecordKey(table: layout.table, id: record.id))
         do {
             try store.registry.validateObject(record.values, of: layout.entity)
         } catch {
@@ -133,6 +134,7 @@ struct Session: StoreWriter {
     func delete(_ entity: QualifiedName, id: UUID) throws {
         let layout = try store.layout(entity)
         store.forget(SQLiteStore.RecordKey(table: layout.table, id: id))
+        store.commitLog.wrote(SQLiteStore.RecordKey(table: layout.table, id: id))
         guard let rowid = try rowid(of: id, in: layout) else { return }
         if layout.searchTable != nil { try store.queueSearchChange(.remove(entity: entity, rowid: rowid)) }
         if layout.temporal != nil { try store.occurrenceIndex(layout).remove(id) }
@@ -153,7 +155,9 @@ struct Session: StoreWriter {
         let changes = JSONValue.array(try entry.changes.map { try encode($0, inStore: JournalCoding.storedSide(undone: false)) })
         try connection.prepare("INSERT INTO _journal (state, intent, summary, created, changes) VALUES ('done', ?, ?, ?, ?)")
             .run([.text(entry.intent), .text(entry.summary), .text(Session.utcText(entry.created)), .text(JSONWriter.compact(changes))])
-        return connection.lastInsertRowID
+        let sequence = connection.lastInsertRowID
+        store.noteJournal(sequence, changes: entry.changes)
+        return sequence
     }
 
     func journalEntry(toUndo: Bool) throws -> JournalEntry? {
@@ -167,6 +171,7 @@ struct Session: StoreWriter {
         let encoded = JSONValue.array(try changes.map { try encode($0, inStore: JournalCoding.storedSide(undone: undone)) })
         try connection.prepare("UPDATE _journal SET state = ?, changes = ? WHERE seq = ?")
             .run([.text(undone ? "undone" : "done"), .text(JSONWriter.compact(encoded)), .integer(sequence)])
+        store.noteJournal(sequence, changes: changes)
     }
 
     func alarmFired(_ key: AlarmKey) throws -> Bool {

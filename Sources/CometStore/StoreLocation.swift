@@ -95,6 +95,22 @@ public protocol OpenedStore: EntityStore {
     func restore(from source: String, keeping: String) throws -> String
     /// A number that changes whenever another connection (another process) commits.
     func othersVersion() throws -> Int64
+    /// Leaves the upkeep this connection's commits would do themselves to a `StoreMaintainer`
+    /// on a thread of its own (the embedded store's write-ahead log checkpoints); after each
+    /// commit, `committed` is told how much waits for it. A store with no such upkeep never calls it.
+    func deferUpkeep(_ committed: @escaping @Sendable (Int) -> Void)
+}
+
+extension OpenedStore {
+    public func deferUpkeep(_ committed: @escaping @Sendable (Int) -> Void) {}
+}
+
+/// Upkeep a store can do beside its readers and writer, on a connection of its own (for the
+/// embedded store, a passive checkpoint of its write-ahead log): what a daemon runs off its
+/// write path.
+public protocol StoreMaintainer: AnyObject {
+    /// One round now: how much was waiting, and how much of it is done.
+    func maintain() throws -> (waiting: Int, done: Int)
 }
 
 /// Opens stores: the executables' composition roots make one for the database they are built
@@ -104,11 +120,20 @@ public struct StoreOpener: Sendable {
     /// The name and version of the database underneath, for `--version`.
     public let engineDescription: String
     private let opening: @Sendable (StoreLocation, Registry, Date, StoreCreation, StoreAccess) throws -> any OpenedStore
+    private let maintaining: @Sendable (StoreLocation) throws -> (any StoreMaintainer)?
 
     public init(engineDescription: String,
+                maintainer: @escaping @Sendable (StoreLocation) throws -> (any StoreMaintainer)? = { _ in nil },
                 opening: @escaping @Sendable (StoreLocation, Registry, Date, StoreCreation, StoreAccess) throws -> any OpenedStore) {
         self.engineDescription = engineDescription
+        self.maintaining = maintainer
         self.opening = opening
+    }
+
+    /// The upkeep of the store at `location` on a connection of its own, when its kind has any.
+    public func maintainer(for location: StoreLocation) throws -> (any StoreMaintainer)? {
+        if let refusal = location.unsupported { throw refusal }
+        return try maintaining(location)
     }
 
     /// Opens the store at `location` for `registry`; `now` fixes the materialization window.

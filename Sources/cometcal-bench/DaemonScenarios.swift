@@ -15,7 +15,7 @@ import CometText
 /// difference is what the transport and JSON-RPC cost, and the client counts show how
 /// concurrency scales. It is not one operation at a time, so it times itself (`selfTimed`).
 enum DaemonScenarios {
-    static let all: [Scenario] = [daemon]
+    static let all: [Scenario] = [daemon, daemonGet]
     static let references: [Reference] = [engineRequests]
 
     static let clientCounts = [1, 8, 32]
@@ -37,6 +37,21 @@ enum DaemonScenarios {
         return scenario
     }()
 
+    /// entity.get alone, the request whose engine work is least (a record from the cache):
+    /// what is left is what the daemon itself costs per request.
+    static let daemonGet: Scenario = {
+        var scenario = Scenario(
+            name: "daemon-get",
+            summary: "entity.get of a random seeded event through cometcald's JSON-RPC (the daemon in this process) from 1 and 8 client threads; "
+                + "the table's row is 1 client",
+            referenceName: "engine-requests", targetP50: nil, comparesRows: false
+        ) { _ in throw BenchError("the daemon-get scenario times itself, phase by phase") }
+        scenario.selfTimed = { run, reference in
+            try DaemonBench(run: run).measure(reference, scenario: daemonGet, mixes: [.gets], clientCounts: [1, 8])
+        }
+        return scenario
+    }()
+
     static let engineRequests = Reference(
         name: "engine-requests", label: "the same requests on the engine alone",
         summary: "each request of the daemon's client 0 made directly on one IntentEngine, single-threaded: engine.perform of the IntentRequest "
@@ -50,6 +65,11 @@ enum DaemonScenarios {
 /// Which requests a client makes.
 enum DaemonMix: String, CaseIterable {
     case mixed, reads = "read-only", writes = "write-only"
+    /// entity.get alone (the daemon-get scenario).
+    case gets = "entity.get"
+
+    /// The daemon scenario's mixes.
+    static let daemonMixes: [DaemonMix] = [.mixed, .reads, .writes]
 }
 
 /// One request of the mix, made either through the daemon or on the engine.
@@ -119,6 +139,9 @@ struct DaemonWorkload {
         case .mixed: writing = random.int(0...99) < DaemonWorkload.writeWeight
         case .reads: writing = false
         case .writes: writing = true
+        case .gets:
+            guard !ids.isEmpty else { return .health }
+            return .get(ids[random.int(0...(ids.count - 1))])
         }
         if writing {
             switch cycle {
@@ -238,7 +261,8 @@ final class DaemonBench {
 
     /// Starts the daemon, runs for each mix the engine alone and then 1, 8 and 32 clients, and
     /// stops it. The table's row is the mix from 1 client beside the engine's.
-    func measure(_ reference: Reference?) throws -> ScenarioResult {
+    func measure(_ reference: Reference?, scenario: Scenario = DaemonScenarios.daemon, mixes: [DaemonMix] = DaemonMix.daemonMixes,
+                 clientCounts: [Int] = DaemonScenarios.clientCounts) throws -> ScenarioResult {
         let (daemon, socket, cleanUp) = try startDaemon()
         defer {
             daemon.stop(reason: "the benchmark is done")
@@ -247,23 +271,23 @@ final class DaemonBench {
         // The connections are made once and kept for every phase (client i of a phase talks on
         // connection i): connecting is not what is measured, and a connection closed while new
         // ones arrive can lose the next one's requests (see ConnectionChurnTests).
-        let connections = try (0..<(DaemonScenarios.clientCounts.max() ?? 1)).map { index in
+        let connections = try (0..<(clientCounts.max() ?? 1)).map { index in
             do { return try DaemonClient(path: socket) } catch { throw BenchError("client \(index) cannot connect: \(error)") }
         }
         var phases: [DaemonPhase] = []
-        for mix in DaemonMix.allCases {
+        for mix in mixes {
             run.progress("daemon \(mix.rawValue): the engine alone")
             phases.append(try enginePhase(mix))
-            for clients in DaemonScenarios.clientCounts {
+            for clients in clientCounts {
                 run.progress("daemon \(mix.rawValue): \(clients) client\(clients == 1 ? "" : "s")")
                 phases.append(try daemonPhase(mix, connections: Array(connections.prefix(clients))))
             }
         }
         let figures = DaemonFigures(phases: phases, cores: ProcessInfo.processInfo.activeProcessorCount, window: window, warmup: warmup)
-        guard let row = figures.phase(.mixed, clients: 1), let engine = figures.phase(.mixed, clients: nil) else {
-            throw BenchError("the daemon's mixed phases are missing")
+        guard let mix = mixes.first, let row = figures.phase(mix, clients: 1), let engine = figures.phase(mix, clients: nil) else {
+            throw BenchError("the daemon's \(mixes.first?.rawValue ?? "") phases are missing")
         }
-        return ScenarioResult(scenario: DaemonScenarios.daemon, measurement: row.measurement, reference: reference,
+        return ScenarioResult(scenario: scenario, measurement: row.measurement, reference: reference,
                               referenceMeasurement: engine.measurement, daemon: figures)
     }
 

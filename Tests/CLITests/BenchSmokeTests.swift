@@ -120,6 +120,27 @@ struct BenchSmokeTests {
         if case .bool? = figures["target"]?["met"] {} else { Issue.record("the target's verdict is not a yes or no: \(String(describing: figures["target"]))") }
     }
 
+    @Test("the daemon-get scenario reports entity.get through the daemon from 1 and 8 clients beside the engine's own fetch, as JSON")
+    func daemonGetJSON() throws {
+        let result = try CLIRunner.run(["--events", "300", "--samples", "20", "--scenario", "daemon-get", "--json"], program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try JSONParser.parse(result.stdout)
+        guard case .array(let scenarios)? = root["scenarios"], let scenario = scenarios.first,
+              case .array(let phases)? = scenario["daemon"]?["phases"] else {
+            Issue.record("no daemon-get phases in \(result.stdout)")
+            return
+        }
+        #expect(scenario["name"] == "daemon-get")
+        let seen = phases.map { phase -> String in
+            "\(phase["mix"]?.stringValue ?? "?") \(phase["clients"].flatMap { if case .int(let count) = $0 { return String(count) } else { return nil } } ?? "engine")"
+        }
+        #expect(seen == ["entity.get engine", "entity.get 1", "entity.get 8"])
+        // Every request found its one event (a health, the stand-in when there are no ids, reads none).
+        for phase in phases {
+            #expect(phase["result"]?["rowsPerOp"] == .double(1), "\(phase)")
+        }
+    }
+
     /// Every turn of the dialog is checked by the bench itself (its outcome, its reply against
     /// the engine's, the named events as seeded after each pass): a run that exits 0 played it
     /// as written. Two passes and a half, with the warm-up.

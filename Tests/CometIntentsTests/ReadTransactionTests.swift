@@ -31,6 +31,17 @@ struct ReadTransactionTests {
         #expect(Date().timeIntervalSince(started) < 2)
     }
 
+    @Test("read transactions keep the connection's compiled statements (none is compiled again)")
+    func readsKeepStatements() throws {
+        let fixture = try TestStore(label: "reprepare")
+        let sql = "SELECT count(*) FROM _meta"
+        for _ in 0..<3 {
+            _ = try fixture.store.readTransaction { _ in try fixture.store.connection.prepare(sql).scalar() }
+            try fixture.store.transaction { _ in }
+        }
+        #expect(try fixture.store.connection.prepare(sql).reprepares == 0)
+    }
+
     /// Compiles only for a writer: `changeTitle(reader, …)` with a `StoreReader` does not compile,
     /// which is the point (`readTransaction { $0.save(…) }` does not either: the reader's type has
     /// no `save`).
@@ -52,7 +63,7 @@ struct ReadTransactionTests {
         #expect(try fixture.fetch(calendar.id, Fixture.calendar)?["title"] == .string("Renamed"))
     }
 
-    @Test("behind the types, the connection refuses a write during a read (query_only), and writes again after")
+    @Test("behind the types, the connection refuses a write during a read (each statement is checked), and writes again after")
     func connectionRefusesWritesInARead() throws {
         let fixture = try TestStore(label: "queryonly")
         let calendar = try fixture.makeCalendar()

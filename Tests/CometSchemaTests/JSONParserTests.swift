@@ -155,6 +155,14 @@ struct JSONParserTests {
         #expect(JSONWriter.compact(["ke\"y": "v"]) == #"{"ke\"y":"v"}"#)
     }
 
+    @Test("The writer copies strings without escapes whole, and escapes only what needs it among bytes that look alike")
+    func writerCopiesPlainStrings() {
+        // “ ” and … share their first UTF-8 byte (E2) with U+2028 and U+2029.
+        #expect(JSONWriter.compact("Created “Picnic” …") == "\"Created “Picnic” …\"")
+        #expect(JSONWriter.compact("“Picnic”\u{2028}at 12") == "\"“Picnic”\\u2028at 12\"")
+        #expect(JSONWriter.compact("ends with E2\u{2029}") == #""ends with E2\u2029""#)
+    }
+
     @Test("The writer prints numbers as JSON numbers")
     func writerNumbers() throws {
         #expect(JSONWriter.compact(2.0) == "2.0")

@@ -45,6 +45,8 @@ public final class DaemonService: @unchecked Sendable {
     private var registryValue: Registry
     private var book: ConversationBook
     let writer: EngineSlot
+    /// The writer's WAL checkpoints, on a thread and a connection of their own (`Daemon` starts it).
+    let checkpoints: Checkpointer
     let readers: ReaderPool
     let started = Date()
     private var conversations: [String: Conversation] = [:]
@@ -62,12 +64,15 @@ public final class DaemonService: @unchecked Sendable {
         let registry = try Registry.load(paths: configuration.schemaPaths)
         registryValue = registry
         book = ConversationBook(registry: registry)
-        func engine() throws -> IntentEngine {
-            IntentEngine(store: try configuration.opener.open(configuration.store, registry: registry, now: configuration.clock()), timeZone: configuration.timeZone,
-                         timeFormat: configuration.timeFormat, clock: configuration.clock)
+        func engine(checkpointing checkpointer: Checkpointer? = nil) throws -> IntentEngine {
+            let store = try configuration.opener.open(configuration.store, registry: registry, now: configuration.clock())
+            if let checkpointer { store.deferUpkeep { pages in checkpointer.committed(pages: pages) } }
+            return IntentEngine(store: store, timeZone: configuration.timeZone, timeFormat: configuration.timeFormat, clock: configuration.clock)
         }
         let limit = configuration.requestSeconds
-        writer = EngineSlot(label: "cometcald.writer", engine: try engine(), timeLimit: limit)
+        let checkpointer = Checkpointer(maintainer: try configuration.opener.maintainer(for: configuration.store))
+        checkpoints = checkpointer
+        writer = EngineSlot(label: "cometcald.writer", engine: try engine(checkpointing: checkpointer), timeLimit: limit)
         readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine(), timeLimit: limit) })
         let recent = (try? writer.run { try $0.journalHeads(limit: 50) }) ?? []
         announcedJournal = recent.map(\.sequence).max() ?? 0
@@ -432,6 +437,13 @@ public final class DaemonService: @unchecked Sendable {
             journalStates = journalStates.filter { $0.key >= oldest }
             return found
         }
+        // Without a subscriber to changes, the entries are not read (each holds its records in
+        // full, decoded for nothing): the alarm plan still hears of the change.
+        let listening = lock.withLock { subscriptions.values.contains { $0.contains(.changes) } }
+        if !listening {
+            if !wanted.isEmpty { changed() }
+            return
+        }
         for (sequence, replay) in wanted {
             guard let entry = (try? readers.run({ try $0.journalEntry(sequence: sequence) })) ?? nil else { continue }
             let changes = entry.changes.map { change in
@@ -496,7 +508,10 @@ public final class DaemonService: @unchecked Sendable {
             // Every engine is made before any is swapped: a store that refuses the schemas
             // leaves the daemon as it was.
             let clock = configuration.clock
-            let writing = IntentEngine(store: try opener.open(location, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
+            let writingStore = try opener.open(location, registry: registry, now: clock())
+            let checkpointer = checkpoints
+            writingStore.deferUpkeep { pages in checkpointer.committed(pages: pages) }
+            let writing = IntentEngine(store: writingStore, timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
             var reading = try (0..<readers.count).map { _ in IntentEngine(store: try opener.open(location, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock) }
             writer.replace(writing)
             readers.replaceAll { reading.removeLast() }

@@ -12,6 +12,13 @@ final class Connection {
     private var statementCache: [String: Statement] = [:]
     /// Writes refused for the connection's whole life (`query_only`), not only in reads.
     private(set) var refusesWrites = false
+    /// What the WAL hook calls after each commit (kept alive here: SQLite holds a raw pointer).
+    private var walHook: WALHook?
+
+    final class WALHook {
+        let committed: @Sendable (Int) -> Void
+        init(_ committed: @escaping @Sendable (Int) -> Void) { self.committed = committed }
+    }
 
     init(path: String, readOnly: Bool = false) throws {
         self.path = path
@@ -42,6 +49,17 @@ final class Connection {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
         }
+    }
+
+    /// Replaces SQLite's automatic checkpoint (itself a WAL hook) with `committed`, told after
+    /// each commit how many pages the WAL holds.
+    func setWALHook(_ committed: @escaping @Sendable (Int) -> Void) {
+        let hook = WALHook(committed)
+        walHook = hook
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            if let context { Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().committed(Int(pages)) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     deinit {
@@ -78,18 +96,24 @@ final class Connection {
     }
 
     /// Runs `body` as a read: a deferred transaction that never takes the write lock (WAL lets
-    /// it read beside a writer), with writes refused (`query_only`), so a read that tried to
+    /// it read beside a writer), with writes refused (`readsOnly`), so a read that tried to
     /// write would fail loudly instead of queueing behind writers.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        if refusesWrites { return try run("BEGIN DEFERRED", body) }
-        try execute("PRAGMA query_only = ON")
-        defer { try? execute("PRAGMA query_only = OFF") }
+        readsOnly = true
+        defer { readsOnly = false }
         return try run("BEGIN DEFERRED", body)
     }
 
-    /// Refuses every write from now on, for good. The connection is opened to write all the
-    /// same: a connection opened read-only to a WAL store leaves its -wal and -shm files behind
-    /// (it may not checkpoint them away when it closes); one that writes nothing leaves none.
+    /// While true, a statement that would write is refused before it runs (`Statement`). Not
+    /// `PRAGMA query_only` per read: setting that flag expires every prepared statement of the
+    /// connection, so each read transaction compiled its SQL again (a fifth of the CPU of an
+    /// entity.get through the daemon in a perf profile, in sqlite3Reprepare).
+    var readsOnly = false
+
+    /// Refuses every write from now on, for good (`query_only`, set once). The connection is
+    /// opened to write all the same: a connection opened read-only to a WAL store leaves its
+    /// -wal and -shm files behind (it may not checkpoint them away when it closes); one that
+    /// writes nothing leaves none.
     func refuseWrites() throws {
         try execute("PRAGMA query_only = ON")
         refusesWrites = true

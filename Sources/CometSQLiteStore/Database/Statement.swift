@@ -52,8 +52,19 @@ final class Statement {
         }
     }
 
+    /// How many times SQLite compiled this statement again since it was prepared.
+    var reprepares: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) }
+
+    /// A statement that would write, in a read transaction: refused, as SQLite refuses a write
+    /// to a read-only database.
+    private func refuseWriteInRead() throws {
+        guard connection.readsOnly, sqlite3_stmt_readonly(handle) == 0 else { return }
+        throw StoreError(.permissions, "a read transaction tried to write; writes go through a write transaction", detail: "SQLite code \(SQLITE_READONLY)", statement: sql)
+    }
+
     /// Runs a statement that returns no rows.
     func run(_ values: [SQLValue] = []) throws {
+        try refuseWriteInRead()
         reset()
         try bind(values)
         let rc = sqlite3_step(handle)
@@ -63,6 +74,7 @@ final class Statement {
 
     /// Runs a query, calling `row` for each result row.
     func query(_ values: [SQLValue] = [], _ row: (Row) throws -> Void) throws {
+        try refuseWriteInRead()
         reset()
         try bind(values)
         defer { sqlite3_reset(handle) }

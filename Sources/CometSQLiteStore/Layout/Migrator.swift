@@ -6,8 +6,11 @@ import CometSchema
 /// property or entity that still holds values, a changed type with values, a new required
 /// property without default on a table with rows) is refused with a message saying what to do.
 struct Migrator {
-    /// Version of CometCal's own tables (journal, metadata); a newer store is refused.
-    static let formatVersion = 1
+    /// Version of CometCal's own tables (journal, metadata); a newer store is refused. 2 adds
+    /// `_commits`, which every write that changes records must fill (other connections keep
+    /// their cached records by it): a CometCal from before it would write without telling, so
+    /// it refuses the store instead.
+    static let formatVersion = 2
 
     let connection: Connection
     let layouts: [TableLayout]
@@ -21,9 +24,9 @@ struct Migrator {
     /// (WITHOUT ROWID) with the `overridden` and `is_instance` columns.
     static let occurrenceFormat = "3"
 
-    /// The set of CometCal's own tables: 2 adds `_alarms_snoozed`. In the fingerprint, so a store
+    /// The set of CometCal's own tables: 2 adds `_alarms_snoozed`, 3 `_commits`. In the fingerprint, so a store
     /// from before gets the new table at its next open (the tables are added, never changed).
-    static let systemTables = "2"
+    static let systemTables = "3"
 
     /// Everything the migration makes the tables match, as one text: the formats, and each
     /// table's columns with their signatures and its searchable columns. Kept in _meta after a
@@ -60,6 +63,9 @@ struct Migrator {
                 throw StoreError(.newerStore, "this store was written by a newer CometCal (format \(found), this one reads \(Migrator.formatVersion)); upgrade cometcal")
             }
             try createSystemTables()
+            // A migration may change records (a new property's default): other connections
+            // forget every record they cached.
+            try connection.execute("INSERT INTO _commits (journal) VALUES (NULL)")
             let known = try knownColumns()
             var problems: [String] = []
             for layout in layouts {
@@ -121,6 +127,10 @@ struct Migrator {
                 late INTEGER NOT NULL,
                 PRIMARY KEY (record, occurrence, trigger_at)
             ) WITHOUT ROWID;
+            -- One row per journal entry that a committed write made or changed (undo, redo), so that
+            -- other connections forget just the records it names; NULL when the journal cannot say
+            -- (a write without an entry, a migration, a restore): they forget every record.
+            CREATE TABLE IF NOT EXISTS _commits (seq INTEGER PRIMARY KEY AUTOINCREMENT, journal INTEGER);
             -- One-shot alarms put off to a moment (snoozed), kept across restarts until they fire.
             CREATE TABLE IF NOT EXISTS _alarms_snoozed (
                 record TEXT NOT NULL,

@@ -61,6 +61,30 @@ public enum JSONWriter {
 
     private static func writeString(_ text: String, into output: inout String) {
         output += "\""
+        // Most strings need no escape: copied whole, where appending scalar by scalar was a
+        // tenth of the daemon's CPU in a perf profile of the benchmark's mixed load.
+        if text.utf8.withContiguousStorageIfAvailable({ !needsEscape($0) }) == true {
+            output += text
+        } else {
+            writeEscaped(text, into: &output)
+        }
+        output += "\""
+    }
+
+    /// Whether any byte starts something written as an escape: a quote, a backslash, a control
+    /// character, or U+2028 and U+2029 (E2 80 A8 and E2 80 A9 in UTF-8).
+    private static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return true }
+            if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 { return true }
+            index += 1
+        }
+        return false
+    }
+
+    private static func writeEscaped(_ text: String, into output: inout String) {
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -73,6 +97,5 @@ public enum JSONWriter {
             default: output.unicodeScalars.append(scalar)
             }
         }
-        output += "\""
     }
 }

@@ -64,16 +64,22 @@ enum CLIRunner {
     /// What `PRAGMA integrity_check` says of a store, through the sqlite3 shell (not CometCal):
     /// "ok\n" for a sound one.
     static func integrity(of path: String) throws -> String {
+        try sqlite3(path, "PRAGMA integrity_check;", errorsToo: true)
+    }
+
+    /// What the sqlite3 shell (not CometCal) answers for `sql` on the store at `path`; with
+    /// `errorsToo`, its error output follows, untrimmed (a damaged store answers there).
+    static func sqlite3(_ path: String, _ sql: String, errorsToo: Bool = false) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, "PRAGMA integrity_check;"]
+        process.arguments = ["sqlite3", path, sql]
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = out
+        if errorsToo { process.standardError = out }
         try process.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return text
+        return errorsToo ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A fresh temporary directory, removed by the caller.

@@ -57,15 +57,7 @@ struct CompletionTests: CLISuite {
 
     /// Runs the sqlite3 shell (not CometCal) on the store.
     private func sqlite(_ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", try #require(environment["COMETCAL_DB"]), sql]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try CLIRunner.sqlite3(try #require(environment["COMETCAL_DB"]), sql)
     }
 
     @Test("completion never migrates: on a store of an older format it offers no titles and leaves the store's bytes as they were")

@@ -86,15 +86,7 @@ struct ImportUndoCommandTests: CLISuite {
 
     /// What `sqlite3` answers for one query on the test's store.
     private func sql(_ query: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", try #require(environment["COMETCAL_DB"]), query]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try CLIRunner.sqlite3(try #require(environment["COMETCAL_DB"]), query)
     }
 
     @Test("the journal holds an import's records once: not while they are in the store, in full once undo takes them out (for redo)")

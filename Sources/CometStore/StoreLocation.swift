@@ -59,7 +59,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// The refusal for a kind of store this build cannot open yet.
     public var unsupported: StoreError? {
         guard case .postgres = self else { return nil }
-        return StoreError(.unsupportedLocation, "PostgreSQL stores are not built yet (issue 23); use a file path")
+        return StoreError(.unsupportedLocation, "this build has no PostgreSQL store yet; give a store file's path, or leave --db and COMETCAL_DB out for the default store")
     }
 }
 

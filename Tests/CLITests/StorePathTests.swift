@@ -35,11 +35,11 @@ struct StorePathTests {
             let result = try CLIRunner.run(arguments, environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"].merging(environment) { $1 },
                                            currentDirectory: scratch.url)
             #expect(result.status == 64, "\(arguments) → \(result.status)\n\(result.stderr)")
-            #expect(result.stderr.contains("PostgreSQL stores are not built yet (issue 23); use a file path"), "\(result.stderr)")
+            #expect(result.stderr.contains("this build has no PostgreSQL store yet; give a store file's path, or leave --db and COMETCAL_DB out for the default store"), "\(result.stderr)")
         }
         let daemon = try CLIRunner.run(["--db", address, "--socket", scratch.url.appendingPathComponent("d.sock").path], program: "cometcald")
         #expect(daemon.status == 64, "cometcald → \(daemon.status)\n\(daemon.stderr)")
-        #expect(daemon.stderr.contains("PostgreSQL stores are not built yet (issue 23); use a file path"), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("this build has no PostgreSQL store yet; give a store file's path, or leave --db and COMETCAL_DB out for the default store"), "\(daemon.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 

@@ -55,7 +55,7 @@ enum DaemonScenarios {
     static let engineRequests = Reference(
         name: "engine-requests", label: "the same requests on the engine alone",
         summary: "each request of the daemon's client 0 made directly on one IntentEngine, single-threaded: engine.perform of the IntentRequest "
-            + "(searchEvents by text, first 50, or from/to; createEvent, updateEvent, deleteEvent confirmed), engine.record for entity.get, nothing for health",
+            + "(searchEvents by text, first 50, or from/to; createEvent, updateEvent, deleteEvent confirmed), engine.record for entity.get, checkStore for health (as the daemon's health)",
         group: "the engine alone on the store under test, without the socket or JSON, run just before the daemon's phases of the same mix"
     ) { _ in throw BenchError("engine-requests is timed by the daemon scenario, phase by phase") }
 }
@@ -363,6 +363,9 @@ final class DaemonBench {
             guard try fixture.engine.record(fixture.event, id: id) != nil else { throw BenchError("entity.get: no event \(id)") }
             return (1, nil)
         case .health:
+            // The same check the daemon's health makes: the store's layout, and its records read.
+            let check = fixture.engine.checkStore()
+            guard check.isHealthy else { throw BenchError("checkStore: \(check.problem ?? "")") }
             return (0, nil)
         case .create(let event):
             let result = try fixture.perform(IntentRequest(intent: "createEvent", parameters: event.parameters, confirmation: .confirmed))

@@ -1,0 +1,61 @@
+import Testing
+import Foundation
+import CometSchema
+import CometStore
+@testable import CometSQLiteStore
+import CometIntents
+
+/// What a write transaction reads is kept once it commits, and never when it rolls back: the
+/// daemon's writer reads records in every create (the overlap check), and decoded them again
+/// each time while its reads were never kept.
+@Suite("Records read while writing")
+struct WriteReadCacheTests {
+    private func fresh(_ fixture: TestStore) throws -> (SQLiteStore, [EntityRecord]) {
+        // A connection of its own with nothing cached: the fixture's engine has read everything.
+        let store = try SQLiteStore(path: fixture.path, registry: fixture.registry, now: Fixture.now)
+        let events = try fixture.store.readTransaction { try $0.fetchAll(Fixture.event, matching: [], limit: nil) }
+        return (store, events)
+    }
+
+    @Test("a record read in a committed write is kept; one changed after the read is kept as it now stands")
+    func keptAfterCommit() throws {
+        let fixture = try TestStore(label: "write-read")
+        try fixture.makeCalendar()
+        let picnic = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        let lunch = try fixture.makeEvent("Lunch", start: "2026-06-14T12:00:00+02:00[Europe/Berlin]")
+        let (store, _) = try fresh(fixture)
+        #expect(!store.hasCachedRecord(Fixture.event, id: picnic.id))
+        try store.transaction { writer in
+            _ = try writer.fetch(Fixture.event, id: picnic.id)
+            var renamed = try #require(try writer.fetch(Fixture.event, id: lunch.id))
+            renamed["title"] = .string("Long lunch")
+            try writer.save(renamed)
+            #expect(try writer.fetch(Fixture.event, id: lunch.id)?["title"] == .string("Long lunch"))
+        }
+        #expect(store.hasCachedRecord(Fixture.event, id: picnic.id))
+        #expect(store.hasCachedRecord(Fixture.event, id: lunch.id))
+        let read = try store.readTransaction { try $0.fetch(Fixture.event, id: lunch.id) }
+        #expect(read?["title"] == .string("Long lunch"))
+    }
+
+    @Test("a write that rolls back keeps nothing it read, not even its own change read back")
+    func nothingAfterRollback() throws {
+        let fixture = try TestStore(label: "write-read-rollback")
+        try fixture.makeCalendar()
+        let picnic = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        let (store, _) = try fresh(fixture)
+        struct Abandon: Error {}
+        #expect(throws: Abandon.self) {
+            try store.transaction { writer in
+                var renamed = try #require(try writer.fetch(Fixture.event, id: picnic.id))
+                renamed["title"] = .string("Not a picnic")
+                try writer.save(renamed)
+                _ = try writer.fetch(Fixture.event, id: picnic.id)
+                throw Abandon()
+            }
+        }
+        #expect(!store.hasCachedRecord(Fixture.event, id: picnic.id))
+        let read = try store.readTransaction { try $0.fetch(Fixture.event, id: picnic.id) }
+        #expect(read?["title"] == .string("Picnic"))
+    }
+}

@@ -76,12 +76,8 @@ public struct SeriesShape {
         local.dateTime(in: zone).sortKey
     }
 
-    /// Keys of instances whose start lies in [from, through].
-    public func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, limit: Int) -> [Int64] {
-        instanceKeys(series, from: from, through: through, reading: limit).keys
-    }
-
-    /// The keys, and whether the rule was read to the end of the range: false when `reading`
+    /// Keys of the instances that overlap [from, through] (start at most `through`, end at least
+    /// `from`), and whether the rule was read to the end of the range: false when `reading`
     /// instances (counted before the exact filter) were not enough.
     public func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, reading limit: Int) -> (keys: [Int64], complete: Bool) {
         // Wall times differ from instants by at most the zone offset: widen by a day, then filter exactly.

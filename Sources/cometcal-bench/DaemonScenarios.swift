@@ -291,18 +291,22 @@ final class DaemonBench {
                               referenceMeasurement: engine.measurement, daemon: figures)
     }
 
-    /// The daemon as cometcald runs it, on a socket in a folder of its own next to the store
-    /// (or in the temp folder when that path is too long for a Unix socket).
     private func startDaemon() throws -> (Daemon, String, () -> Void) {
+        try DaemonBench.startDaemon(storePath: fixture.path, now: fixture.frame.now, run: run)
+    }
+
+    /// The daemon as cometcald runs it on the store at `storePath`, on a socket in a folder of
+    /// its own next to the store (or in the temp folder when that path is too long for a Unix
+    /// socket). Returns it, its socket and what removes the folder once it is stopped.
+    static func startDaemon(storePath: String, now: Date, run: BenchRun) throws -> (Daemon, String, () -> Void) {
         let name = "cometcal-bench-daemon-\(ProcessInfo.processInfo.processIdentifier)"
-        var folder = (fixture.directory as NSString).appendingPathComponent(name)
+        var folder = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
         if folder.utf8.count > 90 { folder = (NSTemporaryDirectory() as NSString).appendingPathComponent(name) }
         let socket = (folder as NSString).appendingPathComponent("d.sock")
-        let lockPath = fixture.path + ".lock"
+        let lockPath = storePath + ".lock"
         let lockExisted = FileManager.default.fileExists(atPath: lockPath)
-        let now = fixture.frame.now
-        var service = DaemonService.Configuration(store: .file(fixture.path), opener: SQLiteStore.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
-                                                  timeZone: fixture.frame.zone)
+        var service = DaemonService.Configuration(store: .file(storePath), opener: SQLiteStore.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
+                                                  timeZone: run.frame.zone)
         service.clock = { now }
         let daemon: Daemon
         do {

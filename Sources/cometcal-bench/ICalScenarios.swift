@@ -413,17 +413,23 @@ final class AgendaBench {
     /// just before it (what a one-shot `cometcal agenda` pays), for the report beside them.
     /// The result carries two checks: the p50 against `target` (named by `figure`, given the
     /// rows per query), and the cold query beside it.
+    /// `answer`, when given, asks someone else for the range (the daemon) and returns how many
+    /// occurrences came back; there is then no cold query (the asker's caches are its own).
     func measure(scenario: Scenario, reference: Reference?, range: (from: DateTimeValue, to: DateTimeValue), limit: Int?, run: BenchRun,
-                 target: TargetCheck.Target, figure: (Int) -> String) throws -> ScenarioResult {
-        let fresh = try AgendaBench(path: store.path, run: run)
-        let (_, cold) = try Stopwatch.time { try fresh.search(range, limit: limit) }
-        fresh.close()
+                 target: TargetCheck.Target, warmUp: Int = 2, answer: (((from: DateTimeValue, to: DateTimeValue)) throws -> Int)? = nil,
+                 figure: (Int) -> String) throws -> ScenarioResult {
+        var cold: Timing?
+        if answer == nil {
+            let fresh = try AgendaBench(path: store.path, run: run)
+            cold = try Stopwatch.time { try fresh.search(range, limit: limit) }.1
+            fresh.close()
+        }
         let statement = try referenceStatement(for: range, run: run, limit: limit)
         var measurement = Measurement()
         var referenceMeasurement = Measurement()
         let samples = run.options.agendaSamples
         run.progress("running \(scenario.name) interleaved with \(reference?.name ?? "nothing"): 2 warm-up + \(samples) samples")
-        for index in 0..<(samples + 2) {
+        for index in 0..<(samples + warmUp) {
             var rows = 0
             let (_, referenceTiming) = try Stopwatch.time {
                 statement.reset()
@@ -441,17 +447,17 @@ final class AgendaBench {
                 }
                 withExtendedLifetime(texts) {}
             }
-            let (result, timing) = try Stopwatch.time { try search(range, limit: limit) }
-            guard index >= 2 else { continue }
+            let (count, timing) = try Stopwatch.time { try answer?(range) ?? search(range, limit: limit).occurrences.count }
+            guard index >= warmUp else { continue }
             referenceMeasurement.add(referenceTiming, rows: rows)
-            measurement.add(timing, rows: result.occurrences.count)
+            measurement.add(timing, rows: count)
         }
         var result = ScenarioResult(scenario: scenario, measurement: measurement, reference: reference, referenceMeasurement: referenceMeasurement)
-        result.coldMilliseconds = Double(cold.wall) / 1e6
+        result.coldMilliseconds = cold.map { Double($0.wall) / 1e6 }
         result.checks.append(TargetCheck(figure: figure(Int(measurement.meanRows)), value: measurement.summary.p50, unit: .milliseconds,
                                          reference: (referenceMeasurement.summary.p50, limit == nil ? "raw covering index" : "raw covering index, LIMIT"),
                                          target: target))
-        result.checks.append(.cold(result))
+        if cold != nil { result.checks.append(.cold(result)) }
         return result
     }
 

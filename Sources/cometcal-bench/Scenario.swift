@@ -43,7 +43,8 @@ struct Scenario: Sendable {
         return scenario
     }
 
-    static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + UnderstandingScenarios.all + DaemonScenarios.all }
+    static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + UnderstandingScenarios.all + DaemonScenarios.all
+        + DaemonAgendaScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the

@@ -35,7 +35,10 @@ struct BenchSmokeTests {
         // libical's own parse and serialization, the agendas of the store it made, and scaling.
         for figure in ["import, 300 events", "import peak RSS", "re-import, nothing changed", "export, 300 events",
                        "agenda, busiest month", "agenda, first 1,000 of that month", "agenda, busiest day", "agenda, slowest month of",
-                       "agenda, 2025-05, before the window", "agenda, 2028-07, after the window"] {
+                       "agenda, 2025-05, before the window", "agenda, 2028-07, after the window",
+                       // The same ranges through the daemon, each beside the raw query of its rows.
+                       "agenda through the daemon, busiest month", "agenda through the daemon, busiest day",
+                       "agenda through the daemon, 2025-05, before the window", "agenda through the daemon, 2028-07, after the window"] {
             #expect(result.stdout.contains(figure), "\(figure)")
         }
         #expect(result.stdout.contains("Targets (each figure beside its reference, measured in the same run)"))

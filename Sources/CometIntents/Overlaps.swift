@@ -70,7 +70,7 @@ struct OverlapCheck {
         let uid = rules.uid(record)
         let found: [Occurrence]
         do {
-            found = try transaction.occurrences(record.entity, from: window.from, to: window.to, zone: zone, matching: [])
+            found = try occurrences(near: record, uid: uid, in: window)
         } catch let error as StoreError where error.code != .busy {
             // A dense repeat elsewhere can make the range too large to list: the change stands,
             // and the reply says that overlaps were not looked for, and why.
@@ -113,6 +113,49 @@ struct OverlapCheck {
         }
         finding.overlaps.sort { $0.otherStart < $1.otherStart }
         return finding
+    }
+
+    /// A series' own occurrences are asked for first, then the others over each of its spans
+    /// alone, not over the whole horizon: a quarter of a busy store is thousands of occurrences,
+    /// and a weekly series meets few of them. Past `spanQueryLimit` own occurrences one query
+    /// over the horizon costs less than one per span, and so it does once one span meets more
+    /// than `spanOccurrenceLimit` others (a dense repeat elsewhere, whose expansion costs more
+    /// the farther it runs): then the horizon is asked for whole, as it would have been, and the
+    /// store may refuse it as too large to list.
+    static let spanQueryLimit = 128
+    static let spanOccurrenceLimit = 100
+
+    /// The record's own occurrences in `window` and every other occurrence that can overlap one
+    /// of them (each once).
+    private func occurrences(near record: EntityRecord, uid: String?, in window: (from: Date, to: Date)) throws -> [Occurrence] {
+        let entity = record.entity
+        let ownFilter: RecordFilter = if let uid, let property = rules.fields.uid { .equals(property, .string(uid)) } else { .equals("id", .uuid(record.id)) }
+        guard rules.isSeries(record) else {
+            return try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [])
+        }
+        let own = try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [ownFilter])
+        guard own.count <= OverlapCheck.spanQueryLimit else {
+            return try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [])
+        }
+        var found = own
+        var seen = Set(own.map { OccurrenceIdentity(id: $0.record.id, start: $0.start.sortKey) })
+        for occurrence in own where rules.blocksTime(occurrence.record) {
+            let start = instant(occurrence.start)
+            let end = max(instant(occurrence.end), start.addingTimeInterval(1))
+            let others = try transaction.occurrences(entity, from: start, to: end, zone: zone, matching: [])
+            guard others.count <= OverlapCheck.spanOccurrenceLimit else {
+                return try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [])
+            }
+            for other in others where seen.insert(OccurrenceIdentity(id: other.record.id, start: other.start.sortKey)).inserted {
+                found.append(other)
+            }
+        }
+        return found
+    }
+
+    private struct OccurrenceIdentity: Hashable {
+        let id: UUID
+        let start: Int64
     }
 
     /// "This overlaps “Standup” (Mon Jun 15 09:00–10:00)." — up to `named` of them, the rest

@@ -80,11 +80,43 @@ public struct SeriesShape {
     /// `from`), and whether the rule was read to the end of the range: false when `reading`
     /// instances (counted before the exact filter) were not enough.
     public func instanceKeys(_ series: RecurrenceSet, from: Int64, through: Int64, reading limit: Int) -> (keys: [Int64], complete: Bool) {
-        // Wall times differ from instants by at most the zone offset: widen by a day, then filter exactly.
-        let fromWall = LocalDateTime(wallSeconds: from - 86_400 - durationSeconds)
-        let throughWall = LocalDateTime(wallSeconds: through + 86_400)
-        let read = series.occurrences(from: fromWall, through: throughWall, limit: limit)
+        let walls = wallRange(series, from: from - durationSeconds, through: through)
+        let read = series.occurrences(from: LocalDateTime(wallSeconds: walls.from), through: LocalDateTime(wallSeconds: walls.through), limit: limit)
         let keys = read.map { key(of: $0) }.filter { $0 + durationSeconds >= from && $0 <= through }
         return (keys, read.count < limit)
+    }
+
+    /// The wall times (as seconds) whose instants can fall in [from, through], widened then
+    /// filtered exactly by the caller. Wall times differ from instants by the zone's offset: a
+    /// day either way covers every offset, and costs a few instances of a daily or slower rule.
+    /// A rule repeating within the day would read a day's worth more (86,400 for a secondly
+    /// one, for an hour asked), so its range is widened by the offsets the zone has there,
+    /// plus an hour for a wall time in a spring-forward gap.
+    private func wallRange(_ series: RecurrenceSet, from: Int64, through: Int64) -> (from: Int64, through: Int64) {
+        let day: Int64 = 86_400
+        let rules = [series.rule].compactMap { $0 } + series.moreRules
+        guard let zone, !rules.isEmpty, rules.allSatisfy({ [.secondly, .minutely, .hourly].contains($0.frequency) }),
+              let offsets = SeriesShape.offsets(of: zone, from: from - day, through: through + day) else {
+            return (from - day, through + day)
+        }
+        return (from + offsets.lowest - 3_600, through + offsets.highest + 3_600)
+    }
+
+    /// The lowest and highest offsets `zone` has over [from, through]; nil past 64 transitions.
+    private static func offsets(of zone: TimeZone, from: Int64, through: Int64) -> (lowest: Int64, highest: Int64)? {
+        var moment = Date(timeIntervalSince1970: TimeInterval(from))
+        let end = Date(timeIntervalSince1970: TimeInterval(through))
+        var lowest = Int64(zone.secondsFromGMT(for: moment)), highest = lowest
+        var transitions = 0
+        while let next = zone.nextDaylightSavingTimeTransition(after: moment), next <= end {
+            transitions += 1
+            guard transitions <= 64 else { return nil }
+            let offset = Int64(zone.secondsFromGMT(for: next))
+            lowest = min(lowest, offset)
+            highest = max(highest, offset)
+            moment = next
+        }
+        let last = Int64(zone.secondsFromGMT(for: end))
+        return (min(lowest, last), max(highest, last))
     }
 }

@@ -105,6 +105,20 @@ struct OverlapTests {
         #expect(try fixture.all().count == 2)
     }
 
+    @Test("an event a repeating one meets on several days is one overlap, and one its occurrences only come near is none")
+    func longEventMetOnSeveralDaysCountsOnce() throws {
+        let fixture = try TestStore()
+        try fixture.makeCalendar()
+        // Busy from Fri 09:00 to Sun 18:00: the daily sync meets it on three days.
+        try fixture.makeEvent("Offsite", start: june(12, "09:00"), end: june(14, "18:00"))
+        // Between two syncs, never during one.
+        try fixture.makeEvent("Lunch", start: june(20, "12:00"), end: june(20, "13:00"))
+        let result = try fixture.done("createEvent", [
+            "title": text("Sync"), "startDate": try at(june(11, "09:30")), "endDate": try at(june(11, "09:45")), "recurrence": try rule("FREQ=DAILY"),
+        ])
+        #expect(result.warnings == ["This overlaps “Offsite” (Fri Jun 12 09:00 – Sun Jun 14 18:00), the only overlap in its first 90 days."])
+    }
+
     @Test("several overlaps name three and count the rest")
     func severalOverlapsAreCounted() throws {
         let fixture = try TestStore()

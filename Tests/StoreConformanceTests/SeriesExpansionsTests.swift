@@ -93,6 +93,48 @@ struct SeriesExpansionsTests {
         let entry = try #require(kept.series(record.id) { SeriesShape(record: record, temporal: temporal) })
         #expect(kept.instanceKeys(of: entry, from: 1_900_000_000, through: 1_900_086_400) == nil)
     }
+
+    /// A rule repeating within the day is read over the zone's own offsets, not a day either
+    /// way: what it finds must still be every instance, right at offset changes too (an hour
+    /// forward and back, Lord Howe's half hour, Samoa's skipped day).
+    static let subDailyRules: [(zone: String, start: String, rule: String, minutes: Int)] = [
+        ("Europe/Berlin", "2009-10-24T22:13:00+02:00[Europe/Berlin]", "FREQ=MINUTELY;INTERVAL=7", 5),
+        ("America/New_York", "2009-11-01T00:00:00-04:00[America/New_York]", "FREQ=HOURLY", 45),
+        ("Australia/Lord_Howe", "2009-10-04T01:40:00+10:30[Australia/Lord_Howe]", "FREQ=HOURLY;INTERVAL=2", 30),
+        ("Pacific/Apia", "2011-12-28T23:59:00-10:00[Pacific/Apia]", "FREQ=SECONDLY;INTERVAL=997", 0),
+    ]
+
+    @Test("a sub-daily rule's instances near offset changes are those a wide expansion finds", arguments: 0..<4)
+    func subDailyNearTransitions(_ which: Int) throws {
+        let given = Self.subDailyRules[which]
+        let start = try DateTimeValue(parsing: given.start)
+        let end = start.instant.map { DateTimeValue.utc($0.addingTimeInterval(Double(given.minutes * 60))) }
+        var values: [String: Value] = ["title": .string(given.rule), "startDate": .dateTime(start),
+                                       "recurrence": .recurrence(try RecurrenceRule(parsing: given.rule))]
+        if given.minutes > 0, let end { values["endDate"] = .dateTime(end) }
+        let (record, temporal) = try Self.shape(values)
+        let shape = try #require(SeriesShape(record: record, temporal: temporal))
+        let series = try #require(shape.series)
+        let zone = try #require(TimeZone(identifier: given.zone))
+        var generator = SplitMix(seed: UInt64(which + 11))
+        var compared = 0
+        for _ in 0..<60 {
+            // Around an offset change of the zone between 2010 and 2020.
+            let after = Date(timeIntervalSince1970: 1_262_304_000 + Double(generator.next() % 315_360_000))
+            let change = Int64(try #require(zone.nextDaylightSavingTimeTransition(after: after)).timeIntervalSince1970)
+            let from = change - 7_200 + Int64(generator.next() % 10_800)
+            let through = from + 60 + Int64(generator.next() % 14_400)
+            let found = shape.instanceKeys(series, from: from, through: through, reading: 1_000_000)
+            // Every instance within three days of the range, each placed and filtered alone.
+            let wide = series.occurrences(from: LocalDateTime(wallSeconds: from - 259_200), through: LocalDateTime(wallSeconds: through + 259_200),
+                                          limit: 10_000_000)
+            let expected = wide.map { shape.key(of: $0) }.filter { $0 + shape.durationSeconds >= from && $0 <= through }
+            #expect(found.complete)
+            #expect(found.keys == expected, "\(given.rule) in \(given.zone) over [\(from), \(through)]")
+            compared += expected.count
+        }
+        #expect(compared > 60, "the ranges held instances: \(compared)")
+    }
 }
 
 /// A small deterministic generator, so a failure names ranges that come back.

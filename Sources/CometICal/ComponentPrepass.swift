@@ -200,7 +200,7 @@ enum ComponentPrepass {
         let isTrigger = inAlarm && name == "TRIGGER" && line.parameter("VALUE")?.uppercased() == "DATE-TIME"
         guard isTemporal || isTrigger else { return .fine }
         let type = line.parameter("VALUE")?.uppercased()
-        for piece in line.value.split(separator: ",", omittingEmptySubsequences: false) {
+        for piece in pieces(of: line.value) {
             let text = String(piece).trimmedBlanks
             guard let reason = problem(text, type: type, allowPeriod: name == "RDATE") else { continue }
             if informational.contains(name) {
@@ -209,6 +209,14 @@ enum ComponentPrepass {
             return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' \(reason)"))
         }
         return .fine
+    }
+
+    /// A value's comma-separated pieces, empty ones included. An ASCII value (every value a
+    /// producer writes as RFC 5545 says) is split on its bytes: split as Characters, the pieces of
+    /// each date property were 1.5% of an import's instructions.
+    static func pieces(of value: String) -> [Substring] {
+        guard value.utf8.allSatisfy({ $0 < 0x80 }) else { return value.split(separator: ",", omittingEmptySubsequences: false) }
+        return value.utf8.split(separator: 0x2C, omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// Properties that may hold a DATE where a DATE-TIME is the default.

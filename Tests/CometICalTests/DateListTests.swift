@@ -34,3 +34,28 @@ struct DateListTests {
         }
     }
 }
+
+/// Each piece of a date or date-time list is checked, and the first that is no value of its
+/// type is quoted.
+@Suite("Pieces of a date list")
+struct DateListPieceTests {
+    @Test("A value is cut at each comma, empty pieces kept, whether it is ASCII or not")
+    func pieces() {
+        #expect(ComponentPrepass.pieces(of: "a,,b,") == ["a", "", "b", ""])
+        #expect(ComponentPrepass.pieces(of: "") == [""])
+        #expect(ComponentPrepass.pieces(of: "é,b") == ["é", "b"])
+        // A comma with a combining mark is one character, not a comma.
+        #expect(ComponentPrepass.pieces(of: "a,\u{301}b,c") == ["a,\u{301}b", "c"])
+    }
+
+    @Test("The first bad piece of an EXDATE is quoted at the line")
+    func firstBadPiece() {
+        let line = ContentLine(text: "EXDATE:20260301T100000,2026-03-02,20260303T100000", line: 12)
+        guard case .problem(let problem) = ComponentPrepass.check(line, uid: "u") else {
+            Issue.record("the EXDATE was not refused")
+            return
+        }
+        #expect(problem.line == 12)
+        #expect(problem.message.hasPrefix("EXDATE '2026-03-02' "))
+    }
+}

@@ -181,8 +181,8 @@ enum ComponentPrepass {
             } catch {}
             return .fine
         }
-        // Most lines (SUMMARY, DESCRIPTION, ATTENDEE…) are of no kind checked below: done with
-        // before their parameters and value are looked at again.
+        // Most lines (SUMMARY, DESCRIPTION, ATTENDEE…) are of no kind checked below: they are
+        // done with here, before their parameters and value are read.
         let isTemporal = temporalProperties.contains(name)
         guard isTemporal || (inAlarm && name == "TRIGGER") else { return .fine }
         if isTemporal, line.parameter("TZID") != nil, line.value.trimmedBlanks.uppercased().hasSuffix("Z") {

@@ -181,23 +181,26 @@ enum ComponentPrepass {
             } catch {}
             return .fine
         }
-        if temporalProperties.contains(name), line.parameter("TZID") != nil, line.value.trimmedBlanks.uppercased().hasSuffix("Z") {
+        // Most lines (SUMMARY, DESCRIPTION, ATTENDEE…) are of no kind checked below: they are
+        // done with here, before their parameters and value are read.
+        let isTemporal = temporalProperties.contains(name)
+        guard isTemporal || (inAlarm && name == "TRIGGER") else { return .fine }
+        if isTemporal, line.parameter("TZID") != nil, line.value.trimmedBlanks.uppercased().hasSuffix("Z") {
             // RFC 5545 §3.3.5 forbids a TZID on a UTC time; the Z is the unambiguous part.
             let head = ContentLine.rawParameters(of: line.head).filter { $0.name != "TZID" }.map { ";\($0.name)=\($0.value)" }.joined()
             return .rewritten(ContentLine(text: name + head + ":" + line.value, line: line.line),
                               ICalProblem(line: line.line, uid: uid, message: "\(name) has a TZID and a UTC time (Z), which RFC 5545 forbids: read as UTC, the TZID is ignored"))
         }
-        if ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"].contains(name), line.parameter("VALUE") == nil,
-           line.value.split(separator: ",").allSatisfy({ $0.trimmedBlanks.count == 8 && $0.trimmedBlanks.allSatisfy { $0.isASCII && $0.isNumber } }) {
+        if dateValuedProperties.contains(name), line.parameter("VALUE") == nil, isDateList(line.value) {
             // A date written without VALUE=DATE: a day, not the midnight a DATE-TIME reading would make of it.
             let head = line.text[..<(line.valueSeparator ?? line.text.endIndex)]
             return .rewritten(ContentLine(text: head + ";VALUE=DATE:" + line.value, line: line.line),
                               ICalProblem(line: line.line, uid: uid, message: "\(name) '\(line.value.trimmedBlanks)' is a date without VALUE=DATE: read as that day"))
         }
         let isTrigger = inAlarm && name == "TRIGGER" && line.parameter("VALUE")?.uppercased() == "DATE-TIME"
-        guard temporalProperties.contains(name) || isTrigger else { return .fine }
+        guard isTemporal || isTrigger else { return .fine }
         let type = line.parameter("VALUE")?.uppercased()
-        for piece in line.value.split(separator: ",", omittingEmptySubsequences: false) {
+        for piece in pieces(of: line.value) {
             let text = String(piece).trimmedBlanks
             guard let reason = problem(text, type: type, allowPeriod: name == "RDATE") else { continue }
             if informational.contains(name) {
@@ -206,6 +209,43 @@ enum ComponentPrepass {
             return .problem(ICalProblem(line: line.line, uid: uid, message: "\(name) '\(text)' \(reason)"))
         }
         return .fine
+    }
+
+    /// A value's comma-separated pieces, empty ones included. An ASCII value (every value a
+    /// producer writes as RFC 5545 says) is split on its bytes: split as Characters, the pieces of
+    /// each date property were 1.5% of an import's instructions.
+    static func pieces(of value: String) -> [Substring] {
+        guard value.utf8.allSatisfy({ $0 < 0x80 }) else { return value.split(separator: ",", omittingEmptySubsequences: false) }
+        return value.utf8.split(separator: 0x2C, omittingEmptySubsequences: false).map { Substring($0) }
+    }
+
+    /// Properties that may hold a DATE where a DATE-TIME is the default.
+    static let dateValuedProperties: Set<String> = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"]
+
+    /// Whether every comma-separated piece of `value` (empty pieces aside), without its blanks,
+    /// is exactly eight ASCII digits, as a DATE is. Read on the bytes: on Characters, with a
+    /// string made of each piece, it showed in import profiles.
+    static func isDateList(_ value: String) -> Bool {
+        var pieceBytes = 0
+        var digits = 0
+        var blankAfterDigits = false
+        for byte in value.utf8 {
+            switch byte {
+            case 0x2C:
+                if pieceBytes > 0, digits != 8 { return false }
+                (pieceBytes, digits, blankAfterDigits) = (0, 0, false)
+            case 0x20, 0x09:
+                pieceBytes += 1
+                if digits > 0 { blankAfterDigits = true }
+            case 0x30...0x39:
+                if blankAfterDigits { return false }
+                pieceBytes += 1
+                digits += 1
+            default:
+                return false
+            }
+        }
+        return pieceBytes == 0 || digits == 8
     }
 
     /// Why `text` is not a value of its type, or nil when it is: exactly `YYYYMMDD` for a DATE,

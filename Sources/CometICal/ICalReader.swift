@@ -48,6 +48,16 @@ public final class ICalReader {
     private var queue: [ICalItem] = []
     /// Entities by the component they map to (VEVENT → calendar.Event).
     private let entities: [String: EntityDefinition]
+    /// Per entity, what its mapping gives every component's decoding (the reader's registry
+    /// never changes, so neither do they).
+    private var tablesByEntity: [QualifiedName: (decoder: ComponentDecoder.Tables, icalNames: Set<String>)] = [:]
+
+    private func decoderTables(_ entity: EntityDefinition) -> (decoder: ComponentDecoder.Tables, icalNames: Set<String>) {
+        if let known = tablesByEntity[entity.name] { return known }
+        let made = (ComponentDecoder.Tables(entity), Set(entity.properties.compactMap { $0.icalName }))
+        tablesByEntity[entity.name] = made
+        return made
+    }
 
     public init(registry: Registry, handle: FileHandle) {
         self.registry = registry
@@ -240,7 +250,8 @@ public final class ICalReader {
             problems.append(ICalProblem(line: property.source?.line ?? QuirkNormalizer.line(of: property.text, in: raw), uid: uid,
                                         message: ICalReader.libicalComplaint(property.text, about: property.source)))
         }
-        let mappedChildren = Set(entity.properties.compactMap { $0.icalName })
+        let tables = decoderTables(entity)
+        let mappedChildren = tables.icalNames
         for (index, child) in tree.node.children.enumerated() where mappedChildren.contains(child.kindName) {
             let rawChild = ICalReader.rawChild(of: raw, matching: tree.node.children, at: index)
             let childProperties = rawChild.flatMap { child.properties(alignedWith: $0.properties.filter { !ComponentPrepass.needsVerbatim($0) }) } ?? child.properties
@@ -249,7 +260,7 @@ public final class ICalReader {
                 problems.append(ICalProblem(line: line, uid: uid, message: "in \(child.kindName): " + ICalReader.libicalComplaint(property.text, about: property.source)))
             }
         }
-        let decoder = ComponentDecoder(registry: registry, entity: entity, zones: zones, defaultZone: defaultZone)
+        let decoder = ComponentDecoder(registry: registry, entity: entity, zones: zones, defaultZone: defaultZone, tables: tables.decoder)
         let isMessage = method.map(ICalReader.messageMethods.contains) ?? false
         let decoded = decoder.decode(raw, tree.node, properties: properties, verbatim: prepared.verbatim, requireStart: !isMessage)
         problems += decoded.problems

@@ -29,6 +29,9 @@ struct RecordReader {
 
     /// Bound values for INSERT/UPDATE in `selectList` order (id first).
     func sqlValues(of record: EntityRecord) -> [SQLValue] {
-        [.text(record.id.lowercasedText)] + layout.columns.flatMap { coding.sqlValues(record.values[$0.property.name], for: $0) }
+        var values: [SQLValue] = [.text(record.id.lowercasedText)]
+        values.reserveCapacity(1 + layout.columns.count * 2)
+        for column in layout.columns { coding.append(record.values[column.property.name], for: column, to: &values) }
+        return values
     }
 }

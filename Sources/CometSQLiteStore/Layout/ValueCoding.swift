@@ -7,10 +7,21 @@ struct ValueCoding {
     let registry: Registry
 
     func sqlValues(_ value: Value?, for column: ColumnLayout) -> [SQLValue] {
-        let main = sqlValue(value, for: column)
-        guard column.keyColumn != nil else { return [main] }
-        if case .dateTime(let dateTime)? = value { return [main, .integer(OccurrenceKey.key(of: dateTime))] }
-        return [main, .null]
+        var values: [SQLValue] = []
+        append(value, for: column, to: &values)
+        return values
+    }
+
+    /// The column's values (and its key column's) appended where a statement's values are being
+    /// gathered: a record's are one array, not an array per column joined afterwards.
+    func append(_ value: Value?, for column: ColumnLayout, to values: inout [SQLValue]) {
+        values.append(sqlValue(value, for: column))
+        guard column.keyColumn != nil else { return }
+        if case .dateTime(let dateTime)? = value {
+            values.append(.integer(OccurrenceKey.key(of: dateTime)))
+        } else {
+            values.append(.null)
+        }
     }
 
     private func sqlValue(_ value: Value?, for column: ColumnLayout) -> SQLValue {

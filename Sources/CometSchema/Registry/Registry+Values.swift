@@ -101,10 +101,11 @@ extension Registry {
             throw ValueError(.invalidPerson, "a person needs a name, an email address or a phone number")
         }
         if let email = person.email, !email.isEmpty {
-            let pieces = email.split(separator: "@", omittingEmptySubsequences: false)
             // Only what an address needs: a calendar user address is a URI that real files fill
-            // with spaces and odd text (`hcabot@ example.com`), kept as written.
-            guard pieces.count >= 2, !pieces[0].isEmpty, !pieces[pieces.count - 1].isEmpty else {
+            // with spaces and odd text (`hcabot@ example.com`), kept as written. An '@', and
+            // something before the first and after the last (looked at without splitting the
+            // address: every attendee of an import passes here).
+            guard email.first != "@", email.last != "@", email.contains("@") else {
                 throw ValueError(.invalidPerson, "'\(email)' is not an email address", path: "email")
             }
         }

@@ -58,12 +58,26 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// ISO 8601: `2026-06-15`.
     public var description: String {
-        Digits.padded(year, 4) + "-" + Digits.padded(month, 2) + "-" + Digits.padded(day, 2)
+        Digits.text(capacity: 10) { write(iso: &$0) }
     }
 
     /// RFC 5545 DATE: `20260615`.
     public var icalText: String {
-        Digits.padded(year, 4) + Digits.padded(month, 2) + Digits.padded(day, 2)
+        Digits.text(capacity: 8) { write(ical: &$0) }
+    }
+
+    func write(iso writer: inout Digits.Writer) {
+        writer.digits(year, 4)
+        writer.byte(0x2D)
+        writer.digits(month, 2)
+        writer.byte(0x2D)
+        writer.digits(day, 2)
+    }
+
+    func write(ical writer: inout Digits.Writer) {
+        writer.digits(year, 4)
+        writer.digits(month, 2)
+        writer.digits(day, 2)
     }
 
     public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
@@ -120,12 +134,28 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// ISO 8601 without zone: `2026-06-15T08:00:00`.
     public var description: String {
-        date.description + "T" + Digits.padded(hour, 2) + ":" + Digits.padded(minute, 2) + ":" + Digits.padded(second, 2)
+        Digits.text(capacity: 19) { write(iso: &$0) }
     }
 
     /// RFC 5545 local form: `20260615T080000`.
     public var icalText: String {
-        date.icalText + "T" + Digits.padded(hour, 2) + Digits.padded(minute, 2) + Digits.padded(second, 2)
+        Digits.text(capacity: 15) { writer in
+            date.write(ical: &writer)
+            writer.byte(0x54)
+            writer.digits(hour, 2)
+            writer.digits(minute, 2)
+            writer.digits(second, 2)
+        }
+    }
+
+    func write(iso writer: inout Digits.Writer) {
+        date.write(iso: &writer)
+        writer.byte(0x54)
+        writer.digits(hour, 2)
+        writer.byte(0x3A)
+        writer.digits(minute, 2)
+        writer.byte(0x3A)
+        writer.digits(second, 2)
     }
 
     var dateComponents: DateComponents {

@@ -40,7 +40,12 @@ public final class SQLiteStore: OpenedStore {
     /// Records read by the open write transaction, kept once it commits (`cache`). Before, a
     /// write's reads were never kept: the daemon's writer decoded every record an overlap check
     /// read, again for each create (a quarter of the daemon's CPU on the bench's mixed load).
+    /// At most as many as one generation of the cache holds (`readWhileWritingLimit`): a write
+    /// that reads a whole calendar (an import reads each record it replaces) would otherwise
+    /// keep all of them in memory until it commits, for a cache that keeps that many at most.
     private var readWhileWriting: [RecordKey: EntityRecord] = [:]
+    var readWhileWritingLimit = SQLiteStore.recordCacheLimit / 2
+    var recordsReadWhileWriting: Int { readWhileWriting.count }
     /// Records kept at most (two generations of half as many). A decoded event is about 3.7 KB
     /// (32,768 of them and the page cache took 120 MiB): 8,192 hold the busiest month of a 50,000-event calendar
     /// (3,376 records) in about 30 MiB per connection.
@@ -298,7 +303,7 @@ public final class SQLiteStore: OpenedStore {
     /// change, which a rollback takes back: it waits in `readWhileWriting` until the commit.
     func cache(_ record: EntityRecord, as key: RecordKey) {
         if isWriting {
-            readWhileWriting[key] = record
+            if readWhileWriting.count < readWhileWritingLimit || readWhileWriting[key] != nil { readWhileWriting[key] = record }
         } else {
             remember(record, as: key)
         }

@@ -58,4 +58,22 @@ struct WriteReadCacheTests {
         let read = try store.readTransaction { try $0.fetch(Fixture.event, id: picnic.id) }
         #expect(read?["title"] == .string("Picnic"))
     }
+
+    @Test("a write keeps at most a generation of the cache of what it reads, not everything until it commits")
+    func boundedWhileWriting() throws {
+        let fixture = try TestStore(label: "write-read-bounded")
+        try fixture.makeCalendar()
+        let events = try ["Picnic", "Lunch", "Dinner"].enumerated().map { index, title in
+            try fixture.makeEvent(title, start: "2026-06-1\(3 + index)T12:00:00+02:00[Europe/Berlin]")
+        }
+        let (store, _) = try fresh(fixture)
+        store.readWhileWritingLimit = 2
+        try store.transaction { writer in
+            for event in events { _ = try writer.fetch(Fixture.event, id: event.id) }
+            #expect(store.recordsReadWhileWriting == 2)
+        }
+        #expect(store.hasCachedRecord(Fixture.event, id: events[0].id))
+        #expect(store.hasCachedRecord(Fixture.event, id: events[1].id))
+        #expect(!store.hasCachedRecord(Fixture.event, id: events[2].id))
+    }
 }

@@ -58,7 +58,10 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// ISO 8601: `2026-06-15`.
     public var description: String {
-        Digits.padded(year, 4) + "-" + Digits.padded(month, 2) + "-" + Digits.padded(day, 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(10)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// RFC 5545 DATE: `20260615`.
@@ -120,7 +123,10 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// ISO 8601 without zone: `2026-06-15T08:00:00`.
     public var description: String {
-        date.description + "T" + Digits.padded(hour, 2) + ":" + Digits.padded(minute, 2) + ":" + Digits.padded(second, 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(19)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// RFC 5545 local form: `20260615T080000`.

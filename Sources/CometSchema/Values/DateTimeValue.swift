@@ -79,19 +79,10 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
     /// RFC 3339 with the RFC 9557 zone suffix, so nothing is lost in JSON:
     /// `2026-06-15T08:00:00+02:00[Europe/Berlin]`, `2026-06-15T06:00:00Z`, `2026-06-15T08:00:00`.
     public var description: String {
-        switch kind {
-        case .floating(let local):
-            return local.description
-        case .utc:
-            return localTime.description + "Z"
-        case .zoned(let seconds, let identifier):
-            // A skipped wall time is written as written, without an offset (none matches it);
-            // parsing places it again and keeps it as nominal.
-            if let nominal { return nominal.description + "[\(identifier)]" }
-            let zone = (try? TimeZones.zone(identifier)) ?? TimeZones.utcZone
-            let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
-            return localTime.description + TimeZones.offsetText(offset) + "[\(identifier)]"
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(48)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses the forms `description` produces, plus an offset without a zone (read as that
@@ -210,9 +201,9 @@ public enum TimeZones {
     }
 
     static func offsetText(_ seconds: Int) -> String {
-        let sign = seconds < 0 ? "-" : "+"
-        let magnitude = abs(seconds)
-        return sign + Digits.padded(magnitude / 3600, 2) + ":" + Digits.padded((magnitude % 3600) / 60, 2)
+        var bytes: [UInt8] = []
+        appendOffset(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm: exact, no Calendar).

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import CometSchema
+import CometStore
+import CometSQLiteStore
+@testable import CometDaemon
+
+/// The daemon writes each answer as text around results written straight from the values:
+/// the envelope, batches and errors must be the bytes the tree of the same answer is written as.
+@Suite("Answers written straight to text")
+struct AnswerTextTests {
+    private static let schemas = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Schemas").path
+
+    @Test("A batch of requests, notifications and bad requests is answered with the bytes of its tree: ids of every kind, results, errors, in order")
+    func batchAnswerIsTheTreesText() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("answers-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let service = try DaemonService(configuration: DaemonService.Configuration(store: .file(folder + "/s.sqlite"), opener: SQLiteStore.opener,
+                                                                                   schemaPaths: [AnswerTextTests.schemas],
+                                                                                   timeZone: TimeZone(identifier: "Europe/Berlin") ?? .current, readers: 1))
+        let created = try service.handle("intent.perform", JSONObject([
+            ("intent", .string("createEvent")),
+            ("parameters", .object(JSONObject([("title", .string("Launch \"review\"\n")), ("startDate", .string("2026-06-13T12:00:00+02:00[Europe/Berlin]")),
+                                               ("location", .string("Hangar 2"))]))),
+        ]), connection: 1).get()
+        let id = try #require(created["entity"]?["id"]?.stringValue)
+        let body = """
+        [{"jsonrpc": "2.0", "id": 1, "method": "entity.get", "params": {"entity": "Event", "id": "\(id)"}},
+         {"jsonrpc": "2.0", "id": "two", "method": "agenda", "params": {"from": "2026-06-13T00:00:00Z", "to": "2026-06-14T00:00:00Z"}},
+         {"jsonrpc": "2.0", "method": "health"},
+         {"jsonrpc": "2.0", "id": null, "method": "no.such"},
+         {"jsonrpc": "1.0", "id": 5, "method": "health"},
+         {"jsonrpc": "2.0", "id": 6, "method": "entity.get", "params": {"entity": "Event", "id": "\(UUID().uuidString)"}},
+         {"jsonrpc": "2.0", "id": 7, "method": "intent.perform", "params": {"intent": "searchEvents", "parameters": {"text": "Launch"}, "limit": 1}}]
+        """
+        let answer = try #require(Daemon.answer(Array(body.utf8), service: service, connection: 1))
+        let tree = try JSONParser.parse(bytes: answer.bytes)
+        guard case .array(let items) = tree else {
+            Issue.record("a batch is answered with an array: \(answer)")
+            return
+        }
+        // Six answers: the notification gets none.
+        try #require(items.count == 6)
+        #expect(items.map { $0["id"] } == [.int(1), .string("two"), .null, .int(5), .int(6), .int(7)])
+        #expect(items[0]["result"]?["entity"]?["title"] == .string("Launch \"review\"\n"))
+        #expect(items[1]["result"]?["occurrences"]?.arrayCount == 1)
+        #expect(items[2]["error"]?["code"] == .int(RPCError.methodNotFound))
+        #expect(items[3]["error"]?["code"] == .int(RPCError.invalidRequest))
+        #expect(items[4]["result"]?["entity"] == .null)
+        #expect(items[5]["result"]?["truncated"] == .bool(false))
+        // The text is what the tree path writes for the same answer, byte for byte.
+        #expect(answer.description == JSONWriter.compact(tree))
+        let single = try #require(Daemon.answer(Array(#"{"jsonrpc": "2.0", "id": 9, "method": "entity.get", "params": {"entity": "Event", "id": "\#(id)"}}"#.utf8),
+                                                service: service, connection: 1))
+        #expect(single.description == JSONWriter.compact(RPCMessage.response(id: .number(9), result: items[0]["result"] ?? .null)))
+    }
+}
+
+private extension JSONValue {
+    var arrayCount: Int? {
+        if case .array(let items) = self { return items.count }
+        return nil
+    }
+}

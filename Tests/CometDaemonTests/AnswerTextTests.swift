@@ -55,6 +55,15 @@ struct AnswerTextTests {
         let single = try #require(Daemon.answer(Array(#"{"jsonrpc": "2.0", "id": 9, "method": "entity.get", "params": {"entity": "Event", "id": "\#(id)"}}"#.utf8),
                                                 service: service, connection: 1))
         #expect(single.description == JSONWriter.compact(RPCMessage.response(id: .number(9), result: items[0]["result"] ?? .null)))
+        // The reader kept that record's text; a change is seen on the next read all the same.
+        let updated = try service.handle("intent.perform", JSONObject([
+            ("intent", .string("updateEvent")), ("confirmed", .bool(true)),
+            ("parameters", .object(JSONObject([("event", .string(id)), ("title", .string("Launch moved"))]))),
+        ]), connection: 1).get()
+        #expect(updated["outcome"] == "done")
+        let read = try service.handle("entity.get", JSONObject([("entity", .string("Event")), ("id", .string(id))]), connection: 1).get()
+        #expect(read["entity"]?["title"] == .string("Launch moved"))
+        #expect(read["entity"]?["location"] == items[0]["result"]?["entity"]?["location"])
     }
 }
 

@@ -260,3 +260,45 @@ struct DateTimeTextTests {
         #expect(try DateTimeValue.zoned(gap, timeZone: "Europe/Berlin").description == "2026-03-29T02:30:00[Europe/Berlin]")
     }
 }
+
+@Suite("Texts of records kept with the record")
+struct RecordTextCacheTests {
+    @Test("A record's kept text is copied only for an equal record: a changed record is written afresh, and every answer is the bytes of its tree")
+    func keptTextServesOnlyEqualRecords() throws {
+        let registry = try Fixtures.registry()
+        let event = try registry.requireEntity("Event")
+        var generator = RecordGenerator(registry: registry, random: SeededGenerator(seed: 11))
+        let cache = RecordTextCache()
+        let first = generator.record(of: event)
+        var changed = first
+        changed["title"] = .string("Changed \"title\"")
+        let other = generator.record(of: event)
+        for records in [[first, first], [first, other, first], [changed], [first, changed, changed, other]] {
+            let text = JSONText.write(recordTexts: cache) { text in
+                text.beginObject()
+                text.key("entities")
+                text.beginArray()
+                for record in records { registry.write(record, into: &text) }
+                text.endArray()
+                text.endObject()
+            }
+            let tree = JSONValue.object(JSONObject([("entities", .array(records.map { .object(registry.encode($0)) }))]))
+            try #require(text.description == JSONWriter.compact(tree))
+        }
+        #expect(cache.count == 2)
+        let again = JSONText.write(recordTexts: cache) { registry.write(changed, into: &$0) }
+        #expect(again.description.contains(#""title":"Changed \"title\"""#))
+    }
+
+    @Test("At most its limit of texts are kept: the older generation goes when the recent one fills")
+    func bounded() throws {
+        let registry = try Fixtures.registry()
+        let calendar = try registry.requireEntity("Calendar")
+        var generator = RecordGenerator(registry: registry, random: SeededGenerator(seed: 5))
+        let cache = RecordTextCache(limit: 4)
+        for _ in 0..<10 { _ = JSONText.write(recordTexts: cache) { registry.write(generator.record(of: calendar), into: &$0) } }
+        #expect(cache.count == 4)
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
+}

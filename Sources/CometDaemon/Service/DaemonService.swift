@@ -219,8 +219,8 @@ public final class DaemonService: @unchecked Sendable {
         }
         request.page = try page(params)
         let reads = intent.action == .search || intent.action == .open
-        if reads { return readers.run { $0.jsonText($0.perform(request)) } }
-        let text = writer.run { $0.jsonText($0.perform(request)) }
+        if reads { return readers.text { engine, text in engine.registry.write(engine.perform(request), into: &text) } }
+        let text = writer.text { engine, text in engine.registry.write(engine.perform(request), into: &text) }
         announceJournal()
         return text
     }
@@ -253,12 +253,11 @@ public final class DaemonService: @unchecked Sendable {
         let entity = try entity(params)
         let text = try params.string("id")
         guard let id = UUID(uuidString: text) else { throw RPCError(RPCError.invalidParams, "'\(text)' is not an id") }
-        let record = try readers.run { try $0.record(entity.name, id: id) }
-        let registry = self.registry
-        return JSONText.write { text in
+        return try readers.text { engine, text in
+            let record = try engine.record(entity.name, id: id)
             text.beginObject()
             text.key("entity")
-            if let record { registry.write(record, into: &text) } else { text.writeNull() }
+            if let record { engine.registry.write(record, into: &text) } else { text.writeNull() }
             text.endObject()
         }
     }
@@ -278,7 +277,7 @@ public final class DaemonService: @unchecked Sendable {
             }
             request.parameters[parameter.name] = .set(try decode(json, as: parameter, key: role.rawValue))
         }
-        return readers.run { $0.jsonText($0.perform(request)) }
+        return readers.text { engine, text in engine.registry.write(engine.perform(request), into: &text) }
     }
 
     private func agenda(_ params: Parameters) throws -> JSONText {
@@ -299,7 +298,7 @@ public final class DaemonService: @unchecked Sendable {
             }
             request.references[parameter.name] = calendar
         }
-        return readers.run { $0.jsonText($0.perform(request)) }
+        return readers.text { engine, text in engine.registry.write(engine.perform(request), into: &text) }
     }
 
     private func decode(_ json: JSONValue, as parameter: ParameterDefinition, key: String) throws -> Value {

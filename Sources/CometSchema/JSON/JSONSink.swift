@@ -24,11 +24,15 @@ public protocol JSONSink {
     mutating func endObject()
     mutating func beginArray()
     mutating func endArray()
+    /// A record, which `writing` writes; the text sink may copy the text it wrote for an equal
+    /// record before instead.
+    mutating func writeRecord(_ record: EntityRecord, _ writing: (inout Self) -> Void)
 }
 
 extension JSONSink {
     public mutating func write(_ dateTime: DateTimeValue) { write(dateTime.description) }
     public mutating func write(_ id: UUID) { write(id.lowercasedText) }
+    public mutating func writeRecord(_ record: EntityRecord, _ writing: (inout Self) -> Void) { writing(&self) }
 
     public mutating func write(_ tree: JSONValue) {
         switch tree {

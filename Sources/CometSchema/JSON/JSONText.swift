@@ -8,8 +8,11 @@ public struct JSONText: JSONSink, CustomStringConvertible {
     public private(set) var bytes: [UInt8] = []
     /// Whether the next item follows another in the same object or array.
     private var followsItem = false
+    /// The texts of records written before, copied for an equal record (nil: always written).
+    private let recordTexts: RecordTextCache?
 
-    public init() {
+    public init(recordTexts: RecordTextCache? = nil) {
+        self.recordTexts = recordTexts
         bytes.reserveCapacity(256)
     }
 
@@ -95,15 +98,35 @@ public struct JSONText: JSONSink, CustomStringConvertible {
         followsItem = true
     }
 
+    public mutating func writeRecord(_ record: EntityRecord, _ writing: (inout JSONText) -> Void) {
+        guard let recordTexts else {
+            writing(&self)
+            return
+        }
+        if let written = recordTexts.bytes(for: record) {
+            separate()
+            bytes.append(contentsOf: written)
+            return
+        }
+        // Written where it goes, then kept from its first byte (after any comma before it).
+        if followsItem {
+            bytes.append(UInt8(ascii: ","))
+            followsItem = false
+        }
+        let start = bytes.count
+        writing(&self)
+        recordTexts.keep(record, bytes: Array(bytes[start...]))
+    }
+
     /// A document written before (a cached record, a whole answer), as the next item.
     public mutating func write(_ written: JSONText) {
         separate()
         bytes.append(contentsOf: written.bytes)
     }
 
-    /// The text of what a writer writes.
-    public static func write(_ writing: (inout JSONText) -> Void) -> JSONText {
-        var text = JSONText()
+    /// The text of what a writer writes (copying the kept texts of equal records, when given).
+    public static func write(recordTexts: RecordTextCache? = nil, _ writing: (inout JSONText) -> Void) -> JSONText {
+        var text = JSONText(recordTexts: recordTexts)
         writing(&text)
         return text
     }

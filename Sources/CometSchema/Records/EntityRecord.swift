@@ -34,7 +34,7 @@ extension Registry {
             sink.endObject()
             return
         }
-        writeProperties(record.values, of: definition, id: record.id, into: &sink)
+        sink.writeRecord(record) { sink in writeProperties(record.values, of: definition, id: record.id, into: &sink) }
     }
 
     /// The text that names a record in lists and dialogs: its `@title` property, else its id.

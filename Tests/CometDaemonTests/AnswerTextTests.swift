@@ -67,6 +67,14 @@ struct AnswerTextTests {
     }
 }
 
+extension AnswerTextTests {
+    @Test("Each engine keeps the text of as many records as its store keeps decoded ones")
+    func recordTextLimit() {
+        #expect(RecordTextCache().limit == SQLiteStore.recordCacheLimit)
+        #expect(RecordTextCache().limit == 8_192)
+    }
+}
+
 private extension JSONValue {
     var arrayCount: Int? {
         if case .array(let items) = self { return items.count }

@@ -13,6 +13,8 @@ public final class RecordTextCache {
     private var recent: [UUID: Entry] = [:]
     private var older: [UUID: Entry] = [:]
     private let generationSize: Int
+    /// How many texts it keeps at most: by default as many as the store keeps decoded records.
+    public let limit: Int
 
     struct Entry {
         let record: EntityRecord
@@ -22,6 +24,7 @@ public final class RecordTextCache {
     /// `limit` texts at most, in two generations of half as many.
     public init(limit: Int = 8_192) {
         generationSize = max(1, limit / 2)
+        self.limit = 2 * generationSize
     }
 
     public var count: Int { recent.count + older.count }

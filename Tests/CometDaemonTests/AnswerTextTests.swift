@@ -68,6 +68,44 @@ struct AnswerTextTests {
 }
 
 extension AnswerTextTests {
+    @Test("After the schemas are reloaded, a record is written in the new schemas' order, not copied from the text kept before")
+    func reloadForgetsRecordTexts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("answers-reload-\(UUID().uuidString.prefix(8))")
+        let schemas = folder.appendingPathComponent("Schemas/calendar")
+        try FileManager.default.createDirectory(at: schemas, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = URL(fileURLWithPath: AnswerTextTests.schemas).appendingPathComponent("calendar")
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(name), to: schemas.appendingPathComponent(name))
+        }
+        let service = try DaemonService(configuration: DaemonService.Configuration(store: .file(folder.appendingPathComponent("s.sqlite").path), opener: SQLiteStore.opener,
+                                                                                   schemaPaths: [folder.appendingPathComponent("Schemas").path],
+                                                                                   timeZone: TimeZone(identifier: "Europe/Berlin") ?? .current, readers: 1))
+        let created = try service.handle("intent.perform", JSONObject([
+            ("intent", .string("createEvent")),
+            ("parameters", .object(JSONObject([("title", .string("Review")), ("startDate", .string("2026-06-13T12:00:00+02:00[Europe/Berlin]"))]))),
+        ]), connection: 1).get()
+        let id = try #require(created["entity"]?["id"]?.stringValue)
+        func keys() throws -> [String] {
+            let text = try service.answer("entity.get", JSONObject([("entity", .string("Event")), ("id", .string(id))]), connection: 1).get()
+            return try #require(try JSONParser.parse(bytes: text.bytes)["entity"]?.objectValue).keys
+        }
+        let before = try keys()
+        #expect(try keys() == before)
+        try #require(before.firstIndex(of: "isFavorite") ?? 0 > before.firstIndex(of: "title") ?? 0)
+        // The same schemas with isFavorite declared right after id.
+        let eventFile = schemas.appendingPathComponent("event.cal")
+        var text = try String(contentsOf: eventFile, encoding: .utf8)
+        let favorite = "    /// Starred: a CometCal extension beyond the standard schema (X-COMETCAL-FAVORITE).\n    @ical(\"X-COMETCAL-FAVORITE\")\n    isFavorite: Bool = false\n"
+        try #require(text.contains(favorite))
+        text = text.replacingOccurrences(of: favorite, with: "").replacingOccurrences(of: "    id: UUID\n", with: "    id: UUID\n\n" + favorite)
+        try text.write(to: eventFile, atomically: true, encoding: .utf8)
+        #expect(service.reload() == nil)
+        let after = try keys()
+        #expect(after.prefix(2) == ["id", "isFavorite"])
+        #expect(Set(after) == Set(before))
+    }
+
     @Test("Each engine keeps the text of as many records as its store keeps decoded ones")
     func recordTextLimit() {
         #expect(RecordTextCache().limit == SQLiteStore.recordCacheLimit)

@@ -186,7 +186,6 @@ extension Registry {
 
 extension IntentEngine {
     public func json(_ outcome: IntentOutcome) -> JSONValue { registry.json(outcome) }
-    public func jsonText(_ outcome: IntentOutcome) -> JSONText { registry.jsonText(outcome) }
     public func json(_ error: IntentError) -> JSONValue { registry.json(error) }
     public func json(_ occurrence: Occurrence) -> JSONValue { registry.json(occurrence) }
     public func json(_ snippet: Snippet) -> JSONValue { registry.json(snippet) }

@@ -27,7 +27,7 @@ public final class RecordTextCache {
         self.limit = 2 * generationSize
     }
 
-    public var count: Int { recent.count + older.count }
+    var count: Int { recent.count + older.count }
 
     func bytes(for record: EntityRecord) -> [UInt8]? {
         if let entry = recent[record.id], entry.record == record { return entry.bytes }

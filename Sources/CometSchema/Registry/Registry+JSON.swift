@@ -301,7 +301,7 @@ extension Registry {
 
     /// Writes properties of an entity as an object, in schema order; `id` is written from
     /// `id` when given (a record keeps its id apart from its values).
-    public func writeProperties<Sink: JSONSink>(_ properties: [String: Value], of entity: EntityDefinition, id: UUID? = nil, into sink: inout Sink) {
+    func writeProperties<Sink: JSONSink>(_ properties: [String: Value], of entity: EntityDefinition, id: UUID? = nil, into sink: inout Sink) {
         sink.beginObject()
         for property in entity.properties {
             if let id, property.name == "id" {

@@ -5,7 +5,7 @@ import Foundation
 /// looked up and its offset asked twice) was a quarter of building an answer in a profile.
 extension DateTimeValue {
     /// Appends `description`'s text.
-    public func appendText(to bytes: inout [UInt8]) {
+    func appendText(to bytes: inout [UInt8]) {
         switch kind {
         case .floating(let local):
             local.appendText(to: &bytes)

@@ -74,7 +74,7 @@ extension UUID {
 
 extension UUID {
     /// Appends `lowercasedText`'s 36 characters.
-    public func appendLowercasedText(to output: inout [UInt8]) {
+    func appendLowercasedText(to output: inout [UInt8]) {
         let digits: StaticString = "0123456789abcdef"
         withUnsafeBytes(of: uuid) { bytes in
             for (index, byte) in bytes.enumerated() {

@@ -66,30 +66,28 @@ extension JSONSink {
 
 /// Builds a `JSONValue` from the calls a writer makes.
 public struct JSONTreeBuilder: JSONSink {
-    private enum Open {
-        case object(JSONObject, key: String?)
-        case array([JSONValue])
-    }
+    private enum Open { case object, array }
 
+    // The open containers are kept in arrays of their own and changed in place: holding one
+    // in an enum while appending to it copied it on every item (an event's 100,000 attendees
+    // took quadratic time).
     private var open: [Open] = []
+    private var objects: [JSONObject] = []
+    private var keys: [String] = []
+    private var arrays: [[JSONValue]] = []
     /// The finished document, once its outermost value is written.
     public private(set) var value: JSONValue = .null
 
     public init() {}
 
     private mutating func add(_ item: JSONValue) {
-        guard let last = open.popLast() else {
-            value = item
-            return
-        }
-        switch last {
-        case .object(var object, let key):
+        switch open.last {
+        case nil: value = item
+        case .object?:
             // A key written twice keeps its first place, as assigning to a JSONObject does.
-            object[key ?? ""] = item
-            open.append(.object(object, key: nil))
-        case .array(var items):
-            items.append(item)
-            open.append(.array(items))
+            objects[objects.count - 1][keys.popLast() ?? ""] = item
+        case .array?:
+            arrays[arrays.count - 1].append(item)
         }
     }
 
@@ -99,22 +97,27 @@ public struct JSONTreeBuilder: JSONSink {
     public mutating func write(_ number: Double) { add(.double(number)) }
     public mutating func write(_ text: String) { add(.string(text)) }
     public mutating func write(_ tree: JSONValue) { add(tree) }
-    public mutating func beginObject() { open.append(.object(JSONObject(), key: nil)) }
-
-    public mutating func key(_ name: String) {
-        guard case .object(let object, _)? = open.popLast() else { return }
-        open.append(.object(object, key: name))
+    public mutating func beginObject() {
+        open.append(.object)
+        objects.append(JSONObject())
     }
 
+    public mutating func key(_ name: String) { keys.append(name) }
+
     public mutating func endObject() {
-        guard case .object(let object, _)? = open.popLast() else { return }
+        guard open.last == .object, let object = objects.popLast() else { return }
+        open.removeLast()
         add(.object(object))
     }
 
-    public mutating func beginArray() { open.append(.array([])) }
+    public mutating func beginArray() {
+        open.append(.array)
+        arrays.append([])
+    }
 
     public mutating func endArray() {
-        guard case .array(let items)? = open.popLast() else { return }
+        guard open.last == .array, let items = arrays.popLast() else { return }
+        open.removeLast()
         add(.array(items))
     }
 

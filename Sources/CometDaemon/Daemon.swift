@@ -129,19 +129,20 @@ public final class Daemon: @unchecked Sendable {
         connection.work.async {
             defer { connection.finished() }
             if let reply = answer(body, service: service, connection: connection.id, logger: logger) {
-                connection.sendFrame(Array(JSONWriter.compact(reply).utf8))
+                connection.sendFrame(reply.bytes)
             }
         }
     }
 
     /// What a frame's body is answered with (nil for notifications only): the dispatch, apart
-    /// from any socket, so it can be driven directly (the fuzz target does).
-    static func answer(_ body: [UInt8], service: DaemonService, connection: Int, logger: Logger? = nil) -> JSONValue? {
-        func answer(_ request: RPCRequest) -> JSONValue? {
+    /// from any socket, so it can be driven directly (the fuzz target does). Written as text
+    /// straight from the results, with no tree of the whole answer.
+    static func answer(_ body: [UInt8], service: DaemonService, connection: Int, logger: Logger? = nil) -> JSONText? {
+        func answer(_ request: RPCRequest) -> JSONText? {
             let started = DispatchTime.now()
             // Logged before the work too, so whoever reads the log knows a request is in flight.
             logger?.info("received", [("connection", String(connection)), ("method", request.method)])
-            let result = service.handle(request.method, request.params, connection: connection)
+            let result = service.answer(request.method, request.params, connection: connection)
             if let logger {
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
                 logger.info("request", [("connection", String(connection)), ("method", request.method),
@@ -149,21 +150,26 @@ public final class Daemon: @unchecked Sendable {
             }
             guard let id = request.id else { return nil }  // a notification: no answer
             switch result {
-            case .success(let value): return RPCMessage.response(id: id, result: value)
-            case .failure(let error): return RPCMessage.response(id: id, error: error)
+            case .success(let text): return RPCMessage.responseText(id: id, result: text)
+            case .failure(let error): return RPCMessage.responseText(id: id, error: error)
             }
         }
         switch RPCMessage.parse(body) {
         case .single(.success(let request)): return answer(request)
-        case .single(.failure(let failure)): return RPCMessage.response(id: failure.id, error: failure.error)
+        case .single(.failure(let failure)): return RPCMessage.responseText(id: failure.id, error: failure.error)
         case .batch(let items):
-            let answers = items.compactMap { item -> JSONValue? in
+            let answers = items.compactMap { item -> JSONText? in
                 switch item {
                 case .success(let request): return answer(request)
-                case .failure(let failure): return RPCMessage.response(id: failure.id, error: failure.error)
+                case .failure(let failure): return RPCMessage.responseText(id: failure.id, error: failure.error)
                 }
             }
-            return answers.isEmpty ? nil : .array(answers)
+            if answers.isEmpty { return nil }
+            return JSONText.write { text in
+                text.beginArray()
+                for answer in answers { text.write(answer) }
+                text.endArray()
+            }
         }
     }
 

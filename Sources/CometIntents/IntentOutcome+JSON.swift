@@ -4,84 +4,149 @@ import CometStore
 
 /// The JSON shape of outcomes (docs/json.md), shared by `--json`, the conversation runner and
 /// the daemon. It needs the registry only, so a client of the daemon writes the same JSON.
+/// Each shape is written once, into a `JSONSink`: as text (the daemon's answers) or as a tree.
 extension Registry {
     public func json(_ outcome: IntentOutcome) -> JSONValue {
-        var object = JSONObject()
-        object["outcome"] = .string(outcome.name)
+        JSONTreeBuilder.build { write(outcome, into: &$0) }
+    }
+
+    /// The outcome as compact JSON text, written without a tree.
+    public func jsonText(_ outcome: IntentOutcome) -> JSONText {
+        JSONText.write { write(outcome, into: &$0) }
+    }
+
+    public func write<Sink: JSONSink>(_ outcome: IntentOutcome, into sink: inout Sink) {
+        sink.beginObject()
+        sink.key("outcome")
+        sink.write(outcome.name)
         switch outcome {
         case .done(let result):
-            object["intent"] = .string(result.intent.name)
-            if let record = result.record { object["entity"] = .object(encode(record)) }
+            sink.key("intent")
+            sink.write(result.intent.name)
+            if let record = result.record {
+                sink.key("entity")
+                write(record, into: &sink)
+            }
             if result.action == .search || !result.records.isEmpty && result.action == nil {
                 // Occurrences refer to their records by id: each record is listed once.
                 let listed = result.occurrences.isEmpty ? result.records : Self.distinctRecords(result.occurrences)
-                object["entities"] = .array(listed.map { .object(encode($0)) })
+                sink.key("entities")
+                sink.beginArray()
+                for record in listed { write(record, into: &sink) }
+                sink.endArray()
             }
             if result.action == .search, !result.occurrences.isEmpty || result.records.isEmpty {
-                object["occurrences"] = .array(result.occurrences.map(json))
+                sink.key("occurrences")
+                sink.beginArray()
+                for occurrence in result.occurrences { write(occurrence, into: &sink) }
+                sink.endArray()
             }
-            if let page = result.page { json(page, into: &object) }
-            object["dialog"] = json(result.dialog)
-            if let snippet = result.snippet { object["snippet"] = json(snippet) }
-            if let sequence = result.journalSequence { object["journal"] = .int(Int(sequence)) }
-            if !result.warnings.isEmpty { object["warnings"] = .array(result.warnings.map(JSONValue.string)) }
+            if let page = result.page { write(page, into: &sink) }
+            sink.key("dialog")
+            write(result.dialog, into: &sink)
+            if let snippet = result.snippet {
+                sink.key("snippet")
+                write(snippet, into: &sink)
+            }
+            if let sequence = result.journalSequence {
+                sink.key("journal")
+                sink.write(Int(sequence))
+            }
+            if !result.warnings.isEmpty {
+                sink.key("warnings")
+                sink.beginArray()
+                for warning in result.warnings { sink.write(warning) }
+                sink.endArray()
+            }
         case .needsValue(let parameter, let prompt):
-            object["parameter"] = .string(parameter)
-            object["prompt"] = .string(prompt)
+            sink.member("parameter", parameter)
+            sink.member("prompt", prompt)
         case .needsConfirmation(let prompt, let snippet):
-            object["prompt"] = .string(prompt)
-            object["snippet"] = json(snippet)
+            sink.member("prompt", prompt)
+            sink.key("snippet")
+            write(snippet, into: &sink)
         case .needsDisambiguation(let parameter, let prompt, let candidates):
-            object["parameter"] = .string(parameter)
-            object["prompt"] = .string(prompt)
-            object["total"] = .int(candidates.count)
-            object["candidates"] = .array(candidates.map { candidate in
-                var item = JSONObject()
-                item["id"] = .string(candidate.id.lowercasedText)
-                item["title"] = .string(candidate.title)
-                item["subtitle"] = candidate.subtitle.map(JSONValue.string)
-                return .object(item)
-            })
+            sink.member("parameter", parameter)
+            sink.member("prompt", prompt)
+            sink.key("total")
+            sink.write(candidates.count)
+            sink.key("candidates")
+            sink.beginArray()
+            for candidate in candidates {
+                sink.beginObject()
+                sink.key("id")
+                sink.write(candidate.id)
+                sink.member("title", candidate.title)
+                sink.member("subtitle", candidate.subtitle)
+                sink.endObject()
+            }
+            sink.endArray()
         case .cancelled(let dialog):
-            object["dialog"] = json(dialog)
+            sink.key("dialog")
+            write(dialog, into: &sink)
         case .failed(let error):
-            object["error"] = json(error)
+            sink.key("error")
+            write(error, into: &sink)
         }
-        return .object(object)
+        sink.endObject()
     }
 
     public func json(_ error: IntentError) -> JSONValue {
-        var object = JSONObject()
-        object["code"] = .string(error.code.rawValue)
-        object["message"] = .string(error.message)
-        object["parameter"] = error.parameter.map(JSONValue.string)
-        object["suggestion"] = error.suggestion.map(JSONValue.string)
-        return .object(object)
+        JSONTreeBuilder.build { write(error, into: &$0) }
+    }
+
+    private func write<Sink: JSONSink>(_ error: IntentError, into sink: inout Sink) {
+        sink.beginObject()
+        sink.member("code", error.code.rawValue)
+        sink.member("message", error.message)
+        sink.member("parameter", error.parameter)
+        sink.member("suggestion", error.suggestion)
+        sink.endObject()
     }
 
     public func json(_ occurrence: Occurrence) -> JSONValue {
-        var object = JSONObject()
-        object["id"] = .string(occurrence.record.id.lowercasedText)
-        object["title"] = .string(title(of: occurrence.record))
-        object["start"] = .string(occurrence.start.description)
-        object["end"] = .string(occurrence.end.description)
-        object["recurring"] = .bool(occurrence.isRecurrenceInstance)
-        object["recurrenceId"] = .string(occurrence.recurrenceKey.description)
-        return .object(object)
+        JSONTreeBuilder.build { write(occurrence, into: &$0) }
+    }
+
+    private func write<Sink: JSONSink>(_ occurrence: Occurrence, into sink: inout Sink) {
+        sink.beginObject()
+        sink.key("id")
+        sink.write(occurrence.record.id)
+        sink.member("title", title(of: occurrence.record))
+        sink.key("start")
+        sink.write(occurrence.start)
+        sink.key("end")
+        sink.write(occurrence.end)
+        sink.key("recurring")
+        sink.write(occurrence.isRecurrenceInstance)
+        sink.key("recurrenceId")
+        sink.write(occurrence.recurrenceKey)
+        sink.endObject()
     }
 
     /// `total`, `offset`, `limit` (when asked), `truncated`, and `next` (when truncated): the
     /// request for the following page.
-    private func json(_ page: PageInfo, into object: inout JSONObject) {
-        object["total"] = .int(page.total)
-        object["offset"] = .int(page.offset)
-        if let limit = page.limit { object["limit"] = .int(limit) }
-        object["truncated"] = .bool(page.isTruncated)
+    private func write<Sink: JSONSink>(_ page: PageInfo, into sink: inout Sink) {
+        sink.key("total")
+        sink.write(page.total)
+        sink.key("offset")
+        sink.write(page.offset)
+        if let limit = page.limit {
+            sink.key("limit")
+            sink.write(limit)
+        }
+        sink.key("truncated")
+        sink.write(page.isTruncated)
         if let next = page.next {
-            var request = JSONObject()
-            request["offset"] = .int(next.offset)
-            if let limit = next.limit { request["limit"] = .int(limit) }
-            object["next"] = .object(request)
+            sink.key("next")
+            sink.beginObject()
+            sink.key("offset")
+            sink.write(next.offset)
+            if let limit = next.limit {
+                sink.key("limit")
+                sink.write(limit)
+            }
+            sink.endObject()
         }
     }
 
@@ -91,16 +156,31 @@ extension Registry {
         return occurrences.compactMap { seen.insert($0.record.id).inserted ? $0.record : nil }
     }
 
-    private func json(_ dialog: Dialog) -> JSONValue {
-        .object(JSONObject([("full", .string(dialog.full)), ("supporting", .string(dialog.supporting))]))
+    private func write<Sink: JSONSink>(_ dialog: Dialog, into sink: inout Sink) {
+        sink.beginObject()
+        sink.member("full", dialog.full)
+        sink.member("supporting", dialog.supporting)
+        sink.endObject()
     }
 
     public func json(_ snippet: Snippet) -> JSONValue {
-        var object = JSONObject()
-        object["title"] = .string(snippet.title)
-        object["subtitle"] = snippet.subtitle.map(JSONValue.string)
-        object["fields"] = .array(snippet.fields.map { .object(JSONObject([("label", .string($0.label)), ("value", .string($0.value))])) })
-        return .object(object)
+        JSONTreeBuilder.build { write(snippet, into: &$0) }
+    }
+
+    private func write<Sink: JSONSink>(_ snippet: Snippet, into sink: inout Sink) {
+        sink.beginObject()
+        sink.member("title", snippet.title)
+        sink.member("subtitle", snippet.subtitle)
+        sink.key("fields")
+        sink.beginArray()
+        for field in snippet.fields {
+            sink.beginObject()
+            sink.member("label", field.label)
+            sink.member("value", field.value)
+            sink.endObject()
+        }
+        sink.endArray()
+        sink.endObject()
     }
 }
 

@@ -104,6 +104,14 @@ struct JSONParserTests {
         #expect(try json("\"raw é 中 😀\"") == .string("raw é 中 😀"))
     }
 
+    @Test("Strings without escapes read whole, and strings that start plain and then escape or break read as before")
+    func plainStrings() throws {
+        #expect(try json(#"["", "a", "raw é 中 😀", "plain then \n escape", "x"]"#) == .array(["", "a", "raw é 中 😀", "plain then \n escape", "x"]))
+        #expect(try json(#"{"key é": "value 😀", "k2": ""}"#) == .object(JSONObject([("key é", "value 😀"), ("k2", "")])))
+        #expect(throws: JSONParseError.self) { try JSONParser.parse("\"plain then a raw\ncontrol\"") }
+        #expect(throws: JSONParseError.self) { try JSONParser.parse("\"plain and unterminated") }
+    }
+
     @Test("Objects keep their keys in document order and literals parse")
     func objectsAndLiterals() throws {
         let value = try json(" {\"b\": true, \"a\": [null, false], \"c\": {}, \"d\": []} ")

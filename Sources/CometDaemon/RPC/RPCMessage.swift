@@ -120,6 +120,25 @@ enum RPCMessage {
         .object(JSONObject([("jsonrpc", .string("2.0")), ("id", id.json), ("error", error.json)]))
     }
 
+    /// The response as text around a result already written: the bytes `response(id:result:)`
+    /// gives for the same result's tree.
+    static func responseText(id: RPCID, result: JSONText) -> JSONText {
+        JSONText.write { text in
+            text.beginObject()
+            text.key("jsonrpc")
+            text.write("2.0")
+            text.key("id")
+            text.write(id.json)
+            text.key("result")
+            text.write(result)
+            text.endObject()
+        }
+    }
+
+    static func responseText(id: RPCID, error: RPCError) -> JSONText {
+        JSONText(response(id: id, error: error))
+    }
+
     static func notification(_ method: String, _ params: JSONValue) -> JSONValue {
         .object(JSONObject([("jsonrpc", .string("2.0")), ("method", .string(method)), ("params", params)]))
     }

@@ -11,6 +11,8 @@ final class EngineSlot: @unchecked Sendable {
     private(set) var engine: IntentEngine
     /// Each piece of work on the store stops after this long (and is rolled back).
     let timeLimit: Double
+    /// The text of the records this engine's answers held, used on its queue only.
+    private let recordTexts = RecordTextCache()
 
     init(label: String, engine: IntentEngine, timeLimit: Double) {
         queue = DispatchQueue(label: label)
@@ -23,7 +25,23 @@ final class EngineSlot: @unchecked Sendable {
         try queue.sync { try engine.withTimeLimit(seconds: timeLimit) { try body(engine) } }
     }
 
-    func replace(_ engine: IntentEngine) { queue.sync { self.engine = engine } }
+    /// Runs on the slot's queue and writes the answer there as text, copying the text of
+    /// records it wrote before (each engine has its own, so no lock is taken for them).
+    func text(_ body: (IntentEngine, inout JSONText) throws -> Void) rethrows -> JSONText {
+        try run { engine in
+            var text = JSONText(recordTexts: recordTexts)
+            try body(engine, &text)
+            return text
+        }
+    }
+
+    /// A new engine, for new schemas: the texts written for the old ones go.
+    func replace(_ engine: IntentEngine) {
+        queue.sync {
+            self.engine = engine
+            recordTexts.removeAll()
+        }
+    }
 }
 
 /// Readers: several engines, each its own connection, so reads run side by side (WAL and
@@ -39,6 +57,15 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     func run<T>(_ body: (IntentEngine) throws -> T) rethrows -> T {
+        try withFreeSlot { try $0.run(body) }
+    }
+
+    /// `EngineSlot.text` on a free engine.
+    func text(_ body: (IntentEngine, inout JSONText) throws -> Void) rethrows -> JSONText {
+        try withFreeSlot { try $0.text(body) }
+    }
+
+    private func withFreeSlot<T>(_ body: (EngineSlot) throws -> T) rethrows -> T {
         lock.lock()
         while free.isEmpty { lock.wait() }
         let slot = free.removeLast()
@@ -49,7 +76,7 @@ final class ReaderPool: @unchecked Sendable {
             lock.signal()
             lock.unlock()
         }
-        return try slot.run(body)
+        return try body(slot)
     }
 
     var count: Int { all.count }

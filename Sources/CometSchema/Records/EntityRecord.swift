@@ -24,10 +24,17 @@ public struct EntityRecord: Sendable, Hashable {
 extension Registry {
     /// The record as JSON: `{"id": …, then every property with a value, in schema order}`.
     public func encode(_ record: EntityRecord) -> JSONObject {
-        guard let definition = entity(record.entity) else { return JSONObject() }
-        var properties = record.values
-        properties["id"] = .uuid(record.id)
-        return encodeProperties(properties, of: definition)
+        JSONTreeBuilder.build { write(record, into: &$0) }.objectValue ?? JSONObject()
+    }
+
+    /// Writes the record as `encode(_:)` shapes it (an entity the registry does not know is `{}`).
+    public func write<Sink: JSONSink>(_ record: EntityRecord, into sink: inout Sink) {
+        guard let definition = entity(record.entity) else {
+            sink.beginObject()
+            sink.endObject()
+            return
+        }
+        sink.writeRecord(record) { sink in writeProperties(record.values, of: definition, id: record.id, into: &sink) }
     }
 
     /// The text that names a record in lists and dialogs: its `@title` property, else its id.

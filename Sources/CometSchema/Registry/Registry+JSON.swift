@@ -213,74 +213,121 @@ extension Registry {
 
     // MARK: Encoding
 
+    // Each shape is written once, into a `JSONSink`: the daemon writes text straight from the
+    // values, and the tree functions below build a `JSONValue` from the same calls.
+
     /// The JSON shape of a value. Optional absence is the caller's business (omit the key).
     public func encode(_ value: Value) -> JSONValue {
-        switch value {
-        case .string(let text): return .string(text)
-        case .int(let number): return .int(number)
-        case .double(let number): return .double(number)
-        case .bool(let flag): return .bool(flag)
-        case .date(let date): return .string(date.description)
-        case .dateTime(let dateTime): return .string(dateTime.description)
-        case .duration(let duration): return .string(duration.description)
-        case .url(let url): return .string(url.absoluteString)
-        case .uuid(let uuid): return .string(uuid.lowercasedText)
-        case .reference(let uuid): return .string(uuid.lowercasedText)
-        case .recurrence(let rule): return .string(rule.description)
-        case .enumCase(let name): return .string(name)
-        case .person(let person):
-            var object = JSONObject()
-            object["name"] = person.name.map(JSONValue.string)
-            object["email"] = person.email.map(JSONValue.string)
-            object["phone"] = person.phone.map(JSONValue.string)
-            return .object(object)
-        case .place(let place):
-            var object = JSONObject()
-            object["name"] = place.name.map(JSONValue.string)
-            object["address"] = place.address.map(JSONValue.string)
-            object["latitude"] = place.latitude.map(JSONValue.double)
-            object["longitude"] = place.longitude.map(JSONValue.double)
-            return .object(object)
-        case .union(let caseName, let payload):
-            return .object(JSONObject([(caseName, encode(payload))]))
-        case .object(let properties):
-            return .object(JSONObject(properties.keys.sorted().map { ($0, encode(properties[$0] ?? .bool(false))) }))
-        case .array(let items):
-            return .array(items.map(encode))
-        }
+        JSONTreeBuilder.build { write(value, into: &$0) }
     }
 
     /// Properties of an entity in schema order (id first where declared first).
     public func encodeProperties(_ properties: [String: Value], of entity: EntityDefinition) -> JSONObject {
-        var object = JSONObject()
-        for property in entity.properties {
-            if let value = properties[property.name] { object[property.name] = encodeTyped(value, as: property.type) }
-        }
-        return object
-    }
-
-    /// Encodes transient objects in their entity's property order rather than alphabetically.
-    private func encodeTyped(_ value: Value, as type: TypeExpression) -> JSONValue {
-        if type.isArray, case .array(let items) = value {
-            return .array(items.map { encodeTyped($0, as: type.element) })
-        }
-        if case .entity(let name) = type.base, case .object(let properties) = value, let definition = entity(name) {
-            return .object(encodeProperties(properties, of: definition))
-        }
-        return encode(value)
+        JSONTreeBuilder.build { writeProperties(properties, of: entity, into: &$0) }.objectValue ?? JSONObject()
     }
 
     /// Bindings as JSON: unset parameters are absent, cleared ones `null`.
     public func encodeParameters(_ bindings: ParameterBindings, for intent: IntentDefinition) -> JSONObject {
-        var object = JSONObject()
-        for parameter in intent.parameters {
-            switch bindings[parameter.name] {
-            case .unset: continue
-            case .cleared: object[parameter.name] = .null
-            case .set(let value): object[parameter.name] = encodeTyped(value, as: parameter.type)
+        JSONTreeBuilder.build { sink in
+            sink.beginObject()
+            for parameter in intent.parameters {
+                switch bindings[parameter.name] {
+                case .unset: continue
+                case .cleared:
+                    sink.key(parameter.name)
+                    sink.writeNull()
+                case .set(let value):
+                    sink.key(parameter.name)
+                    writeTyped(value, as: parameter.type, into: &sink)
+                }
+            }
+            sink.endObject()
+        }.objectValue ?? JSONObject()
+    }
+
+    /// Writes the JSON shape of a value: every `Value` case has one, whatever its type.
+    public func write<Sink: JSONSink>(_ value: Value, into sink: inout Sink) {
+        switch value {
+        case .string(let text): sink.write(text)
+        case .int(let number): sink.write(number)
+        case .double(let number): sink.write(number)
+        case .bool(let flag): sink.write(flag)
+        case .date(let date): sink.write(date.description)
+        case .dateTime(let dateTime): sink.write(dateTime)
+        case .duration(let duration): sink.write(duration.description)
+        case .url(let url): sink.write(url.absoluteString)
+        case .uuid(let uuid), .reference(let uuid): sink.write(uuid)
+        case .recurrence(let rule): sink.write(rule.description)
+        case .enumCase(let name): sink.write(name)
+        case .person(let person):
+            sink.beginObject()
+            sink.member("name", person.name)
+            sink.member("email", person.email)
+            sink.member("phone", person.phone)
+            sink.endObject()
+        case .place(let place):
+            sink.beginObject()
+            sink.member("name", place.name)
+            sink.member("address", place.address)
+            if let latitude = place.latitude {
+                sink.key("latitude")
+                sink.write(latitude)
+            }
+            if let longitude = place.longitude {
+                sink.key("longitude")
+                sink.write(longitude)
+            }
+            sink.endObject()
+        case .union(let caseName, let payload):
+            sink.beginObject()
+            sink.key(caseName)
+            write(payload, into: &sink)
+            sink.endObject()
+        case .object(let properties):
+            // Without a type to say the order, keys are sorted (typed objects use schema order).
+            sink.beginObject()
+            for name in properties.keys.sorted() {
+                guard let property = properties[name] else { continue }
+                sink.key(name)
+                write(property, into: &sink)
+            }
+            sink.endObject()
+        case .array(let items):
+            sink.beginArray()
+            for item in items { write(item, into: &sink) }
+            sink.endArray()
+        }
+    }
+
+    /// Writes properties of an entity as an object, in schema order; `id` is written from
+    /// `id` when given (a record keeps its id apart from its values).
+    func writeProperties<Sink: JSONSink>(_ properties: [String: Value], of entity: EntityDefinition, id: UUID? = nil, into sink: inout Sink) {
+        sink.beginObject()
+        for property in entity.properties {
+            if let id, property.name == "id" {
+                sink.key("id")
+                sink.write(id)
+            } else if let value = properties[property.name] {
+                sink.key(property.name)
+                writeTyped(value, as: property.type, into: &sink)
             }
         }
-        return object
+        sink.endObject()
+    }
+
+    /// Writes transient objects in their entity's property order rather than alphabetically.
+    private func writeTyped<Sink: JSONSink>(_ value: Value, as type: TypeExpression, into sink: inout Sink) {
+        if type.isArray, case .array(let items) = value {
+            sink.beginArray()
+            for item in items { writeTyped(item, as: type.element, into: &sink) }
+            sink.endArray()
+            return
+        }
+        if case .entity(let name) = type.base, case .object(let properties) = value, let definition = entity(name) {
+            writeProperties(properties, of: definition, into: &sink)
+            return
+        }
+        write(value, into: &sink)
     }
 }
 

@@ -58,20 +58,15 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// ISO 8601: `2026-06-15`.
     public var description: String {
-        Digits.text(capacity: 10) { write(iso: &$0) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(10)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// RFC 5545 DATE: `20260615`.
     public var icalText: String {
         Digits.text(capacity: 8) { write(ical: &$0) }
-    }
-
-    func write(iso writer: inout Digits.Writer) {
-        writer.digits(year, 4)
-        writer.byte(0x2D)
-        writer.digits(month, 2)
-        writer.byte(0x2D)
-        writer.digits(day, 2)
     }
 
     func write(ical writer: inout Digits.Writer) {
@@ -134,7 +129,10 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// ISO 8601 without zone: `2026-06-15T08:00:00`.
     public var description: String {
-        Digits.text(capacity: 19) { write(iso: &$0) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(19)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// RFC 5545 local form: `20260615T080000`.
@@ -146,16 +144,6 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
             writer.digits(minute, 2)
             writer.digits(second, 2)
         }
-    }
-
-    func write(iso writer: inout Digits.Writer) {
-        date.write(iso: &writer)
-        writer.byte(0x54)
-        writer.digits(hour, 2)
-        writer.byte(0x3A)
-        writer.digits(minute, 2)
-        writer.byte(0x3A)
-        writer.digits(second, 2)
     }
 
     var dateComponents: DateComponents {

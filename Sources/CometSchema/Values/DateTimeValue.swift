@@ -79,38 +79,10 @@ public struct DateTimeValue: Sendable, Hashable, CustomStringConvertible {
     /// RFC 3339 with the RFC 9557 zone suffix, so nothing is lost in JSON:
     /// `2026-06-15T08:00:00+02:00[Europe/Berlin]`, `2026-06-15T06:00:00Z`, `2026-06-15T08:00:00`.
     public var description: String {
-        switch kind {
-        case .floating(let local):
-            return local.description
-        case .utc:
-            let local = localTime
-            return Digits.text(capacity: 20) { writer in
-                local.write(iso: &writer)
-                writer.byte(0x5A)
-            }
-        case .zoned(let seconds, let identifier):
-            // A skipped wall time is written as written, without an offset (none matches it);
-            // parsing places it again and keeps it as nominal.
-            let capacity = 27 + identifier.utf8.count
-            if let nominal {
-                return Digits.text(capacity: capacity) { writer in
-                    nominal.write(iso: &writer)
-                    writer.byte(0x5B)
-                    writer.text(identifier)
-                    writer.byte(0x5D)
-                }
-            }
-            let zone = (try? TimeZones.zone(identifier)) ?? TimeZones.utcZone
-            let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
-            let local = localTime
-            return Digits.text(capacity: capacity) { writer in
-                local.write(iso: &writer)
-                TimeZones.write(offset: offset, into: &writer)
-                writer.byte(0x5B)
-                writer.text(identifier)
-                writer.byte(0x5D)
-            }
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(48)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses the forms `description` produces, plus an offset without a zone (read as that
@@ -229,19 +201,9 @@ public enum TimeZones {
     }
 
     static func offsetText(_ seconds: Int) -> String {
-        let magnitude = abs(seconds)
-        // Read from text, an offset may name 100 hours or more: written in full.
-        guard magnitude / 3600 < 100 else { return (seconds < 0 ? "-" : "+") + Digits.padded(magnitude / 3600, 2) + ":" + Digits.padded((magnitude % 3600) / 60, 2) }
-        return Digits.text(capacity: 6) { write(offset: seconds, into: &$0) }
-    }
-
-    /// `+02:00`, `-05:00`: hours (under 100) and minutes of an offset from UTC.
-    static func write(offset seconds: Int, into writer: inout Digits.Writer) {
-        let magnitude = abs(seconds)
-        writer.byte(seconds < 0 ? 0x2D : 0x2B)
-        writer.digits(magnitude / 3600, 2)
-        writer.byte(0x3A)
-        writer.digits((magnitude % 3600) / 60, 2)
+        var bytes: [UInt8] = []
+        appendOffset(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm: exact, no Calendar).

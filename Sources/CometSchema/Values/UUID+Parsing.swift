@@ -71,3 +71,17 @@ extension UUID {
         }
     }
 }
+
+extension UUID {
+    /// Appends `lowercasedText`'s 36 characters.
+    func appendLowercasedText(to output: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        withUnsafeBytes(of: uuid) { bytes in
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { output.append(UInt8(ascii: "-")) }
+                output.append(digits.utf8Start[Int(byte >> 4)])
+                output.append(digits.utf8Start[Int(byte & 0x0f)])
+            }
+        }
+    }
+}

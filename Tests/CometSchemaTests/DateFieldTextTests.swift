@@ -5,7 +5,7 @@ import Testing
 /// The date and time texts are written field by field into one buffer; these pin every field
 /// against a second, plain way of writing them, at both ends of the years and of each field.
 @Suite("Date and time texts")
-struct DateTimeTextTests {
+struct DateFieldTextTests {
     private static func padded(_ n: Int, _ width: Int) -> String {
         let digits = String(n.magnitude)
         return (n < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -17,9 +17,9 @@ struct DateTimeTextTests {
 
     @Test("A calendar date is written as 2026-06-15 and 20260615, the year in four digits")
     func calendarDates() throws {
-        for (year, month, day) in DateTimeTextTests.days {
+        for (year, month, day) in DateFieldTextTests.days {
             let date = try #require(CalendarDate(year: year, month: month, day: day))
-            let (y, m, d) = (DateTimeTextTests.padded(year, 4), DateTimeTextTests.padded(month, 2), DateTimeTextTests.padded(day, 2))
+            let (y, m, d) = (DateFieldTextTests.padded(year, 4), DateFieldTextTests.padded(month, 2), DateFieldTextTests.padded(day, 2))
             #expect(date.description == "\(y)-\(m)-\(d)")
             #expect(date.icalText == "\(y)\(m)\(d)")
         }
@@ -27,11 +27,11 @@ struct DateTimeTextTests {
 
     @Test("A wall time is written as 2026-06-15T08:00:00 and 20260615T080000")
     func wallTimes() throws {
-        for (year, month, day) in DateTimeTextTests.days {
-            for (hour, minute, second) in DateTimeTextTests.times {
+        for (year, month, day) in DateFieldTextTests.days {
+            for (hour, minute, second) in DateFieldTextTests.times {
                 let date = try #require(CalendarDate(year: year, month: month, day: day))
                 let local = try #require(LocalDateTime(date: date, hour: hour, minute: minute, second: second))
-                let (h, mi, s) = (DateTimeTextTests.padded(hour, 2), DateTimeTextTests.padded(minute, 2), DateTimeTextTests.padded(second, 2))
+                let (h, mi, s) = (DateFieldTextTests.padded(hour, 2), DateFieldTextTests.padded(minute, 2), DateFieldTextTests.padded(second, 2))
                 #expect(local.description == date.description + "T\(h):\(mi):\(s)")
                 #expect(local.icalText == date.icalText + "T\(h)\(mi)\(s)")
                 #expect(DateTimeValue.floating(local).description == local.description)

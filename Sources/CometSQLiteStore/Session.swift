@@ -152,9 +152,9 @@ struct Session: StoreWriter {
         if case .integer(let undone)? = try connection.prepare("SELECT count(*) FROM _journal WHERE state = 'undone'").scalar(), undone > 0 {
             try connection.prepare("DELETE FROM _journal WHERE state = 'undone'").run()
         }
-        let changes = JSONValue.array(try entry.changes.map { try encode($0, inStore: JournalCoding.storedSide(undone: false)) })
+        let changes = try journalText(entry.changes, undone: false)
         try connection.prepare("INSERT INTO _journal (state, intent, summary, created, changes) VALUES ('done', ?, ?, ?, ?)")
-            .run([.text(entry.intent), .text(entry.summary), .text(Session.utcText(entry.created)), .text(JSONWriter.compact(changes))])
+            .run([.text(entry.intent), .text(entry.summary), .text(Session.utcText(entry.created)), .text(changes)])
         let sequence = connection.lastInsertRowID
         store.noteJournal(sequence, changes: entry.changes)
         return sequence
@@ -168,9 +168,9 @@ struct Session: StoreWriter {
     }
 
     func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
-        let encoded = JSONValue.array(try changes.map { try encode($0, inStore: JournalCoding.storedSide(undone: undone)) })
+        let encoded = try journalText(changes, undone: undone)
         try connection.prepare("UPDATE _journal SET state = ?, changes = ? WHERE seq = ?")
-            .run([.text(undone ? "undone" : "done"), .text(JSONWriter.compact(encoded)), .integer(sequence)])
+            .run([.text(undone ? "undone" : "done"), .text(encoded), .integer(sequence)])
         store.noteJournal(sequence, changes: changes)
     }
 
@@ -276,6 +276,18 @@ struct Session: StoreWriter {
     /// `2026-06-10T10:00:00Z`, without a formatter object per call.
     static func utcText(_ date: Date) -> String {
         DateTimeValue.utc(date).description
+    }
+
+    /// The changes as the compact JSON array the journal keeps, written one change at a time:
+    /// an import's entry holds a change per record, and building them all as one tree before
+    /// writing it out held every one of them in memory at once.
+    func journalText(_ changes: [JournalEntry.Change], undone: Bool) throws -> String {
+        var text = "["
+        for (index, change) in changes.enumerated() {
+            if index > 0 { text += "," }
+            text += JSONWriter.compact(try encode(change, inStore: JournalCoding.storedSide(undone: undone)))
+        }
+        return text + "]"
     }
 
     private func encode(_ change: JournalEntry.Change, inStore side: JournalCoding.StoredSide) throws -> JSONValue {

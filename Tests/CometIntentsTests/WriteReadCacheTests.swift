@@ -76,4 +76,28 @@ struct WriteReadCacheTests {
         #expect(store.hasCachedRecord(Fixture.event, id: events[1].id))
         #expect(!store.hasCachedRecord(Fixture.event, id: events[2].id))
     }
+
+    @Test("the journal's changes are written one at a time into the same compact array one tree gives")
+    func journalTextIsTheTreesText() throws {
+        let fixture = try TestStore(label: "journal-text")
+        try fixture.makeCalendar()
+        let picnic = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        let lunch = try fixture.makeEvent("Lunch \"long\"", start: "2026-06-14T12:00:00+02:00[Europe/Berlin]")
+        var renamed = lunch
+        renamed["title"] = .string("Lunch")
+        let store = try SQLiteStore(path: fixture.path, registry: fixture.registry, now: Fixture.now)
+        let session = Session(store: store)
+        let changes = [JournalEntry.Change(entity: Fixture.event, id: picnic.id, before: nil, after: picnic),
+                       JournalEntry.Change(entity: Fixture.event, id: lunch.id, before: lunch, after: renamed),
+                       JournalEntry.Change(entity: Fixture.event, id: picnic.id, before: picnic, after: nil)]
+        for count in 0...changes.count {
+            for undone in [false, true] {
+                let some = Array(changes.prefix(count))
+                let tree = JSONValue.array(try some.map {
+                    try JournalCoding.encode($0, inStore: JournalCoding.storedSide(undone: undone), registry: fixture.registry)
+                })
+                #expect(try session.journalText(some, undone: undone) == JSONWriter.compact(tree))
+            }
+        }
+    }
 }

@@ -129,23 +129,20 @@ struct OverlapCheck {
     /// of them (each once).
     private func occurrences(near record: EntityRecord, uid: String?, in window: (from: Date, to: Date)) throws -> [Occurrence] {
         let entity = record.entity
+        func horizon(_ filters: [RecordFilter] = []) throws -> [Occurrence] {
+            try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: filters)
+        }
+        guard rules.isSeries(record) else { return try horizon() }
         let ownFilter: RecordFilter = if let uid, let property = rules.fields.uid { .equals(property, .string(uid)) } else { .equals("id", .uuid(record.id)) }
-        guard rules.isSeries(record) else {
-            return try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [])
-        }
-        let own = try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [ownFilter])
-        guard own.count <= OverlapCheck.spanQueryLimit else {
-            return try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [])
-        }
+        let own = try horizon([ownFilter])
+        guard own.count <= OverlapCheck.spanQueryLimit else { return try horizon() }
         var found = own
         var seen = Set(own.map { OccurrenceIdentity(id: $0.record.id, start: $0.start.sortKey) })
         for occurrence in own where rules.blocksTime(occurrence.record) {
             let start = instant(occurrence.start)
             let end = max(instant(occurrence.end), start.addingTimeInterval(1))
             let others = try transaction.occurrences(entity, from: start, to: end, zone: zone, matching: [])
-            guard others.count <= OverlapCheck.spanOccurrenceLimit else {
-                return try transaction.occurrences(entity, from: window.from, to: window.to, zone: zone, matching: [])
-            }
+            guard others.count <= OverlapCheck.spanOccurrenceLimit else { return try horizon() }
             for other in others where seen.insert(OccurrenceIdentity(id: other.record.id, start: other.start.sortKey)).inserted {
                 found.append(other)
             }

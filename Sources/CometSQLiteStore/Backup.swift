@@ -83,6 +83,9 @@ extension SQLiteStore {
             if case .integer(let sequence)? = try log.prepare("SELECT max(seq) FROM _commits").scalar() { newest = max(newest, sequence) }
         }
         try candidate.connection.prepare("INSERT INTO _commits (seq, journal) VALUES (?, NULL)").run([.integer(newest + SQLiteStore.commitLogLength)])
+        // The same for the change feed: numbers past both stores' heads.
+        let newestChange = max(try SQLiteStore.changeHead(of: connection), try SQLiteStore.changeHead(of: candidate.connection))
+        try SQLiteStore.forgetChangesBefore(newestChange + 1, in: candidate.connection)
         try SQLiteStore.copy(from: candidate.connection, to: connection, describing: path)
         forgetCachedRecords()
         if let problems = try integrityProblems() {

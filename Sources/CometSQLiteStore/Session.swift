@@ -6,7 +6,7 @@ import CometSchema
 struct Session: StoreWriter {
     let store: SQLiteStore
 
-    private var connection: Connection { store.connection }
+    var connection: Connection { store.connection }
 
     private func reader(_ layout: TableLayout) -> RecordReader {
         RecordReader(layout: layout, coding: store.coding)
@@ -129,13 +129,18 @@ struct Session: StoreWriter {
             try store.occurrenceIndex(layout).update(record, isNew: isNew)
             if let shape = SeriesShape(record: record, temporal: temporal) { store.noteDuration(shape.durationSeconds, of: layout) }
         }
+        try noteChange(record.entity, id: record.id, gone: nil)
     }
 
     func delete(_ entity: QualifiedName, id: UUID) throws {
         let layout = try store.layout(entity)
+        // What the change feed keeps of it, read before the cache forgets it (a read after
+        // would cache it again).
+        let gone = try fetch(entity, id: id)
         store.forget(SQLiteStore.RecordKey(table: layout.table, id: id))
         store.commitLog.wrote(SQLiteStore.RecordKey(table: layout.table, id: id))
         guard let rowid = try rowid(of: id, in: layout) else { return }
+        if let gone { try noteChange(entity, id: id, gone: gone) }
         if layout.searchTable != nil { try store.queueSearchChange(.remove(entity: entity, rowid: rowid)) }
         if layout.temporal != nil { try store.occurrenceIndex(layout).remove(id) }
         do {

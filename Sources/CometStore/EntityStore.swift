@@ -102,6 +102,13 @@ public protocol StoreReader {
     func lastFiredOccurrence(of record: UUID) throws -> Int64?
     /// Small facts the store keeps about itself (`alarms.checkedUntil`).
     func meta(_ key: String) throws -> String?
+
+    /// The newest number of the change feed (`ChangeFeed`); 0 before the first change.
+    func changeHead() throws -> Int64
+    /// Every record saved or deleted after `since`, each once with its newest change, in the
+    /// order of those changes; nil when `since` is before what the feed still remembers or
+    /// after its head (the caller starts over).
+    func changes(since: Int64) throws -> [StoreChange]?
 }
 
 /// The store inside a transaction that may write: everything a reader has, and the changes.

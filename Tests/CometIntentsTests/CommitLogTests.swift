@@ -150,6 +150,24 @@ struct CommitLogTests {
         #expect(!setup.isCached(setup.untouched.id))
     }
 
+    @Test("after a restore, no number the change feed gave out before it is answered: a syncing client starts over")
+    func restoreForgetsChangeNumbers() throws {
+        let setup = try TwoConnections("changes-restore")
+        let backup = setup.fixture.directory.appendingPathComponent("backup.sqlite").path
+        try setup.otherStore.backup(to: backup)
+        let atBackup = try setup.fixture.store.readTransaction { try $0.changeHead() }
+        try rename(setup.changed.id, to: "Picnic in the park", on: setup.other)
+        let beforeRestore = try setup.fixture.store.readTransaction { try $0.changeHead() }
+        #expect(beforeRestore > atBackup)
+        try setup.otherStore.restore(from: backup, keeping: setup.fixture.directory.appendingPathComponent("kept.sqlite").path)
+        for old in [0, atBackup, beforeRestore] {
+            #expect(try setup.fixture.store.readTransaction { try $0.changes(since: old) } == nil)
+        }
+        let head = try setup.fixture.store.readTransaction { try $0.changeHead() }
+        #expect(head > beforeRestore)
+        #expect(try setup.fixture.store.readTransaction { try $0.changes(since: head) } == [])
+    }
+
     @Test("the commit log keeps its last rows only")
     func logStaysSmall() throws {
         let fixture = try TestStore(label: "commits-length")

@@ -9,8 +9,9 @@ struct Migrator {
     /// Version of CometCal's own tables (journal, metadata); a newer store is refused. 2 adds
     /// `_commits`, which every write that changes records must fill (other connections keep
     /// their cached records by it): a CometCal from before it would write without telling, so
-    /// it refuses the store instead.
-    static let formatVersion = 2
+    /// it refuses the store instead. 3 adds `_changes` (the change feed), for the same reason:
+    /// a write it missed would never reach a syncing client.
+    static let formatVersion = 3
 
     let connection: Connection
     let layouts: [TableLayout]
@@ -24,9 +25,9 @@ struct Migrator {
     /// (WITHOUT ROWID) with the `overridden` and `is_instance` columns.
     static let occurrenceFormat = "3"
 
-    /// The set of CometCal's own tables: 2 adds `_alarms_snoozed`, 3 `_commits`. In the fingerprint, so a store
-    /// from before gets the new table at its next open (the tables are added, never changed).
-    static let systemTables = "3"
+    /// The set of CometCal's own tables: 2 adds `_alarms_snoozed`, 3 `_commits`, 4 `_changes`. In the fingerprint, so
+    /// a store from before gets the new table at its next open (the tables are added, never changed).
+    static let systemTables = "4"
 
     /// Everything the migration makes the tables match, as one text: the formats, and each
     /// table's columns with their signatures and its searchable columns. Kept in _meta after a
@@ -131,6 +132,16 @@ struct Migrator {
             -- other connections forget just the records it names; NULL when the journal cannot say
             -- (a write without an entry, a migration, a restore): they forget every record.
             CREATE TABLE IF NOT EXISTS _commits (seq INTEGER PRIMARY KEY AUTOINCREMENT, journal INTEGER);
+            -- The change feed (ChangeFeed): each record's newest save or delete, numbered; a deleted
+            -- record keeps what it was (as a journal change), so a syncing client hears it went.
+            CREATE TABLE IF NOT EXISTS _changes (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                entity TEXT NOT NULL,
+                id TEXT NOT NULL,
+                gone TEXT,
+                UNIQUE (entity, id)
+            );
+            CREATE INDEX IF NOT EXISTS _changes_gone ON _changes(seq) WHERE gone IS NOT NULL;
             -- One-shot alarms put off to a moment (snoozed), kept across restarts until they fire.
             CREATE TABLE IF NOT EXISTS _alarms_snoozed (
                 record TEXT NOT NULL,

@@ -35,6 +35,11 @@ public struct ImportOptions {
     public var progress: ((String, Int) -> Void)?
     /// What the journal says the import came from ("the folder cal"), instead of the sources' names.
     public var label: String?
+    /// Put everything into this calendar (by id): a resource a sync client wrote into a collection.
+    var calendarID: UUID?
+    /// The file's versions replace the stored ones whatever their SEQUENCE and LAST-MODIFIED: a
+    /// sync client's write, which its ETag already guarded against lost updates.
+    var replacesStored = false
 
     public init(calendar: String? = nil, skipInvalid: Bool = false, progress: ((String, Int) -> Void)? = nil) {
         self.calendar = calendar
@@ -283,10 +288,10 @@ extension IntentEngine {
     }
 }
 
-private struct ImportAborted: Error {}
+struct ImportAborted: Error {}
 
 /// The state of one import run.
-private struct Importer {
+struct Importer {
     let engine: IntentEngine
     let transaction: any StoreWriter
     let options: ImportOptions
@@ -361,6 +366,7 @@ private struct Importer {
     /// found by title or created — else the default calendar, else one named after the file.
     private mutating func chooseCalendar(_ values: [String: Value], source importing: ImportSource, line: Int) throws -> UUID? {
         guard let entity = calendarEntity else { return nil }
+        if let id = options.calendarID { return id }
         let source = importing.name
         let title = entity.titleProperty?.name
         let forced = options.calendar ?? importing.calendar
@@ -456,7 +462,7 @@ private struct Importer {
             remember(existing, incoming: incoming, entity: entity)
             return
         }
-        if isNewer(candidate, than: existing, entity: entity) {
+        if options.replacesStored || isNewer(candidate, than: existing, entity: entity) {
             try save(candidate, incoming: incoming, source: source)
             report.updated += 1
             report.note(entity.name, candidate.id, .updated)

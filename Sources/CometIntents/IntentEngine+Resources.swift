@@ -1,0 +1,451 @@
+import Foundation
+import CometSchema
+import CometStore
+import CometICal
+
+/// A calendar as a sync client (CalDAV) sees it: a collection of resources, each one event with
+/// its overrides, named after its UID as `export --vdir` names its files.
+public struct CalendarCollection: Sendable, Hashable {
+    public let id: UUID
+    public let title: String
+    public let color: String?
+    public let description: String?
+    /// The components its resources may hold (VEVENT, and VTODO when the tasks schemas are loaded).
+    public let components: [String]
+}
+
+/// One resource of a collection: its name in the collection, its UID, and its ETag (quoted), which
+/// changes whenever what a GET returns would.
+public struct CalendarResource: Sendable, Hashable {
+    public let name: String
+    public let uid: String
+    public let etag: String
+}
+
+/// Why a resource was not written or deleted; each maps to an HTTP status and a precondition.
+public struct ResourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: Sendable, Hashable {
+        /// If-Match or If-None-Match did not hold (412).
+        case preconditionFailed
+        /// Nothing by that name (404).
+        case notFound
+        /// The text is not a calendar object resource the importer accepts (C:valid-calendar-data,
+        /// or C:valid-calendar-object-resource for more than one UID).
+        case invalidCalendarData
+        case notOneObject
+        /// A component this collection does not hold (C:supported-calendar-component).
+        case unsupportedComponent
+        /// The UID is another resource's (C:no-uid-conflict): `conflict` names it.
+        case uidConflict(collection: UUID, name: String)
+        /// The store refused the change (a rule of the schema).
+        case refusedByStore
+    }
+
+    public let reason: Reason
+    public let message: String
+    /// The importer's problems, each with its line, when the text was refused.
+    public let problems: [ImportReport.Problem]
+
+    public var description: String { message }
+}
+
+/// What a resource write did.
+public struct ResourceWrite: Sendable {
+    public let resource: CalendarResource
+    public let created: Bool
+    /// What the importer said without refusing the text (as `cometcal import` says it).
+    public let warnings: [ImportReport.Problem]
+    /// The journal entry of the change, when something changed.
+    public let journalSequence: Int64?
+    /// Every record created, changed or deleted, for change notifications.
+    public let changes: [ImportReport.Change]
+}
+
+/// What changed in a collection since a point of the store's change feed.
+public struct CollectionChanges: Sendable {
+    /// Resources added or changed, with their new ETags.
+    public let changed: [CalendarResource]
+    /// Names of resources that are not in the collection: those deleted from it, and those of
+    /// other calendars changed in the interval. The feed does not keep which calendar a record
+    /// was on before a change, so one moved away from this calendar cannot be told from one
+    /// that was never on it; both are listed (RFC 6578 lets a server list a removed member the
+    /// client never had, and clients delete nothing they do not have).
+    public let removed: [String]
+    /// The point to ask from next time.
+    public let head: Int64
+}
+
+extension IntentEngine {
+    /// Every calendar, in the order of their titles (then ids).
+    public func calendarCollections() throws -> [CalendarCollection] {
+        try store.readTransaction { transaction in
+            guard let calendarEntity else { return [] }
+            return inTitleOrder(try transaction.fetchAll(calendarEntity.name, matching: [], limit: nil)).map { collection(of: $0, entity: calendarEntity) }
+        }
+    }
+
+    /// The calendar with this id, if there is one.
+    public func calendarCollection(_ id: UUID) throws -> CalendarCollection? {
+        try store.readTransaction { transaction in
+            guard let calendarEntity, let record = try transaction.fetch(calendarEntity.name, id: id) else { return nil }
+            return collection(of: record, entity: calendarEntity)
+        }
+    }
+
+    /// The change feed's head: what a collection's ctag and sync token are made of.
+    public func changeHead() throws -> Int64 {
+        try store.readTransaction { try $0.changeHead() }
+    }
+
+    /// Every resource of a collection, by name.
+    public func resources(in calendar: UUID) throws -> [CalendarResource] {
+        try store.readTransaction { transaction in
+            let names = try resourceNames(calendar, transaction)
+            return try members(of: calendar, transaction).map { uid, records in resource(uid: uid, records: records, names: names) }
+                .sorted { $0.name < $1.name }
+        }
+    }
+
+    /// The resources with these names and their text, as a GET returns it; a name with no
+    /// resource is left out.
+    public func resourceTexts(in calendar: UUID, named names: [String]) throws -> [(resource: CalendarResource, text: String)] {
+        try store.readTransaction { transaction in
+            let known = try resourceNames(calendar, transaction)
+            var found: [(CalendarResource, String)] = []
+            for name in names {
+                guard let (uid, records) = try lookUp(name, in: calendar, names: known, transaction) else { continue }
+                found.append((resource(uid: uid, records: records, names: known), try text(of: records)))
+            }
+            return found
+        }
+    }
+
+    /// What changed in a collection after `since` (a point of the change feed); nil when the
+    /// store cannot say any more (the client starts over).
+    public func collectionChanges(in calendar: UUID, since: Int64) throws -> CollectionChanges? {
+        try store.readTransaction { transaction in
+            let head = try transaction.changeHead()
+            guard let changes = try transaction.changes(since: since) else { return nil }
+            let names = try resourceNames(calendar, transaction)
+            var touched: [String] = []
+            var seen = Set<String>()
+            for change in changes {
+                guard let entity = registry.entity(change.entity), exportedEntities.contains(where: { $0.name == entity.name }) else { continue }
+                let record: EntityRecord?
+                if let gone = change.gone {
+                    // A deleted record is this collection's business only if it was on it.
+                    guard isOn(gone, calendar: calendar, entity: entity) else { continue }
+                    record = gone
+                } else {
+                    // It exists; on another calendar now, it may have been moved away from this one.
+                    record = try transaction.fetch(change.entity, id: change.id)
+                }
+                guard let record, let uid = uid(of: record, entity: entity), seen.insert(uid).inserted else { continue }
+                touched.append(uid)
+            }
+            var changed: [CalendarResource] = []
+            var removed: [String] = []
+            for uid in touched {
+                let records = try members(uid: uid, of: calendar, transaction)
+                if records.isEmpty {
+                    removed.append(names[uid] ?? Vdir.safeName(uid) + ".ics")
+                } else {
+                    changed.append(resource(uid: uid, records: records, names: names))
+                }
+            }
+            return CollectionChanges(changed: changed, removed: removed, head: head)
+        }
+    }
+
+    /// Writes a resource as a PUT does: the text is imported through the same reader and
+    /// decisions as `cometcal import`, into this calendar, replacing the stored versions of its
+    /// UID whatever their SEQUENCE (the ETag guards against lost updates); overrides the text no
+    /// longer has are deleted. `ifMatch` is an ETag the resource must have; `ifNoneMatch` (`*`)
+    /// means it must not exist. One journal entry; refused whole, with the reason.
+    public func putResource(in calendar: UUID, named name: String, text: String, ifMatch: String? = nil,
+                            ifNoneMatch: Bool = false) -> Result<ResourceWrite, ResourceRefusal> {
+        do {
+            let write = try store.transaction { transaction -> ResourceWrite in
+                guard let calendarEntity, let calendarRecord = try transaction.fetch(calendarEntity.name, id: calendar) else {
+                    throw ResourceRefusal(reason: .notFound, message: "there is no such calendar", problems: [])
+                }
+                var names = try resourceNames(calendar, transaction)
+                let existing = try lookUp(name, in: calendar, names: names, transaction)
+                try checkPreconditions(existing.map { resource(uid: $0.uid, records: $0.records, names: names) }, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+                let incoming = try scan(text, name: name, holds: collection(of: calendarRecord, entity: calendarEntity).components)
+                if let existing, existing.uid != incoming.uid {
+                    throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: name),
+                                          message: "this resource holds UID '\(existing.uid)'; a PUT may not change it (write the new UID to a new resource)", problems: [])
+                }
+                if existing == nil, !(try members(uid: incoming.uid, of: calendar, transaction)).isEmpty {
+                    let taken = names[incoming.uid] ?? Vdir.safeName(incoming.uid) + ".ics"
+                    throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: taken),
+                                          message: "UID '\(incoming.uid)' is already the resource \(taken) of this calendar; write to that name", problems: [])
+                }
+                if existing == nil, let elsewhere = try lookUpElsewhere(uid: incoming.uid, besides: calendar, transaction) {
+                    throw ResourceRefusal(reason: .uidConflict(collection: elsewhere.calendar, name: elsewhere.name),
+                                          message: "UID '\(incoming.uid)' is already used by \(elsewhere.name) in another calendar; a UID is unique in a user's calendars (move it with MOVE, or DELETE it there first)", problems: [])
+                }
+                let recorder = ChangeRecorder(transaction)
+                var options = ImportOptions()
+                options.calendarID = calendar
+                options.replacesStored = true
+                var importer = Importer(engine: self, transaction: recorder, options: options)
+                try importer.run(ImportSource(name: name, text: text, registry: registry))
+                var report = importer.report
+                if !report.problems.isEmpty {
+                    throw ResourceRefusal(reason: .invalidCalendarData, message: "the calendar data is refused: " + report.problems.map { "line \($0.line): \($0.message)" }.joined(separator: "; "),
+                                          problems: report.problems)
+                }
+                // Overrides the new text no longer has.
+                for record in existing?.records ?? [] {
+                    guard let entity = registry.entity(record.entity), !incoming.keys.contains(recurrenceKey(of: record, entity: entity)) else { continue }
+                    try recorder.delete(record.entity, id: record.id)
+                    report.note(record.entity, record.id, .deleted)
+                }
+                let standard = Vdir.safeName(incoming.uid) + ".ics"
+                if name != standard, names[incoming.uid] != name {
+                    names[incoming.uid] = name
+                    try saveResourceNames(names, calendar, transaction)
+                }
+                let records = try members(uid: incoming.uid, of: calendar, transaction)
+                let changes = recorder.changes
+                var sequence: Int64?
+                if !changes.isEmpty {
+                    let title = records.first.map { registry.title(of: $0) } ?? incoming.uid
+                    sequence = try transaction.appendJournal(JournalEntry(
+                        intent: "caldav.put", summary: "\(existing == nil ? "Added" : "Changed") “\(title)” from a calendar client", created: clock(), changes: changes))
+                }
+                return ResourceWrite(resource: resource(uid: incoming.uid, records: records, names: names), created: existing == nil,
+                                     warnings: report.warnings, journalSequence: sequence, changes: report.changes)
+            }
+            return .success(write)
+        } catch let refusal as ResourceRefusal {
+            return .failure(refusal)
+        } catch let error as StoreError {
+            return .failure(ResourceRefusal(reason: .refusedByStore, message: "the store refused the change: \(error.message)", problems: []))
+        } catch {
+            return .failure(ResourceRefusal(reason: .refusedByStore, message: "\(error)", problems: []))
+        }
+    }
+
+    /// Deletes a resource (the event and its overrides) as a DELETE does; one journal entry.
+    public func deleteResource(in calendar: UUID, named name: String, ifMatch: String? = nil) -> Result<ResourceWrite, ResourceRefusal> {
+        do {
+            let write = try store.transaction { transaction -> ResourceWrite in
+                let names = try resourceNames(calendar, transaction)
+                guard let existing = try lookUp(name, in: calendar, names: names, transaction) else {
+                    throw ResourceRefusal(reason: .notFound, message: "there is no resource named \(name)", problems: [])
+                }
+                let before = resource(uid: existing.uid, records: existing.records, names: names)
+                try checkPreconditions(before, ifMatch: ifMatch, ifNoneMatch: false)
+                let recorder = ChangeRecorder(transaction)
+                var report = ImportReport()
+                // Overrides before their series.
+                for record in existing.records.sorted(by: { isOverride($0) && !isOverride($1) }) {
+                    try recorder.delete(record.entity, id: record.id)
+                    report.note(record.entity, record.id, .deleted)
+                }
+                let title = existing.records.first { !isOverride($0) }.map { registry.title(of: $0) } ?? existing.uid
+                let sequence = try transaction.appendJournal(JournalEntry(
+                    intent: "caldav.delete", summary: "Deleted “\(title)” from a calendar client", created: clock(), changes: recorder.changes))
+                return ResourceWrite(resource: before, created: false, warnings: [], journalSequence: sequence, changes: report.changes)
+            }
+            return .success(write)
+        } catch let refusal as ResourceRefusal {
+            return .failure(refusal)
+        } catch let error as StoreError {
+            return .failure(ResourceRefusal(reason: .refusedByStore, message: "the store refused the change: \(error.message)", problems: []))
+        } catch {
+            return .failure(ResourceRefusal(reason: .refusedByStore, message: "\(error)", problems: []))
+        }
+    }
+
+    // MARK: Resources and their records
+
+    private func collection(of record: EntityRecord, entity: EntityDefinition) -> CalendarCollection {
+        func text(_ icalName: String) -> String? {
+            guard let property = entity.properties.first(where: { $0.icalName == icalName || $0.ical?.string("alias")?.uppercased() == icalName }),
+                  case .string(let text)? = record[property.name], !text.isEmpty else { return nil }
+            return text
+        }
+        let components = exportedEntities.filter { calendarReference(of: $0, to: entity) != nil }
+            .compactMap { $0.annotations.first(named: "ical")?.firstString?.uppercased() }
+        return CalendarCollection(id: record.id, title: registry.title(of: record), color: text("COLOR"), description: text("DESCRIPTION"), components: components)
+    }
+
+    /// The records on a calendar, by UID (a record without a UID is its own resource, by id).
+    private func members(of calendar: UUID, _ transaction: any StoreReader) throws -> [(uid: String, records: [EntityRecord])] {
+        guard let calendarEntity else { return [] }
+        var byUID: [String: [EntityRecord]] = [:]
+        var order: [String] = []
+        for entity in exportedEntities {
+            guard let reference = calendarReference(of: entity, to: calendarEntity) else { continue }
+            for record in try transaction.fetchAll(entity.name, matching: [.equals(reference.name, .reference(calendar))], limit: nil) {
+                let key = uid(of: record, entity: entity) ?? record.id.lowercasedText
+                if byUID[key] == nil { order.append(key) }
+                byUID[key, default: []].append(record)
+            }
+        }
+        return order.map { ($0, byUID[$0] ?? []) }
+    }
+
+    /// The records with this UID on a calendar.
+    private func members(uid: String, of calendar: UUID, _ transaction: any StoreReader) throws -> [EntityRecord] {
+        guard let calendarEntity else { return [] }
+        var found: [EntityRecord] = []
+        for entity in exportedEntities {
+            guard let reference = calendarReference(of: entity, to: calendarEntity), let uidProperty = entity.temporalFields?.uid else { continue }
+            found += try transaction.fetchAll(entity.name, matching: [.equals(reference.name, .reference(calendar)), .equals(uidProperty, .string(uid))], limit: nil)
+        }
+        return found
+    }
+
+    /// The resource a name stands for: a name a client chose (kept per calendar), else the
+    /// name made from its UID.
+    private func lookUp(_ name: String, in calendar: UUID, names: [String: String], _ transaction: any StoreReader) throws -> (uid: String, records: [EntityRecord])? {
+        if let uid = names.first(where: { $0.value == name })?.key {
+            let records = try members(uid: uid, of: calendar, transaction)
+            return records.isEmpty ? nil : (uid, records)
+        }
+        guard name.hasSuffix(".ics") else { return nil }
+        let stem = String(name.dropLast(4))
+        if !stem.contains("~"), let uid = stem.removingPercentEncoding, Vdir.safeName(uid) == stem {
+            let records = try members(uid: uid, of: calendar, transaction)
+            return records.isEmpty || names[uid] != nil ? nil : (uid, records)
+        }
+        // A long UID's name ends in a hash and cannot be read back: look among the calendar's.
+        return try members(of: calendar, transaction).first { Vdir.safeName($0.uid) == stem && names[$0.uid] == nil }
+    }
+
+    /// Where else in the store a UID is used, as (calendar, resource name).
+    private func lookUpElsewhere(uid: String, besides calendar: UUID, _ transaction: any StoreReader) throws -> (calendar: UUID, name: String)? {
+        guard let calendarEntity else { return nil }
+        for entity in exportedEntities {
+            guard let reference = calendarReference(of: entity, to: calendarEntity), let uidProperty = entity.temporalFields?.uid else { continue }
+            for record in try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(uid))], limit: nil) {
+                guard case .reference(let other)? = record[reference.name], other != calendar else { continue }
+                let names = try resourceNames(other, transaction)
+                return (other, names[uid] ?? Vdir.safeName(uid) + ".ics")
+            }
+        }
+        return nil
+    }
+
+    private func resource(uid: String, records: [EntityRecord], names: [String: String]) -> CalendarResource {
+        // FNV-1a over each record's id and digest, in id order: the same records, the same text.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ value: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash ^= (value >> UInt64(shift)) & 0xff
+                hash = hash &* 0x100_0000_01b3
+            }
+        }
+        for record in records.sorted(by: { $0.id.lowercasedText < $1.id.lowercasedText }) {
+            for byte in record.id.lowercasedText.utf8 { add(UInt64(byte)) }
+            add(RecordDigest.of(record, registry: registry))
+        }
+        return CalendarResource(name: names[uid] ?? Vdir.safeName(uid) + ".ics", uid: uid, etag: "\"" + String(format: "%016llx", hash) + "\"")
+    }
+
+    private func text(of records: [EntityRecord]) throws -> String {
+        do {
+            return try ICalWriter(registry: registry).document(calendar: nil, records: records)
+        } catch let error as ICalWriter.WriteError {
+            throw IntentError(.invalidValue, error.message)
+        }
+    }
+
+    private func isOn(_ record: EntityRecord, calendar: UUID, entity: EntityDefinition) -> Bool {
+        guard let calendarEntity, let reference = calendarReference(of: entity, to: calendarEntity) else { return false }
+        return record[reference.name] == .reference(calendar)
+    }
+
+    private func isOverride(_ record: EntityRecord) -> Bool {
+        guard let entity = registry.entity(record.entity) else { return false }
+        return recurrenceKey(of: record, entity: entity) != nil
+    }
+
+    private func recurrenceKey(of record: EntityRecord, entity: EntityDefinition) -> Int64? {
+        guard let property = entity.temporalFields?.recurrenceID, case .dateTime(let value)? = record[property] else { return nil }
+        return value.sortKey
+    }
+
+    private func checkPreconditions(_ current: CalendarResource?, ifMatch: String?, ifNoneMatch: Bool) throws {
+        if ifNoneMatch, let current {
+            throw ResourceRefusal(reason: .preconditionFailed, message: "If-None-Match: * but \(current.name) exists (ETag \(current.etag))", problems: [])
+        }
+        if let ifMatch {
+            guard let current else {
+                throw ResourceRefusal(reason: .preconditionFailed, message: "If-Match: \(ifMatch) but there is no such resource", problems: [])
+            }
+            let wanted = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard wanted.contains("*") || wanted.contains(current.etag) else {
+                throw ResourceRefusal(reason: .preconditionFailed, message: "the resource changed since it was read: its ETag is \(current.etag), not \(ifMatch)", problems: [])
+            }
+        }
+    }
+
+    /// The UID of a resource's text and the recurrence keys of its components, read (without
+    /// saving anything) to check the resource's rules before the import: one UID, components
+    /// this calendar holds.
+    private func scan(_ text: String, name: String, holds components: [String]) throws -> (uid: String, keys: Set<Int64?>) {
+        let reader = ICalReader(registry: registry, text: text)
+        var uids = Set<String>()
+        var keys = Set<Int64?>()
+        var problems: [ImportReport.Problem] = []
+        var unsupported: [String] = []
+        var calendars = 0
+        while let item = reader.next() {
+            switch item {
+            case .calendar: calendars += 1
+            case .record(let record):
+                guard let uid = record.uid else {
+                    problems.append(.init(source: name, line: record.line, uid: nil, message: "a component has no UID; a calendar object resource needs one (RFC 4791 §4.1)"))
+                    continue
+                }
+                uids.insert(uid)
+                if let entity = registry.entity(record.entity), let property = entity.temporalFields?.recurrenceID, case .dateTime(let value)? = record.values[property] {
+                    keys.insert(value.sortKey)
+                } else {
+                    keys.insert(nil)
+                }
+            case .message(let message): uids.insert(message.uid)
+            case .skipped(let component, _):
+                if !["VTIMEZONE"].contains(component.uppercased()) { unsupported.append(component) }
+            case .problem(let problem): problems.append(.init(source: name, line: problem.line, uid: problem.uid, message: problem.message))
+            case .warning, .calendarEnd: break
+            }
+        }
+        if !problems.isEmpty {
+            throw ResourceRefusal(reason: .invalidCalendarData, message: "the calendar data is refused: " + problems.map { "line \($0.line): \($0.message)" }.joined(separator: "; "), problems: problems)
+        }
+        if !unsupported.isEmpty {
+            throw ResourceRefusal(reason: .unsupportedComponent, message: "this calendar holds \(components.joined(separator: " and ")), not \(Set(unsupported).sorted().joined(separator: ", "))", problems: [])
+        }
+        guard calendars == 1 else {
+            throw ResourceRefusal(reason: .invalidCalendarData, message: calendars == 0 ? "the body is not iCalendar data (no VCALENDAR)" : "a resource holds one VCALENDAR, not \(calendars)", problems: [])
+        }
+        guard uids.count == 1, let uid = uids.first else {
+            throw ResourceRefusal(reason: .notOneObject, message: uids.isEmpty ? "the calendar holds no event" : "a resource holds one event and its overrides (one UID), not \(uids.count) UIDs (RFC 4791 §4.1)", problems: [])
+        }
+        return (uid, keys)
+    }
+
+    // MARK: Names clients chose
+
+    private func namesKey(_ calendar: UUID) -> String { "caldav.names." + calendar.lowercasedText }
+
+    /// The names clients gave resources that differ from the names made from their UIDs, by UID.
+    private func resourceNames(_ calendar: UUID, _ transaction: any StoreReader) throws -> [String: String] {
+        guard let text = try transaction.meta(namesKey(calendar)), case .object(let object)? = try? JSONParser.parse(text) else { return [:] }
+        var names: [String: String] = [:]
+        for (uid, value) in object { if let name = value.stringValue { names[uid] = name } }
+        return names
+    }
+
+    private func saveResourceNames(_ names: [String: String], _ calendar: UUID, _ transaction: any StoreWriter) throws {
+        let object = JSONObject(names.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
+        try transaction.setMeta(namesKey(calendar), JSONWriter.compact(.object(object)))
+    }
+}

@@ -113,6 +113,23 @@ let package = Package(
             name: "SystemLibraryTests",
             dependencies: ["CSQLite", "CLibical"]
         ),
+
+        // ── Issue 22, the HTTP side of CalDAV (helper branch i22-http): libmicrohttpd and
+        // libxcrypt through module maps, and CometHTTP over them (the server, Basic
+        // authentication, the bcrypt password file). It knows nothing of the engine.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
+        .target(name: "CometHTTP", dependencies: ["CMicroHTTPD", "CCrypt"]),
+        .testTarget(name: "CometHTTPTests", dependencies: ["CometHTTP"]),
+        // ── end of issue 22's HTTP block.
     ],
     swiftLanguageModes: [.v6]
 )

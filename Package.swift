@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "cometcal",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments",
-                           "CometText", "CEditLine"]
+                           "CometText", "CEditLine", "CometHTTP"]
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText"]),
@@ -99,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["CometSchema"],
+            dependencies: ["CometSchema", "CometHTTP"],
             // Golden transcripts, read from the source tree.
             exclude: ["Golden"]
         ),

@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "cometcal",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments",
-                           "CometText", "CEditLine"]
+                           "CometText", "CEditLine", "CometHTTP"]
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText"]),
@@ -99,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["CometSchema"],
+            dependencies: ["CometSchema", "CometHTTP"],
             // Golden transcripts, read from the source tree.
             exclude: ["Golden"]
         ),
@@ -113,6 +113,23 @@ let package = Package(
             name: "SystemLibraryTests",
             dependencies: ["CSQLite", "CLibical"]
         ),
+
+        // ── Issue 22, the HTTP side of CalDAV (helper branch i22-http): libmicrohttpd and
+        // libxcrypt through module maps, and CometHTTP over them (the server, Basic
+        // authentication, the bcrypt password file). It knows nothing of the engine.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
+        .target(name: "CometHTTP", dependencies: ["CMicroHTTPD", "CCrypt"]),
+        .testTarget(name: "CometHTTPTests", dependencies: ["CometHTTP"]),
+        // ── end of issue 22's HTTP block.
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,6 +36,7 @@ public struct SettingsFile: Sendable {
         Key(name: "alarm", values: "as --alarm, e.g. 15m (before the start)", help: "The reminder a new event gets when no --alarm is given."),
         Key(name: "notify", values: "a shell command", help: "Run for each alarm as it fires, by cometcald and cometcal remind (as --notify)."),
         Key(name: "notify_seconds", values: "seconds, e.g. 30", help: "How long the notify command may run before it is killed (as --notify-seconds). Default: 30."),
+        Key(name: "users", values: "a file, e.g. ~/.config/cometcal/users", help: "The CalDAV server's password file, read by cometcald and written by cometcal user (as --users); a relative path is from this file's folder. Default: users beside this file."),
     ]
 
     public let path: String

@@ -69,7 +69,7 @@ enum Commands {
         if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
         subcommands += [undo, redo, history, alarms, remind, snooze, dismiss, intentCommand, whenCommand]
         if registry != nil { subcommands += [addCommand, chatCommand, understandCommand] }
-        subcommands += [converseCommand, schema, completionsCommand]
+        subcommands += [converseCommand, schema, UserCommands.spec, completionsCommand]
         return CommandSpec(
             name: "cometcal",
             abstract: "A schema-driven calendar assistant backend.",

@@ -29,6 +29,8 @@ struct Config {
     var notify: String?
     /// How long that command may run before it is killed.
     var notifySeconds: Double?
+    /// The CalDAV server's password file, as written (resolved by `UserCommands.passwordFilePath`).
+    var users: String?
     /// Where it was read from, when a file was.
     var path: String?
 
@@ -101,6 +103,7 @@ struct Config {
             }
             dateOrder = order
         case "notify": notify = value
+        case "users": users = value
         case "notify_seconds":
             guard let seconds = Double(value), seconds > 0 else {
                 throw Problem(message: "'\(value)' is not a number of seconds above 0")

@@ -31,6 +31,7 @@ struct Dispatcher {
             return .success
         }
         if parsed.path == ["when"] { return WhenCommand(parsed: parsed, terminal: terminal).run() }
+        if parsed.path.first == "user" { return UserCommands(parsed: parsed, terminal: terminal).run() }
         if parsed.path == ["understand"] { return UnderstandCommand(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths).run() }
         if parsed.path == ["converse"] { return ConverseCommand(parsed: parsed, terminal: terminal, schemaPaths: schemaPaths).run() }
         do {

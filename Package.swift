@@ -52,6 +52,18 @@ let package = Package(
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 
+        // --- CalDAV part B (issue 22): WebDAV/CalDAV XML and protocol rules, no server, no engine.
+        // libxml2 for request bodies (no network, no entities, bounded), reached through a module map.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // WebDAV/CalDAV bodies: the safe XML reader, request decoders, multistatus and error
+        // writers, calendar-query filter evaluation over a neutral component model, hrefs.
+        .target(name: "CometDAV", dependencies: ["CLibXML2"]),
+        // --- end of CalDAV part B
+
         .executableTarget(
             name: "cometcal",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments",
@@ -108,6 +120,11 @@ let package = Package(
         .testTarget(
             name: "StoreConformanceTests",
             dependencies: ["CometStore", "CometSchema", "CometSQLiteStore"]
+        ),
+        // CalDAV part B (issue 22): the RFCs' example bodies, hostile XML, writers read back, filters.
+        .testTarget(
+            name: "CometDAVTests",
+            dependencies: ["CometDAV"]
         ),
         .testTarget(
             name: "SystemLibraryTests",

@@ -70,7 +70,8 @@ let package = Package(
                            "CometText", "CEditLine", "CometHTTP"]
         ),
 
-        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText"]),
+        .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText",
+                                                            "CometIntents", "CometHTTP", "CometCalDAV"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
         // run, the conversation's turns against the engine calls they make, and the daemon's requests
@@ -147,6 +148,11 @@ let package = Package(
         .target(name: "CometHTTP", dependencies: ["CMicroHTTPD", "CCrypt"]),
         .testTarget(name: "CometHTTPTests", dependencies: ["CometHTTP"]),
         // ── end of issue 22's HTTP block.
+        // CalDAV over the engine: routes requests to principals, homes, calendars and events, and
+        // answers them through the engine's calendar resources (docs/caldav.md).
+        .target(name: "CometCalDAV", dependencies: ["CometHTTP", "CometDAV", "CometIntents", "CometSchema", "CometStore"]),
+        .testTarget(name: "CometCalDAVTests", dependencies: ["CometCalDAV", "CometHTTP", "CometDAV", "CometIntents", "CometSchema", "CometStore", "CometSQLiteStore"],
+                    exclude: ["Clients", "Baseline"]),
     ],
     swiftLanguageModes: [.v6]
 )

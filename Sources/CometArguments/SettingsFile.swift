@@ -37,7 +37,22 @@ public struct SettingsFile: Sendable {
         Key(name: "notify", values: "a shell command", help: "Run for each alarm as it fires, by cometcald and cometcal remind (as --notify)."),
         Key(name: "notify_seconds", values: "seconds, e.g. 30", help: "How long the notify command may run before it is killed (as --notify-seconds). Default: 30."),
         Key(name: "users", values: "a file, e.g. ~/.config/cometcal/users", help: "The CalDAV server's password file, read by cometcald and written by cometcal user (as --users); a relative path is from this file's folder. Default: users beside this file."),
+        Key(name: "caldav", values: "an address, e.g. 127.0.0.1:5232", help: "cometcald also serves CalDAV on this address (as --caldav)."),
+        Key(name: "caldav_owner", values: "a user of the password file", help: "The CalDAV user whose calendars are cometcald's own store (as --caldav-owner). Default: the login name."),
     ]
+
+    /// The CalDAV password file: the flag, else the config's `users` (relative to the config
+    /// file's folder), else `users` beside the config file.
+    public static func passwordFilePath(flag: String?, configured: String?, configPath: String?,
+                                        environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let flag { return (flag as NSString).expandingTildeInPath }
+        let configFolder = ((configPath ?? defaultPath(environment: environment)) as NSString).deletingLastPathComponent
+        if let configured {
+            let expanded = (configured as NSString).expandingTildeInPath
+            return expanded.hasPrefix("/") ? expanded : (configFolder as NSString).appendingPathComponent(expanded)
+        }
+        return (configFolder as NSString).appendingPathComponent("users")
+    }
 
     public let path: String
     public let lines: [Line]

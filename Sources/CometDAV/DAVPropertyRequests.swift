@@ -124,6 +124,8 @@ public struct DAVMakeCollectionRequest: Hashable, Sendable {
         try root.requireName(rootName)
         var properties: [DAVXMLElement] = []
         for set in root.children(named: .dav("set")) {
+            // An empty prop sets nothing (python caldav's MKCALENDAR without a name sends one).
+            if let prop = try set.optionalSingleChild(.dav("prop")), prop.children.isEmpty { continue }
             properties += try DAVProppatchRequest.propertiesOfSetOrRemove(set)
         }
         if let remove = root.child(named: .dav("remove")) {

@@ -25,10 +25,14 @@ public final class Daemon: @unchecked Sendable {
 
     public struct StartError: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     let options: Options
-    let service: DaemonService
+    public let service: DaemonService
     private var server: SocketServer!
     private let lockFile: LockFile
     let logger: Logger
@@ -57,9 +61,17 @@ public final class Daemon: @unchecked Sendable {
         service.log = { message, fields in logger.info(message, fields) }
     }
 
-    /// Listens, then runs until SIGTERM or SIGINT.
-    public func run() throws(StartError) {
+    /// Listens, then runs until SIGTERM or SIGINT. `listening` runs once the socket is served
+    /// (other front ends of the same service start there, only once the daemon has).
+    public func run(listening: () throws(StartError) -> Void = {}) throws(StartError) {
         try serve(handlingSignals: true)
+        do {
+            try listening()
+        } catch {
+            stop(reason: error.description)
+            stopped.wait()
+            throw error
+        }
         stopped.wait()
     }
 

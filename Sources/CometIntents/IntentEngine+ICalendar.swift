@@ -265,8 +265,14 @@ extension IntentEngine {
     }
 
     func uid(of record: EntityRecord, entity: EntityDefinition) -> String? {
-        guard let property = entity.temporalFields?.uid, case .string(let text)? = record[property] else { return nil }
+        guard let property = uidProperty(of: entity), case .string(let text)? = record[property] else { return nil }
         return text
+    }
+
+    /// The property holding the iCalendar UID: the temporal one, else the one mapped to UID
+    /// (a to-do without a start has no temporal fields).
+    func uidProperty(of entity: EntityDefinition) -> String? {
+        entity.temporalFields?.uid ?? entity.properties.first { $0.icalName == "UID" && $0.icalParameter == nil }?.name
     }
 
     private func sameSeries(_ record: EntityRecord, _ target: EntityRecord, entity: EntityDefinition) -> Bool {

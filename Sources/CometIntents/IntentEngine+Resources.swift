@@ -76,20 +76,69 @@ public struct CollectionChanges: Sendable {
 }
 
 extension IntentEngine {
-    /// Every calendar, in the order of their titles (then ids).
+    /// Every calendar, in the order of their titles (then ids), then a collection for each
+    /// entity whose records are on no calendar (the tasks domain's to-dos).
     public func calendarCollections() throws -> [CalendarCollection] {
         try store.readTransaction { transaction in
-            guard let calendarEntity else { return [] }
-            return inTitleOrder(try transaction.fetchAll(calendarEntity.name, matching: [], limit: nil)).map { collection(of: $0, entity: calendarEntity) }
+            var collections: [CalendarCollection] = []
+            if let calendarEntity {
+                collections = inTitleOrder(try transaction.fetchAll(calendarEntity.name, matching: [], limit: nil)).map { collection(of: $0, entity: calendarEntity) }
+            }
+            return collections + standaloneEntities.map(standaloneCollection)
         }
     }
 
-    /// The calendar with this id, if there is one.
+    /// The calendar (or entity collection) with this id, if there is one.
     public func calendarCollection(_ id: UUID) throws -> CalendarCollection? {
-        try store.readTransaction { transaction in
-            guard let calendarEntity, let record = try transaction.fetch(calendarEntity.name, id: id) else { return nil }
-            return collection(of: record, entity: calendarEntity)
+        try store.readTransaction { try collection(id, $0) }
+    }
+
+    func collection(_ id: UUID, _ transaction: any StoreReader) throws -> CalendarCollection? {
+        if let entity = standaloneEntity(id) { return standaloneCollection(entity) }
+        guard let calendarEntity, let record = try transaction.fetch(calendarEntity.name, id: id) else { return nil }
+        return collection(of: record, entity: calendarEntity)
+    }
+
+    /// Entities mapped to components whose records are on no calendar: each is one collection.
+    var standaloneEntities: [EntityDefinition] {
+        exportedEntities.filter { entity in calendarEntity.map { calendarReference(of: entity, to: $0) == nil } ?? true }
+    }
+
+    /// The id of an entity's own collection: the same for the same entity name, every time.
+    static func standaloneID(_ entity: QualifiedName) -> UUID {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x84222325_cbf29ce4
+        for byte in "collection:\(entity)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            second = (second ^ UInt64(byte)) &* 0x100_0000_01b3 &+ 7
         }
+        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: hash >> ($0 * 8)) } + (0..<8).map { UInt8(truncatingIfNeeded: second >> ($0 * 8)) }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6] & 0x0f | 0x50, bytes[7],
+                           bytes[8] & 0x3f | 0x80, bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    func standaloneEntity(_ id: UUID) -> EntityDefinition? {
+        standaloneEntities.first { IntentEngine.standaloneID($0.name) == id }
+    }
+
+    func standaloneCollection(_ entity: EntityDefinition) -> CalendarCollection {
+        let plural = IntentEngine.noun(entity.name, count: 2, in: registry)
+        return CalendarCollection(id: IntentEngine.standaloneID(entity.name), title: plural.prefix(1).uppercased() + plural.dropFirst(), color: nil, description: nil,
+                                  components: [entity.annotations.first(named: "ical")?.firstString?.uppercased() ?? entity.name.name.uppercased()])
+    }
+
+    /// The filters selecting a collection's records of `entity`; nil when they are not in it.
+    func memberFilters(_ entity: EntityDefinition, in collection: UUID) -> [RecordFilter]? {
+        if let own = standaloneEntity(collection) { return own.name == entity.name ? [] : nil }
+        guard let calendarEntity, let reference = calendarReference(of: entity, to: calendarEntity) else { return nil }
+        return [.equals(reference.name, .reference(collection))]
+    }
+
+    /// The collection a record is in.
+    func collectionID(of record: EntityRecord, entity: EntityDefinition) -> UUID? {
+        if standaloneEntities.contains(where: { $0.name == entity.name }) { return IntentEngine.standaloneID(entity.name) }
+        guard let calendarEntity, let reference = calendarReference(of: entity, to: calendarEntity), case .reference(let id)? = record[reference.name] else { return nil }
+        return id
     }
 
     /// The change feed's head: what a collection's ctag and sync token are made of.
@@ -166,13 +215,13 @@ extension IntentEngine {
                             ifNoneMatch: Bool = false) -> Result<ResourceWrite, ResourceRefusal> {
         do {
             let write = try store.transaction { transaction -> ResourceWrite in
-                guard let calendarEntity, let calendarRecord = try transaction.fetch(calendarEntity.name, id: calendar) else {
+                guard let holder = try collection(calendar, transaction) else {
                     throw ResourceRefusal(reason: .notFound, message: "there is no such calendar", problems: [])
                 }
                 var names = try resourceNames(calendar, transaction)
                 let existing = try lookUp(name, in: calendar, names: names, transaction)
                 try checkPreconditions(existing.map { resource(uid: $0.uid, records: $0.records, names: names) }, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
-                let incoming = try scan(text, name: name, holds: collection(of: calendarRecord, entity: calendarEntity).components)
+                let incoming = try scan(text, name: name, in: calendar, holds: holder.components)
                 if let existing, existing.uid != incoming.uid {
                     throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: name),
                                           message: "this resource holds UID '\(existing.uid)'; a PUT may not change it (write the new UID to a new resource)", problems: [])
@@ -276,12 +325,11 @@ extension IntentEngine {
 
     /// The records on a calendar, by UID (a record without a UID is its own resource, by id).
     private func members(of calendar: UUID, _ transaction: any StoreReader) throws -> [(uid: String, records: [EntityRecord])] {
-        guard let calendarEntity else { return [] }
         var byUID: [String: [EntityRecord]] = [:]
         var order: [String] = []
         for entity in exportedEntities {
-            guard let reference = calendarReference(of: entity, to: calendarEntity) else { continue }
-            for record in try transaction.fetchAll(entity.name, matching: [.equals(reference.name, .reference(calendar))], limit: nil) {
+            guard let filters = memberFilters(entity, in: calendar) else { continue }
+            for record in try transaction.fetchAll(entity.name, matching: filters, limit: nil) {
                 let key = uid(of: record, entity: entity) ?? record.id.lowercasedText
                 if byUID[key] == nil { order.append(key) }
                 byUID[key, default: []].append(record)
@@ -292,11 +340,10 @@ extension IntentEngine {
 
     /// The records with this UID on a calendar.
     private func members(uid: String, of calendar: UUID, _ transaction: any StoreReader) throws -> [EntityRecord] {
-        guard let calendarEntity else { return [] }
         var found: [EntityRecord] = []
         for entity in exportedEntities {
-            guard let reference = calendarReference(of: entity, to: calendarEntity), let uidProperty = entity.temporalFields?.uid else { continue }
-            found += try transaction.fetchAll(entity.name, matching: [.equals(reference.name, .reference(calendar)), .equals(uidProperty, .string(uid))], limit: nil)
+            guard let filters = memberFilters(entity, in: calendar), let uidProperty = uidProperty(of: entity) else { continue }
+            found += try transaction.fetchAll(entity.name, matching: filters + [.equals(uidProperty, .string(uid))], limit: nil)
         }
         return found
     }
@@ -320,11 +367,10 @@ extension IntentEngine {
 
     /// Where else in the store a UID is used, as (calendar, resource name).
     private func lookUpElsewhere(uid: String, besides calendar: UUID, _ transaction: any StoreReader) throws -> (calendar: UUID, name: String)? {
-        guard let calendarEntity else { return nil }
         for entity in exportedEntities {
-            guard let reference = calendarReference(of: entity, to: calendarEntity), let uidProperty = entity.temporalFields?.uid else { continue }
+            guard let uidProperty = uidProperty(of: entity) else { continue }
             for record in try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(uid))], limit: nil) {
-                guard case .reference(let other)? = record[reference.name], other != calendar else { continue }
+                guard let other = collectionID(of: record, entity: entity), other != calendar else { continue }
                 let names = try resourceNames(other, transaction)
                 return (other, names[uid] ?? Vdir.safeName(uid) + ".ics")
             }
@@ -357,8 +403,7 @@ extension IntentEngine {
     }
 
     private func isOn(_ record: EntityRecord, calendar: UUID, entity: EntityDefinition) -> Bool {
-        guard let calendarEntity, let reference = calendarReference(of: entity, to: calendarEntity) else { return false }
-        return record[reference.name] == .reference(calendar)
+        collectionID(of: record, entity: entity) == calendar
     }
 
     private func isOverride(_ record: EntityRecord) -> Bool {
@@ -389,7 +434,7 @@ extension IntentEngine {
     /// The UID of a resource's text and the recurrence keys of its components, read (without
     /// saving anything) to check the resource's rules before the import: one UID, components
     /// this calendar holds.
-    private func scan(_ text: String, name: String, holds components: [String]) throws -> (uid: String, keys: Set<Int64?>) {
+    private func scan(_ text: String, name: String, in collection: UUID, holds components: [String]) throws -> (uid: String, keys: Set<Int64?>) {
         let reader = ICalReader(registry: registry, text: text)
         var uids = Set<String>()
         var keys = Set<Int64?>()
@@ -405,6 +450,9 @@ extension IntentEngine {
                     continue
                 }
                 uids.insert(uid)
+                if let entity = registry.entity(record.entity), memberFilters(entity, in: collection) == nil {
+                    unsupported.append(entity.annotations.first(named: "ical")?.firstString?.uppercased() ?? entity.name.name)
+                }
                 if let entity = registry.entity(record.entity), let property = entity.temporalFields?.recurrenceID, case .dateTime(let value)? = record.values[property] {
                     keys.insert(value.sortKey)
                 } else {

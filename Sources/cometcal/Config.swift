@@ -104,6 +104,7 @@ struct Config {
             dateOrder = order
         case "notify": notify = value
         case "users": users = value
+        case "caldav", "caldav_owner": break // cometcald's
         case "notify_seconds":
             guard let seconds = Double(value), seconds > 0 else {
                 throw Problem(message: "'\(value)' is not a number of seconds above 0")

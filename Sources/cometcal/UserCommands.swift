@@ -39,13 +39,7 @@ struct UserCommands {
     /// --users, else the config file's `users` (relative to the config file's folder), else
     /// `users` beside the config file.
     static func passwordFilePath(flag: String?, config: Config, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let flag { return (flag as NSString).expandingTildeInPath }
-        let configFolder = ((config.path ?? SettingsFile.defaultPath(environment: environment)) as NSString).deletingLastPathComponent
-        if let configured = config.users {
-            let expanded = (configured as NSString).expandingTildeInPath
-            return expanded.hasPrefix("/") ? expanded : (configFolder as NSString).appendingPathComponent(expanded)
-        }
-        return (configFolder as NSString).appendingPathComponent("users")
+        SettingsFile.passwordFilePath(flag: flag, configured: config.users, configPath: config.path, environment: environment)
     }
 
     func run() -> ExitCode {

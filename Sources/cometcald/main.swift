@@ -5,6 +5,8 @@ import CometStore
 import CometSQLiteStore
 import CometDaemon
 import CometText
+import CometHTTP
+import CometCalDAV
 
 /// `cometcald`: serves one store over JSON-RPC 2.0 on a Unix socket (docs/daemon.md).
 
@@ -30,6 +32,10 @@ let root = CommandSpec(
         .value("stop-seconds", valueName: "seconds", help: "How long SIGTERM waits for the requests in flight to finish and be answered before stopping anyway (default 10)."),
         .value("notify", valueName: "command", help: "Run COMMAND (with /bin/sh -c) for each alarm as it fires, with the event in COMETCAL_* variables and as JSON on standard input. Default: the config file's notify."),
         .value("notify-seconds", valueName: "seconds", help: "How long the notify command may run before it is killed with its process group (default: the config's notify_seconds, else 30)."),
+        .value("caldav", valueName: "address", help: "Also serve CalDAV on ADDRESS (127.0.0.1:5232; [::1]:5232), for phones and desktop calendars. Default: the config file's caldav, else none. docs/caldav.md."),
+        .value("users", valueName: "file", help: "The CalDAV password file (written by cometcal user add). Default: the config file's users, else users beside the config file."),
+        .value("caldav-owner", valueName: "name", help: "The CalDAV user whose calendars are this daemon's store; other users get stores of their own beside it. Default: the config's caldav_owner, else the login name."),
+        .flag("caldav-no-auth", help: "Serve CalDAV without passwords, as the owner (allowed only on a loopback address)."),
         .flag("verbose", short: "v", help: "Log every request and connection."),
         .flag("version", help: "Print the version and exit."),
     ],
@@ -125,9 +131,42 @@ if let text = parsed.value("notify-seconds") {
     }
     options.notifySeconds = seconds
 }
+let caldavAddress = parsed.value("caldav") ?? settings?.value("caldav")?.value
+let caldavOwner = parsed.value("caldav-owner") ?? settings?.value("caldav_owner")?.value ?? (environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? NSUserName())
+var authentication = HTTPAuthentication.none(flag: "--caldav-no-auth")
+if caldavAddress != nil, !parsed.flag("caldav-no-auth") {
+    let path = SettingsFile.passwordFilePath(flag: parsed.value("users"), configured: settings?.value("users")?.value, configPath: settings?.path, environment: environment)
+    do {
+        authentication = .passwordFile(try PasswordFile(path: path))
+    } catch {
+        FileHandle.standardError.write(Data("cometcald: the CalDAV password file: \(error.message); add a user with: cometcal user add NAME (or serve without passwords on loopback: --caldav-no-auth)\n".utf8))
+        exit(78)
+    }
+}
 do {
     let daemon = try Daemon(options: options)
-    try daemon.run()
+    var caldav: HTTPServer?
+    try daemon.run(listening: { () throws(Daemon.StartError) in
+        guard let caldavAddress else { return }
+        let accounts = CalDAVAccounts(owner: caldavOwner, service: daemon.service, ownerStore: store, timeZone: options.service.timeZone)
+        let service = CalDAVService(configuration: CalDAVService.Configuration(
+            serve: { user, writes, body in try accounts.serve(user, writes: writes, body) }, anonymousUser: caldavOwner))
+        do {
+            let verbose = options.verbose
+            caldav = try HTTPServer.start(listeningOn: caldavAddress, authentication: authentication, handler: { request in
+                let response = service.handle(request)
+                if verbose {
+                    let line = "time=\(DateTimeValue.utc(Date()).description) level=info msg=caldav method=\(request.method) path=\(request.rawPath) status=\(response.status) user=\(request.user ?? "-")\(response.status >= 400 ? " answer=\(String(decoding: response.body.prefix(300), as: UTF8.self).debugDescription)" : "")\n"
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+                return response
+            })
+        } catch {
+            throw Daemon.StartError(description: "cannot serve CalDAV: \(error)")
+        }
+        FileHandle.standardError.write(Data("cometcald: CalDAV on http://\(caldav!.address)/dav/ (owner \(caldavOwner))\n".utf8))
+    })
+    caldav?.stop()
     exit(0)
 } catch {
     FileHandle.standardError.write(Data("cometcald: \(error.description)\n".utf8))

@@ -495,6 +495,16 @@ public final class DaemonService: @unchecked Sendable {
     /// same store) and announces them; the daemon calls it every second.
     public func pollJournal() { announceJournal() }
 
+    /// Runs `body` with one of the daemon's engines, for another front end of the same store
+    /// (CalDAV): the writer when it `writes`, then what it changed is announced at once, as the
+    /// socket's writes are; else a reader.
+    public func withEngine<T>(writes: Bool, _ body: (IntentEngine) throws -> T) rethrows -> T {
+        guard writes else { return try readers.run(body) }
+        let result = try writer.run(body)
+        announceJournal()
+        return result
+    }
+
     /// Called after every change, whoever made it (the alarm plan depends on the store).
     var changed: @Sendable () -> Void = {}
 

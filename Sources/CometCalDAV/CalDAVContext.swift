@@ -1,0 +1,214 @@
+import Foundation
+import CometHTTP
+import CometDAV
+import CometIntents
+import CometSchema
+
+/// One request of one user, with the engine of their calendars: the methods on each kind of
+/// target.
+struct Context {
+    let service: CalDAVService
+    let request: HTTPRequest
+    let user: String
+    let engine: IntentEngine
+
+    func answer(_ target: CalDAVService.Target) throws -> HTTPResponse {
+        switch target {
+        case .root:
+            throw Failure(.text(500, "the root is answered before a user's engine is opened\n"))
+        case .principal:
+            guard request.method == "PROPFIND" else { throw notAllowed("OPTIONS, PROPFIND") }
+            return try propfindPrincipal()
+        case .home:
+            switch request.method {
+            case "PROPFIND": return try propfindHome()
+            case "MKCALENDAR", "MKCOL":
+                throw Failure(.text(403, "A calendar is made inside the calendar home: \(request.method) \(Paths.home(user))NAME/\n"))
+            default: throw notAllowed("OPTIONS, PROPFIND")
+            }
+        case .collection(_, let segment):
+            return try answerCollection(segment)
+        case .resource(_, let segment, let name):
+            return try answerResource(segment: segment, name: name)
+        }
+    }
+
+    private func notAllowed(_ allowed: String) -> Failure {
+        Failure(.text(405, "\(request.method) is not allowed on \(request.rawPath).\n", headers: ["Allow": allowed]))
+    }
+
+    // MARK: Collections and resources
+
+    /// The calendar a segment names, with every calendar's segment.
+    func collection(_ segment: String) throws -> (collection: CalendarCollection, segments: [UUID: String])? {
+        let segments = try engine.collectionSegments()
+        guard let id = segments.first(where: { $0.value == segment })?.key, let collection = try engine.calendarCollection(id) else { return nil }
+        return (collection, segments)
+    }
+
+    private func answerCollection(_ segment: String) throws -> HTTPResponse {
+        let found = try collection(segment)
+        switch request.method {
+        case "MKCALENDAR", "MKCOL":
+            guard found == nil else {
+                throw Failure.precondition(405, .resourceMustBeNull, "a calendar already answers at \(Paths.collection(user, segment))")
+            }
+            return try makeCollection(segment)
+        default:
+            break
+        }
+        guard let (collection, _) = found else { throw Failure(.text(404, "There is no calendar at \(Paths.collection(user, segment)).\n")) }
+        switch request.method {
+        case "PROPFIND": return try propfindCollection(collection, segment: segment)
+        case "PROPPATCH": return try proppatch(collection, segment: segment)
+        case "REPORT": return try report(collection, segment: segment)
+        case "DELETE":
+            if let ifMatch = request.headers["If-Match"], ifMatch != "*" {
+                throw Failure(.text(412, "A calendar has no ETag to match; If-Match \(ifMatch) does not hold.\n"))
+            }
+            switch engine.deleteCollection(collection.id) {
+            case .success: return HTTPResponse(status: 204)
+            case .failure(let refusal): throw failure(for: refusal, href: Paths.collection(user, segment))
+            }
+        case "GET", "HEAD":
+            throw notAllowed("OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE")
+        default:
+            throw notAllowed("OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE")
+        }
+    }
+
+    private func makeCollection(_ segment: String) throws -> HTTPResponse {
+        let body: DAVMakeCollectionRequest
+        do {
+            body = request.method == "MKCALENDAR" ? try DAVMakeCollectionRequest.decodeMkcalendar(body: request.body)
+                                                  : try DAVMakeCollectionRequest.decodeMkcol(body: request.body)
+        } catch {
+            throw Self.failure(for: error)
+        }
+        if request.method == "MKCOL" {
+            // A plain collection has no place in a calendar home: only calendars are made.
+            guard let types = body.resourceTypes, types.contains(.caldav("calendar")) else {
+                throw Failure.precondition(403, .calendarCollectionLocationOK, "only calendars are made here; MKCOL needs a resourcetype with C:calendar (RFC 5689), or use MKCALENDAR")
+            }
+        }
+        var title: String?
+        var color: String?
+        var description: String?
+        for property in body.properties {
+            switch property.name {
+            case .dav("displayname"): title = property.text
+            case .appleICal("calendar-color"): color = property.text
+            case .caldav("calendar-description"): description = property.text
+            case .caldav("supported-calendar-component-set"):
+                let wanted = property.children.compactMap { $0.attribute("name")?.uppercased() }
+                let held = Set(engine.calendarComponents)
+                if wanted.count == 1, !held.contains(wanted[0]), let own = engine.standaloneCollection(holding: wanted[0]) {
+                    // To-dos are one collection of their own (they are on no calendar): a new
+                    // to-do list is that collection, at the URL the client chose.
+                    guard try engine.nameCollection(own.id, segment: segment) else {
+                        throw Failure.precondition(403, .supportedCalendarComponent, "\(wanted[0]) resources are one collection here, already at another URL")
+                    }
+                    return HTTPResponse(status: 201, headers: ["Location": Paths.collection(user, segment), "Content-Length": "0"])
+                }
+                if let missing = wanted.first(where: { !held.contains($0) }) {
+                    throw Failure.precondition(403, .supportedCalendarComponent, "calendars here hold \(held.sorted().joined(separator: ", ")), not \(missing)")
+                }
+            default:
+                // Properties CometCal does not keep: refused whole rather than dropped.
+                if property.name != .dav("resourcetype"), property.name != .caldav("calendar-timezone") {
+                    throw Failure(.text(403, "The property \(property.name) cannot be set on a calendar here; displayname, calendar-color and calendar-description can.\n"))
+                }
+            }
+        }
+        switch engine.createCollection(segment: segment, title: title, color: color, description: description) {
+        case .success: return HTTPResponse(status: 201, headers: ["Location": Paths.collection(user, segment), "Content-Length": "0"])
+        case .failure(let refusal): throw failure(for: refusal, href: Paths.collection(user, segment))
+        }
+    }
+
+    private func answerResource(segment: String, name: String) throws -> HTTPResponse {
+        guard let (collection, _) = try collection(segment) else {
+            if request.method == "PUT" { throw Failure(.text(409, "There is no calendar at \(Paths.collection(user, segment)); make it first (MKCALENDAR).\n")) }
+            throw Failure(.text(404, "There is no calendar at \(Paths.collection(user, segment)).\n"))
+        }
+        switch request.method {
+        case "GET", "HEAD":
+            guard let (resource, text) = try engine.resourceTexts(in: collection.id, named: [name]).first else {
+                throw Failure(.text(404, "There is no event at \(request.rawPath).\n"))
+            }
+            var headers: HTTPHeaders = ["Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag]
+            if let none = request.headers["If-None-Match"], none == "*" || none.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(resource.etag) {
+                return HTTPResponse(status: 304, headers: ["ETag": resource.etag])
+            }
+            let body = Array(text.utf8)
+            if request.method == "HEAD" {
+                headers.set("Content-Length", String(body.count))
+                return HTTPResponse(status: 200, headers: headers)
+            }
+            return HTTPResponse(status: 200, headers: headers, body: body)
+        case "PUT":
+            return try put(collection, segment: segment, name: name)
+        case "DELETE":
+            switch engine.deleteResource(in: collection.id, named: name, ifMatch: request.headers["If-Match"]) {
+            case .success: return HTTPResponse(status: 204)
+            case .failure(let refusal): throw failure(for: refusal, href: Paths.resource(user, segment, name))
+            }
+        case "PROPFIND":
+            let selection = try Self.propertySelection(request)
+            guard let (resource, text) = try engine.resourceTexts(in: collection.id, named: [name]).first else {
+                throw Failure(.text(404, "There is no event at \(request.rawPath).\n"))
+            }
+            return Self.multistatus([Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: text, selection: selection), selection: selection)])
+        default:
+            throw notAllowed("OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+        }
+    }
+
+    private func put(_ collection: CalendarCollection, segment: String, name: String) throws -> HTTPResponse {
+        if let type = request.headers["Content-Type"], !type.lowercased().hasPrefix("text/calendar") {
+            throw Failure.precondition(415, .supportedCalendarData, "a calendar resource is text/calendar, not \(type)")
+        }
+        guard request.body.count <= service.configuration.maximumResourceBytes else {
+            throw Failure.precondition(403, .maxResourceSize, "the resource has \(request.body.count) bytes; the limit is \(service.configuration.maximumResourceBytes)")
+        }
+        guard let text = String(validating: request.body, as: UTF8.self) else {
+            throw Failure.precondition(403, .validCalendarData, "the body is not UTF-8 text")
+        }
+        let ifNoneMatch = request.headers["If-None-Match"].map { $0.trimmingCharacters(in: .whitespaces) == "*" } ?? false
+        switch engine.putResource(in: collection.id, named: name, text: text, ifMatch: request.headers["If-Match"], ifNoneMatch: ifNoneMatch) {
+        case .success(let write):
+            var headers: HTTPHeaders = ["ETag": write.resource.etag, "Content-Length": "0"]
+            // What the importer said without refusing, as `cometcal import` says it.
+            for warning in write.warnings.prefix(20) {
+                headers.add("CometCal-Warning", "line \(warning.line): \(warning.message)".replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))
+            }
+            if write.resource.name != name { headers.set("Location", Paths.resource(user, segment, write.resource.name)) }
+            return HTTPResponse(status: write.created ? 201 : 204, headers: headers)
+        case .failure(let refusal):
+            throw failure(for: refusal, href: Paths.resource(user, segment, name))
+        }
+    }
+
+    /// The answer for a refusal of the engine.
+    func failure(for refusal: ResourceRefusal, href: String) -> Failure {
+        switch refusal.reason {
+        case .preconditionFailed: return Failure(.text(412, refusal.message + "\n"))
+        case .notFound: return Failure(.text(404, refusal.message + "\n"))
+        case .invalidCalendarData: return .precondition(403, .validCalendarData, refusal.message)
+        case .notOneObject: return .precondition(403, .validCalendarObjectResource, refusal.message)
+        case .unsupportedComponent: return .precondition(403, .supportedCalendarComponent, refusal.message)
+        case .uidConflict(let collection, let name):
+            let segment = (try? engine.collectionSegments())?[collection] ?? collection.lowercasedText
+            return .precondition(409, .noUIDConflict(href: Paths.resource(user, segment, name)), refusal.message)
+        case .refusedByStore: return Failure(.text(403, refusal.message + "\n"))
+        }
+    }
+
+    /// The answer for a body that cannot be read.
+    static func failure(for error: Error) -> Failure {
+        if case .request(let problem)? = error as? DAVBodyError, let precondition = problem.precondition {
+            return .precondition(403, precondition, problem.description)
+        }
+        return Failure(.text(400, "The request body cannot be read: \(error)\n"))
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import CometHTTP
+import CometDAV
+import CometIntents
+
+/// REPORT on a calendar: calendar-query, calendar-multiget, sync-collection, free-busy-query.
+extension Context {
+    func report(_ collection: CalendarCollection, segment: String) throws -> HTTPResponse {
+        let report: DAVReportRequest
+        do {
+            report = try DAVReportRequest.decode(body: request.body)
+        } catch {
+            throw Self.failure(for: error)
+        }
+        switch report {
+        case .calendarQuery(let query):
+            try refuseUnsupported(query.calendarData)
+            return try calendarQuery(query, collection: collection, segment: segment)
+        case .calendarMultiget(let multiget):
+            try refuseUnsupported(multiget.calendarData)
+            return try self.multiget(multiget, collection: collection, segment: segment)
+        case .syncCollection(let sync):
+            try refuseUnsupported(sync.calendarData)
+            return try syncCollection(sync, collection: collection, segment: segment)
+        case .freeBusyQuery(let query):
+            return try freeBusy(query, collection: collection)
+        case .unsupported(let name):
+            throw Failure.precondition(403, .supportedReport(DAVReportRequest.supportedReports), "the report \(name) is not served here")
+        }
+    }
+
+    /// Expanded answers are not written yet: refused, never answered unexpanded in silence.
+    private func refuseUnsupported(_ data: DAVCalendarDataRequest?) throws {
+        guard let data else { return }
+        if data.expand != nil || data.limitRecurrenceSet != nil || data.limitFreebusySet != nil {
+            throw Failure.precondition(403, .supportedCalendarData,
+                                       "calendar-data with expand, limit-recurrence-set or limit-freebusy-set is not served yet; ask for the whole events and expand them in the client")
+        }
+        if let type = data.contentType, type.lowercased() != "text/calendar" {
+            throw Failure.precondition(403, .supportedCalendarData, "calendar data is text/calendar, not \(type)")
+        }
+    }
+
+    private func responses(_ found: [(resource: CalendarResource, text: String)], segment: String, selection: DAVPropertySelection) -> [DAVResponse] {
+        found.map { resource, text in
+            Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: text, selection: selection),
+                          selection: selection, expensive: [.caldav("calendar-data")])
+        }
+    }
+
+    private func calendarQuery(_ query: DAVCalendarQuery, collection: CalendarCollection, segment: String) throws -> HTTPResponse {
+        var candidates = try engine.resources(in: collection.id)
+        // The usual query (VCALENDAR > VEVENT with a time-range): only the events with an
+        // occurrence in the range are read at all.
+        if case .matches(_, _, let compFilters) = query.filter.test, compFilters.count == 1, let inner = compFilters.first,
+           inner.name == "VEVENT", case .matches(let range?, _, _) = inner.test {
+            let uids = try overlapping(range, in: collection)
+            candidates = candidates.filter { uids.contains($0.uid) }
+        }
+        var cache: [DAVTimeRange: Set<String>] = [:]
+        let evaluator = DAVFilterEvaluator(
+            componentOverlaps: { component, _, range in
+                // On VCALENDAR itself (some clients filter so): whether any of its events does.
+                let named = component.name.uppercased() == "VCALENDAR" ? component.components : [component]
+                guard named.allSatisfy({ ["VEVENT", "VTODO", "VJOURNAL", "VTIMEZONE"].contains($0.name.uppercased()) }) else {
+                    throw Failure.precondition(403, .supportedFilter, "a time-range on \(component.name) is not served; time ranges are answered for events and to-dos")
+                }
+                // To-dos by RFC 4791 §9.9's table, from their own properties.
+                if let todo = named.first(where: { $0.name.uppercased() == "VTODO" }) {
+                    return ICalendarComponents.todoOverlaps(todo, range, zone: engine.timeZone)
+                }
+                if cache[range] == nil { cache[range] = try overlapping(range, in: collection) }
+                return named.contains { item in
+                    guard let uid = item.properties.first(where: { $0.name.uppercased() == "UID" })?.value else { return false }
+                    return cache[range]?.contains(uid) ?? false
+                }
+            },
+            propertyOverlaps: { property, _, range in
+                guard let instant = ICalendarComponents.instant(of: property, zone: engine.timeZone) else {
+                    throw Failure.precondition(403, .supportedFilter, "the time-range on \(property.name) cannot read its value \(property.value)")
+                }
+                return (range.start.map { instant >= Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? true)
+                    && (range.end.map { instant < Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? true)
+            })
+        var matched: [(CalendarResource, String)] = []
+        for (resource, text) in try engine.resourceTexts(in: collection.id, named: candidates.map(\.name)) {
+            let calendar = ICalendarComponents.parse(text)
+            do {
+                if try evaluator.matches(query.filter, calendar: calendar) { matched.append((resource, text)) }
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                throw Failure.precondition(403, .supportedFilter, "\(error)")
+            }
+        }
+        return Self.multistatus(responses(matched, segment: segment, selection: query.properties))
+    }
+
+    /// The UIDs of the calendar's events with an occurrence in the range (the engine's expansion).
+    private func overlapping(_ range: DAVTimeRange, in collection: CalendarCollection) throws -> Set<String> {
+        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: -62_135_596_800)
+        let to = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: 253_402_300_799)
+        return try engine.resourceUIDs(in: collection.id, overlapping: from, to: to)
+    }
+
+    private func multiget(_ multiget: DAVCalendarMultiget, collection: CalendarCollection, segment: String) throws -> HTTPResponse {
+        var names: [String] = []
+        var missing: [DAVResponse] = []
+        for href in multiget.hrefs {
+            do {
+                let target = try CalDAVService.target(of: try DAVHref.path(fromHref: href))
+                if case .resource(let owner, let inSegment, let name) = target, owner == user, inSegment == segment {
+                    names.append(name)
+                    continue
+                }
+            } catch {}
+            missing.append(DAVResponse(href: href, body: .status(404), description: "not an event of this calendar"))
+        }
+        let found = try engine.resourceTexts(in: collection.id, named: names)
+        let foundNames = Set(found.map(\.resource.name))
+        for name in names where !foundNames.contains(name) {
+            missing.append(DAVResponse(href: Paths.resource(user, segment, name), body: .status(404)))
+        }
+        return Self.multistatus(responses(found, segment: segment, selection: multiget.properties) + missing)
+    }
+
+    private func syncCollection(_ sync: DAVSyncCollection, collection: CalendarCollection, segment: String) throws -> HTTPResponse {
+        let head: Int64
+        var changed: [CalendarResource]
+        var removed: [String] = []
+        if sync.syncToken.isEmpty {
+            head = try engine.changeHead()
+            changed = try engine.resources(in: collection.id)
+        } else {
+            let prefix = Self.syncToken(0).dropLast()
+            guard sync.syncToken.hasPrefix(prefix), let since = Int64(sync.syncToken.dropFirst(prefix.count)),
+                  let changes = try engine.collectionChanges(in: collection.id, since: since) else {
+                throw Failure.precondition(403, .validSyncToken, "the sync token \(sync.syncToken) is not one this calendar can answer from (too old, or from another store); sync again without a token")
+            }
+            head = changes.head
+            changed = changes.changed
+            removed = changes.removed
+        }
+        if let limit = sync.limit, changed.count + removed.count > limit {
+            throw Failure.precondition(507, .numberOfMatchesWithinLimits,
+                                       "\(changed.count + removed.count) resources changed, more than the limit of \(limit); this server does not split a sync into parts: ask without a limit")
+        }
+        changed.sort { $0.name < $1.name }
+        var responses: [DAVResponse] = []
+        if Self.asks(sync.properties, for: .caldav("calendar-data")) {
+            responses = self.responses(try engine.resourceTexts(in: collection.id, named: changed.map(\.name)), segment: segment, selection: sync.properties)
+        } else {
+            responses = changed.map { resource in
+                Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: nil, selection: sync.properties),
+                              selection: sync.properties)
+            }
+        }
+        responses += removed.map { DAVResponse(href: Paths.resource(user, segment, $0), body: .status(404)) }
+        return Self.multistatus(responses, syncToken: Self.syncToken(head))
+    }
+
+    /// A VFREEBUSY of the calendar's busy times in the range (RFC 4791 §7.10).
+    private func freeBusy(_ query: DAVFreeBusyQuery, collection: CalendarCollection) throws -> HTTPResponse {
+        guard let start = query.timeRange.start else {
+            throw Failure(.text(400, "A free-busy-query needs a time-range with a start.\n"))
+        }
+        let from = Date(timeIntervalSince1970: TimeInterval(start.secondsSince1970))
+        let to = query.timeRange.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? from.addingTimeInterval(366 * 86_400)
+        let busy = try engine.busyPeriods(in: collection.id, from: from, to: to)
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//CometCal//CalDAV//EN", "BEGIN:VFREEBUSY",
+                     "DTSTAMP:" + ICalendarComponents.utcText(Date()), "DTSTART:" + ICalendarComponents.utcText(from), "DTEND:" + ICalendarComponents.utcText(to)]
+        for span in busy {
+            lines.append("FREEBUSY;FBTYPE=BUSY:" + ICalendarComponents.utcText(span.start) + "/" + ICalendarComponents.utcText(span.end))
+        }
+        lines += ["END:VFREEBUSY", "END:VCALENDAR"]
+        return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: Array((lines.joined(separator: "\r\n") + "\r\n").utf8))
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import CometHTTP
+import CometDAV
+import CometIntents
+import CometSchema
+
+/// CalDAV (RFC 4791) over the engine: each HTTP request from `CometHTTP` is routed to a
+/// principal, a calendar home, a calendar (collection) or an event (resource), and answered
+/// through the engine's calendar resources (`IntentEngine+Resources`). Every change a client
+/// makes goes through the engine: the importer's rules, the journal, undo.
+///
+/// URLs: `/.well-known/caldav` redirects to `/dav/`; `/dav/principals/NAME/` is a user's
+/// principal, `/dav/calendars/NAME/` their calendar home, `/dav/calendars/NAME/CAL/` a calendar
+/// and `/dav/calendars/NAME/CAL/EVENT.ics` an event with its overrides.
+public final class CalDAVService: Sendable {
+    public struct Configuration: Sendable {
+        /// Runs `body` with an engine of the user's store (`writes`: on the one engine that
+        /// writes it, for PUT, DELETE, MKCALENDAR, PROPPATCH); nil when the user has no store.
+        public var serve: @Sendable (_ user: String, _ writes: Bool, _ body: (IntentEngine) throws -> HTTPResponse) throws -> HTTPResponse?
+        /// Who an unauthenticated request is (the server runs without passwords only on loopback).
+        public var anonymousUser: String
+        /// The largest resource a PUT may send (C:max-resource-size).
+        public var maximumResourceBytes: Int
+        public var log: (@Sendable (String, [(String, String)]) -> Void)?
+
+        public init(serve: @escaping @Sendable (_ user: String, _ writes: Bool, _ body: (IntentEngine) throws -> HTTPResponse) throws -> HTTPResponse?,
+                    anonymousUser: String, maximumResourceBytes: Int = 10 * 1024 * 1024) {
+            self.serve = serve
+            self.anonymousUser = anonymousUser
+            self.maximumResourceBytes = maximumResourceBytes
+        }
+    }
+
+    static let root = "dav"
+    let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// What a request's path names.
+    enum Target: Equatable {
+        case root
+        case principal(user: String)
+        case home(user: String)
+        case collection(user: String, segment: String)
+        case resource(user: String, segment: String, name: String)
+    }
+
+    /// Answers one request; never throws (a failure is an answer with its status and reason).
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let user = request.user ?? configuration.anonymousUser
+        let response: HTTPResponse
+        do {
+            response = try route(request, user: user)
+        } catch let failure as Failure {
+            response = failure.response
+        } catch {
+            configuration.log?("caldav request failed", [("method", request.method), ("path", request.rawPath), ("error", "\(error)")])
+            response = .text(500, "The server could not answer: \(error)\n")
+        }
+        var answered = response
+        answered.headers.set("DAV", CalDAVService.davCompliance)
+        return answered
+    }
+
+    /// The compliance classes: WebDAV 1 and 3, CalDAV's calendar-access, extended MKCOL. Not
+    /// calendar-auto-schedule: scheduling (RFC 6638) is not served.
+    static let davCompliance = "1, 3, calendar-access, extended-mkcol"
+
+    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR, MKCOL"
+
+    private func route(_ request: HTTPRequest, user: String) throws -> HTTPResponse {
+        let path = request.path
+        if path == "/.well-known/caldav" || path == "/.well-known/caldav/" {
+            return HTTPResponse(status: 301, headers: ["Location": "/\(CalDAVService.root)/"])
+        }
+        let target = try Self.target(of: request.rawPath)
+        if request.method == "OPTIONS" {
+            return HTTPResponse(status: 200, headers: ["Allow": CalDAVService.allowed, "Content-Length": "0"])
+        }
+        switch target {
+        case .root:
+            return try answerRoot(request, user: user)
+        case .principal(let owner), .home(let owner), .collection(let owner, _), .resource(let owner, _, _):
+            guard owner == user else {
+                return .text(403, "\(user) may not read or change \(owner)'s calendars.\n")
+            }
+            let writes = ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "PROPPATCH"].contains(request.method)
+            let answer = try configuration.serve(user, writes) { engine in
+                do {
+                    return try Context(service: self, request: request, user: user, engine: engine).answer(target)
+                } catch let failure as Failure {
+                    return failure.response
+                }
+            }
+            return answer ?? .text(404, "\(user) has no calendars here.\n")
+        }
+    }
+
+    private func answerRoot(_ request: HTTPRequest, user: String) throws -> HTTPResponse {
+        switch request.method {
+        case "PROPFIND":
+            let selection = try Context.propertySelection(request)
+            let found: [DAVProperty] = [
+                DAVProperty(.dav("resourcetype"), .elements([DAVXMLElement(name: .dav("collection"))])),
+                DAVProperty(.dav("current-user-principal"), .hrefs([Paths.principal(user)])),
+                DAVProperty(.dav("principal-URL"), .hrefs([Paths.principal(user)])),
+                DAVProperty(.caldav("calendar-home-set"), .hrefs([Paths.home(user)])),
+                DAVProperty(.dav("displayname"), .text("CometCal")),
+            ]
+            return Context.multistatus([Context.response(href: "/\(CalDAVService.root)/", available: found, selection: selection)])
+        case "GET", "HEAD":
+            return .text(200, "CometCal CalDAV server. Add the account in your calendar with this URL; your calendars are at /\(CalDAVService.root)/calendars/\(user)/.\n")
+        default:
+            return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": "OPTIONS, GET, HEAD, PROPFIND"])
+        }
+    }
+
+    /// The target a raw (percent-encoded) path names; a path outside `/dav/` is a 404.
+    static func target(of rawPath: String) throws -> Target {
+        let segments: [String]
+        do {
+            segments = try DAVHref.segments(ofPath: rawPath.split(separator: "?", maxSplits: 1).first.map(String.init) ?? rawPath)
+        } catch {
+            throw Failure(.text(400, "The path cannot be read: \(error.message)\n"))
+        }
+        if segments.isEmpty { return .root }
+        guard segments[0] == root else { throw Failure(.text(404, "Nothing here; CalDAV is under /\(root)/.\n")) }
+        let rest = Array(segments.dropFirst())
+        switch (rest.first, rest.count) {
+        case (nil, _): return .root
+        case ("principals", 2): return .principal(user: rest[1])
+        case ("calendars", 2): return .home(user: rest[1])
+        case ("calendars", 3): return .collection(user: rest[1], segment: rest[2])
+        case ("calendars", 4): return .resource(user: rest[1], segment: rest[2], name: rest[3])
+        default: throw Failure(.text(404, "Nothing at \(rawPath).\n"))
+        }
+    }
+}
+
+/// An answer given early, as an error: a failed precondition, a bad body, a missing resource.
+struct Failure: Error {
+    let response: HTTPResponse
+
+    init(_ response: HTTPResponse) {
+        self.response = response
+    }
+
+    /// A `<D:error>` body with a precondition and a human-readable reason.
+    static func precondition(_ status: Int, _ precondition: DAVPrecondition, _ reason: String) -> Failure {
+        Failure(HTTPResponse(status: status, headers: ["Content-Type": "application/xml; charset=utf-8"],
+                             body: DAVErrorBody(precondition, description: reason).document().bytes))
+    }
+}
+
+/// The URL of each thing, percent-encoded as it goes on the wire.
+enum Paths {
+    static func principal(_ user: String) -> String { DAVHref.encodePath([CalDAVService.root, "principals", user], collection: true) }
+    static func home(_ user: String) -> String { DAVHref.encodePath([CalDAVService.root, "calendars", user], collection: true) }
+    static func collection(_ user: String, _ segment: String) -> String { DAVHref.encodePath([CalDAVService.root, "calendars", user, segment], collection: true) }
+    static func resource(_ user: String, _ segment: String, _ name: String) -> String {
+        DAVHref.encodePath([CalDAVService.root, "calendars", user, segment, name], collection: false)
+    }
+}

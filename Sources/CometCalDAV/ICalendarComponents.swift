@@ -1,0 +1,154 @@
+import Foundation
+import CometDAV
+
+/// The iCalendar text CometCal's own writer produced, as the component tree a calendar-query
+/// filter is evaluated against. Only our export's output is read here (never a client's body:
+/// PUT goes through the importer and libical), so the content lines are well-formed: unfolded,
+/// split at the first unquoted `:`, parameters at unquoted `;` and `,`.
+enum ICalendarComponents {
+    static func parse(_ text: String) -> DAVComponent {
+        var stack: [(name: String, properties: [DAVComponentProperty], components: [DAVComponent])] = []
+        var root: DAVComponent?
+        for line in unfolded(text) {
+            guard let property = contentLine(line) else { continue }
+            switch property.name {
+            case "BEGIN":
+                stack.append((property.value.uppercased(), [], []))
+            case "END":
+                guard let open = stack.popLast() else { continue }
+                let component = DAVComponent(name: open.name, properties: open.properties, components: open.components)
+                if stack.isEmpty { root = root ?? component } else { stack[stack.count - 1].components.append(component) }
+            default:
+                if !stack.isEmpty { stack[stack.count - 1].properties.append(property) }
+            }
+        }
+        return root ?? DAVComponent(name: "VCALENDAR")
+    }
+
+    private static func unfolded(_ text: String) -> [String] {
+        var lines: [String] = []
+        for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            var line = String(raw)
+            if line.hasSuffix("\r") { line.removeLast() }
+            if let first = line.first, first == " " || first == "\t", !lines.isEmpty {
+                lines[lines.count - 1] += line.dropFirst()
+            } else {
+                lines.append(line)
+            }
+        }
+        return lines
+    }
+
+    private static func contentLine(_ line: String) -> DAVComponentProperty? {
+        var name = ""
+        var parameters: [DAVComponentParameter] = []
+        var index = line.startIndex
+        while index < line.endIndex, line[index] != ";", line[index] != ":" { name.append(line[index]); index = line.index(after: index) }
+        while index < line.endIndex, line[index] == ";" {
+            index = line.index(after: index)
+            var parameterName = ""
+            while index < line.endIndex, line[index] != "=" { parameterName.append(line[index]); index = line.index(after: index) }
+            guard index < line.endIndex else { return nil }
+            index = line.index(after: index)
+            var values: [String] = []
+            var current = ""
+            var quoted = false
+            while index < line.endIndex {
+                let character = line[index]
+                if character == "\"" { quoted.toggle() } else if !quoted, character == "," { values.append(current); current = "" }
+                else if !quoted, character == ";" || character == ":" { break } else { current.append(character) }
+                index = line.index(after: index)
+            }
+            values.append(current)
+            parameters.append(DAVComponentParameter(name: parameterName.uppercased(), values: values))
+        }
+        guard index < line.endIndex, line[index] == ":", !name.isEmpty else { return nil }
+        return DAVComponentProperty(name: name.uppercased(), value: String(line[line.index(after: index)...]), parameters: parameters)
+    }
+
+    /// The instant of a date or date-time property: UTC (`…Z`), in its TZID, else floating in
+    /// `zone`; a DATE is its midnight in `zone`. Nil when the value is not one.
+    static func instant(of property: DAVComponentProperty, zone: TimeZone) -> Date? {
+        let value = property.value
+        let digits = value.filter(\.isNumber)
+        var calendar = Calendar(identifier: .gregorian)
+        if let tzid = property.parameters.first(where: { $0.name == "TZID" })?.values.first, let named = TimeZone(identifier: tzid) {
+            calendar.timeZone = named
+        } else {
+            calendar.timeZone = value.hasSuffix("Z") ? TimeZone(identifier: "UTC")! : zone
+        }
+        func number(_ from: Int, _ length: Int) -> Int? {
+            let start = digits.index(digits.startIndex, offsetBy: from)
+            return Int(digits[start..<digits.index(start, offsetBy: length)])
+        }
+        if digits.count == 8, value.count == 8, let year = number(0, 4), let month = number(4, 2), let day = number(6, 2) {
+            return calendar.date(from: DateComponents(year: year, month: month, day: day))
+        }
+        guard digits.count == 14, value.count >= 15, let year = number(0, 4), let month = number(4, 2), let day = number(6, 2),
+              let hour = number(8, 2), let minute = number(10, 2), let second = number(12, 2) else { return nil }
+        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+    }
+
+    /// Whether a to-do overlaps a range, by RFC 4791 §9.9's table (DTSTART, DUE, DURATION,
+    /// COMPLETED, CREATED); an open end of the range is unbounded.
+    static func todoOverlaps(_ todo: DAVComponent, _ range: DAVTimeRange, zone: TimeZone) -> Bool {
+        func time(_ name: String) -> Date? {
+            todo.properties.first { $0.name == name }.flatMap { instant(of: $0, zone: zone) }
+        }
+        let start = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantPast
+        let end = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantFuture
+        let dtstart = time("DTSTART")
+        var due = time("DUE")
+        if due == nil, let dtstart, let duration = todo.properties.first(where: { $0.name == "DURATION" }).flatMap({ seconds(ofDuration: $0.value) }) {
+            due = dtstart.addingTimeInterval(duration)
+        }
+        let completed = time("COMPLETED")
+        let created = time("CREATED")
+        switch (dtstart, due) {
+        case let (dtstart?, due?): return (start < due || start <= dtstart) && (end > dtstart || end >= due)
+        case let (dtstart?, nil): return start <= dtstart && end > dtstart
+        case let (nil, due?): return start < due && end >= due
+        case (nil, nil): break
+        }
+        switch (completed, created) {
+        case let (completed?, created?): return (start <= created || start <= completed) && (end >= created || end >= completed)
+        case let (completed?, nil): return start <= completed && end >= completed
+        case let (nil, created?): return end > created
+        case (nil, nil): return true
+        }
+    }
+
+    /// The seconds of an iCalendar DURATION (`P1D`, `PT1H30M`, `-PT15M`, `P2W`).
+    static func seconds(ofDuration text: String) -> TimeInterval? {
+        var rest = Substring(text)
+        var sign: TimeInterval = 1
+        if rest.hasPrefix("-") { sign = -1; rest = rest.dropFirst() } else if rest.hasPrefix("+") { rest = rest.dropFirst() }
+        guard rest.hasPrefix("P") else { return nil }
+        rest = rest.dropFirst()
+        var total: TimeInterval = 0
+        var number = ""
+        for character in rest {
+            if character.isNumber { number.append(character); continue }
+            if character == "T" { continue }
+            guard let value = TimeInterval(number) else { return nil }
+            switch character {
+            case "W": total += value * 604_800
+            case "D": total += value * 86_400
+            case "H": total += value * 3_600
+            case "M": total += value * 60
+            case "S": total += value
+            default: return nil
+            }
+            number = ""
+        }
+        return number.isEmpty ? sign * total : nil
+    }
+
+    /// `20260613T120000Z`.
+    static func utcText(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import CometSchema
+import CometStore
+import CometSQLiteStore
+import CometIntents
+import CometDaemon
+import CometHTTP
+
+/// Which store serves each CalDAV user (docs/caldav.md, "Users and stores"): the owner's
+/// calendars are the daemon's own store, served through its engines, so a change from a phone
+/// reaches the socket's subscribers at once; every other user of the password file has a store
+/// of their own beside it, `users/NAME.sqlite`, opened on first use and written one request at
+/// a time. Nobody reads another user's store: the service refuses any path but the user's own.
+final class CalDAVAccounts: @unchecked Sendable {
+    private let owner: String
+    private let service: DaemonService
+    private let folder: String
+    private let timeZone: TimeZone
+    private let lock = NSLock()
+    private var others: [String: (engine: IntentEngine, lock: NSLock)] = [:]
+
+    init(owner: String, service: DaemonService, ownerStore: StoreLocation, timeZone: TimeZone) {
+        self.owner = owner
+        self.service = service
+        let base = ownerStore.filePath.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
+        folder = (base as NSString).appendingPathComponent("users")
+        self.timeZone = timeZone
+    }
+
+    /// The store file of a user who is not the owner.
+    func storePath(of user: String) -> String {
+        (folder as NSString).appendingPathComponent(user + ".sqlite")
+    }
+
+    func serve(_ user: String, writes: Bool, _ body: (IntentEngine) throws -> HTTPResponse) throws -> HTTPResponse? {
+        if user == owner { return try service.withEngine(writes: writes, body) }
+        // Only users of the password file reach here (the server authenticated them), and
+        // their names are safe file names (PasswordFile.nameRule).
+        guard PasswordFile.nameProblem(user) == nil else { return nil }
+        let account = try lock.withLock { () throws -> (engine: IntentEngine, lock: NSLock) in
+            if let open = others[user] { return open }
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let store = try SQLiteStore.opener.open(.file(storePath(of: user)), registry: service.registry)
+            let opened = (IntentEngine(store: store, timeZone: timeZone), NSLock())
+            others[user] = opened
+            return opened
+        }
+        return try account.lock.withLock { try body(account.engine) }
+    }
+}

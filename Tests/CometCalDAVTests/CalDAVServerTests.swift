@@ -181,6 +181,26 @@ struct CalDAVServerTests {
         #expect(try server.engine.resources(in: team.id).isEmpty)
     }
 
+    @Test("what the importer warns about comes back in CometCal-Warning headers; with the tasks schemas the to-dos are a collection of their own, which MKCALENDAR of a to-do list names")
+    func warningsAndTasks() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        // An override whose series is in neither the text nor the store: kept, with a warning.
+        let lone = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:lone\r\nDTSTAMP:20260601T080000Z\r\nRECURRENCE-ID:20260608T070000Z\r\nDTSTART:20260608T080000Z\r\nSUMMARY:Lone\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let put = try server.send("PUT", "/dav/calendars/alice/work/lone.ics", body: lone, headers: ["Content-Type": "text/calendar"])
+        #expect(put.status == 201)
+        #expect(put.headers["cometcal-warning"]?.contains("no series") == true)
+        let home = try server.send("PROPFIND", "/dav/calendars/alice/", body: "<propfind xmlns=\"DAV:\"><prop><displayname/></prop></propfind>", headers: ["Depth": "1"])
+        #expect(home.body.contains("<D:href>/dav/calendars/alice/tasks/</D:href>"))
+        let list = "<C:mkcalendar xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop><C:supported-calendar-component-set><C:comp name=\"VTODO\"/></C:supported-calendar-component-set></D:prop></D:set></C:mkcalendar>"
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/chores/", body: list).status == 201)
+        let todo = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VTODO\r\nUID:milk\r\nDTSTAMP:20260601T080000Z\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/chores/milk.ics", body: todo, headers: ["Content-Type": "text/calendar"]).status == 201)
+        // A to-do is not an event of a calendar, and an event is not a to-do.
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/milk2.ics", body: todo.replacingOccurrences(of: "UID:milk", with: "UID:milk2"), headers: ["Content-Type": "text/calendar"]).status == 403)
+        #expect(try server.send("GET", "/dav/calendars/alice/chores/milk.ics").body.contains("SUMMARY:Buy milk"))
+    }
+
     /// The baseline is Baseline/caldav-server-tester.json, written by the same script with --write.
     @Test("caldav-server-tester 1.7.0: no feature worse than the committed baseline, and nothing newly broken or ungraceful")
     func serverTester() throws {
@@ -195,6 +215,6 @@ struct CalDAVServerTests {
         let full = report["full"] as? Int ?? 0
         let observed = report["observed"] as? Int ?? 0
         // Today's share, written down in docs/caldav.md; it may only grow.
-        #expect(observed > 0 && full * 1000 / observed >= 733, "\(full) of \(observed) features full")
+        #expect(observed > 0 && full * 1000 / observed >= 739, "\(full) of \(observed) features full")
     }
 }

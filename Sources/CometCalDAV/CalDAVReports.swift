@@ -125,9 +125,10 @@ extension Context {
     }
 
     private func syncCollection(_ sync: DAVSyncCollection, collection: CalendarCollection, segment: String) throws -> HTTPResponse {
-        let head: Int64
+        var head: Int64
         var changed: [CalendarResource]
         var removed: [String] = []
+        var sequences: [String: Int64] = [:]
         if sync.syncToken.isEmpty {
             head = try engine.changeHead()
             changed = try engine.resources(in: collection.id)
@@ -140,10 +141,24 @@ extension Context {
             head = changes.head
             changed = changes.changed
             removed = changes.removed
+            sequences = changes.sequences
         }
+        var truncated = false
         if let limit = sync.limit, changed.count + removed.count > limit {
-            throw Failure.precondition(507, .numberOfMatchesWithinLimits,
-                                       "\(changed.count + removed.count) resources changed, more than the limit of \(limit); this server does not split a sync into parts: ask without a limit")
+            // RFC 6578 §3.6: the first changes, a token that goes on after the last of them, and
+            // a 507 for the request-URI. An initial sync cannot be cut (its resources have no
+            // order in the feed): it is refused with the limit's precondition.
+            guard !sync.syncToken.isEmpty else {
+                throw Failure.precondition(507, .numberOfMatchesWithinLimits,
+                                           "the calendar has \(changed.count + removed.count) resources, more than the limit of \(limit); the first sync of a calendar is not split into parts: ask without a limit")
+            }
+            let ordered = (changed.map { ($0.name, true) } + removed.map { ($0, false) }).sorted { (sequences[$0.0] ?? 0) < (sequences[$1.0] ?? 0) }
+            let kept = ordered.prefix(limit)
+            let keptNames = Set(kept.map(\.0))
+            changed = changed.filter { keptNames.contains($0.name) }
+            removed = removed.filter { keptNames.contains($0) }
+            head = kept.last.flatMap { sequences[$0.0] } ?? head
+            truncated = true
         }
         changed.sort { $0.name < $1.name }
         var responses: [DAVResponse] = []
@@ -156,6 +171,10 @@ extension Context {
             }
         }
         responses += removed.map { DAVResponse(href: Paths.resource(user, segment, $0), body: .status(404)) }
+        if truncated {
+            responses.append(DAVResponse(href: Paths.collection(user, segment), body: .status(507), error: .numberOfMatchesWithinLimits,
+                                         description: "more changes follow; sync again from this token"))
+        }
         return Self.multistatus(responses, syncToken: Self.syncToken(head))
     }
 

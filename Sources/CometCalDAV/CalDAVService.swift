@@ -112,6 +112,9 @@ public final class CalDAVService: Sendable {
             return Context.multistatus([Context.response(href: "/\(CalDAVService.root)/", available: found, selection: selection)])
         case "GET", "HEAD":
             return .text(200, "CometCal CalDAV server. Add the account in your calendar with this URL; your calendars are at /\(CalDAVService.root)/calendars/\(user)/.\n")
+        case "REPORT":
+            // Principal search (RFC 3744 principal-property-search) is not served.
+            throw Failure.precondition(403, .supportedReport([]), "no report is served here; principal search is not offered")
         default:
             return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": "OPTIONS, GET, HEAD, PROPFIND"])
         }

@@ -114,20 +114,20 @@ extension IntentEngine {
 
     /// Deletes a calendar and everything on it, as DELETE of a collection asks: one journal
     /// entry, so one undo brings all of it back.
+    /// An entity's own collection (the to-dos) is emptied, and answers at its own URL again.
     public func deleteCollection(_ id: UUID) -> Result<Int, ResourceRefusal> {
-        if let entity = standaloneEntity(id) {
-            return .failure(ResourceRefusal(reason: .refusedByStore, message: "the \(IntentEngine.noun(entity.name, count: 2, in: registry)) collection holds every \(IntentEngine.noun(entity.name, count: 1, in: registry)) and cannot be deleted; delete its resources one by one", problems: []))
-        }
         do {
             let count = try store.transaction { transaction -> Int in
-                guard let calendarEntity, let calendar = try transaction.fetch(calendarEntity.name, id: id) else {
+                let standalone = standaloneEntity(id)
+                let calendar = try calendarEntity.flatMap { try transaction.fetch($0.name, id: id) }
+                guard standalone != nil || calendar != nil else {
                     throw ResourceRefusal(reason: .notFound, message: "there is no such calendar", problems: [])
                 }
                 let recorder = ChangeRecorder(transaction)
                 var members: [EntityRecord] = []
                 for entity in exportedEntities {
-                    guard let reference = calendarReference(of: entity, to: calendarEntity) else { continue }
-                    members += try transaction.fetchAll(entity.name, matching: [.equals(reference.name, .reference(id))], limit: nil)
+                    guard let filters = memberFilters(entity, in: id) else { continue }
+                    members += try transaction.fetchAll(entity.name, matching: filters, limit: nil)
                 }
                 // Overrides before their series, then the calendar.
                 let isOverride: (EntityRecord) -> Bool = { record in
@@ -135,14 +135,17 @@ extension IntentEngine {
                     return record[property] != nil
                 }
                 for record in members.sorted(by: { isOverride($0) && !isOverride($1) }) { try recorder.delete(record.entity, id: record.id) }
-                try recorder.delete(calendar.entity, id: id)
+                if let calendar { try recorder.delete(calendar.entity, id: id) }
                 var chosen = try chosenSegments(transaction)
                 if let segment = chosen.first(where: { $0.value == id })?.key {
                     chosen[segment] = nil
                     try saveSegments(chosen, transaction)
                 }
+                guard !recorder.changes.isEmpty else { return 0 }
                 _ = try transaction.appendJournal(JournalEntry(
-                    intent: "caldav.deleteCollection", summary: "Deleted the calendar “\(registry.title(of: calendar))” and its \(members.count) event\(members.count == 1 ? "" : "s") from a calendar client",
+                    intent: "caldav.deleteCollection",
+                    summary: calendar.map { "Deleted the calendar “\(registry.title(of: $0))” and its \(members.count) event\(members.count == 1 ? "" : "s") from a calendar client" }
+                        ?? "Deleted all \(members.count) \(standalone.map { IntentEngine.noun($0.name, count: members.count, in: registry) } ?? "records") from a calendar client",
                     created: clock(), changes: recorder.changes))
                 return members.count
             }

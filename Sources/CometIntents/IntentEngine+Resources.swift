@@ -73,6 +73,9 @@ public struct CollectionChanges: Sendable {
     public let removed: [String]
     /// The point to ask from next time.
     public let head: Int64
+    /// Each listed resource's newest change in the feed, by name: a sync cut after some of
+    /// them can go on from the last one it gave.
+    public let sequences: [String: Int64]
 }
 
 extension IntentEngine {
@@ -178,6 +181,7 @@ extension IntentEngine {
             let names = try resourceNames(calendar, transaction)
             var touched: [String] = []
             var seen = Set<String>()
+            var newest: [String: Int64] = [:]
             for change in changes {
                 guard let entity = registry.entity(change.entity), exportedEntities.contains(where: { $0.name == entity.name }) else { continue }
                 let record: EntityRecord?
@@ -189,20 +193,28 @@ extension IntentEngine {
                     // It exists; on another calendar now, it may have been moved away from this one.
                     record = try transaction.fetch(change.entity, id: change.id)
                 }
-                guard let record, let uid = uid(of: record, entity: entity), seen.insert(uid).inserted else { continue }
-                touched.append(uid)
+                guard let record else { continue }
+                let uid = uid(of: record, entity: entity) ?? record.id.lowercasedText
+                newest[uid] = max(newest[uid] ?? 0, change.sequence)
+                if seen.insert(uid).inserted { touched.append(uid) }
             }
             var changed: [CalendarResource] = []
             var removed: [String] = []
+            var sequences: [String: Int64] = [:]
             for uid in touched {
                 let records = try members(uid: uid, of: calendar, transaction)
+                let name: String
                 if records.isEmpty {
-                    removed.append(names[uid] ?? Vdir.safeName(uid) + ".ics")
+                    name = names[uid] ?? Vdir.safeName(uid) + ".ics"
+                    removed.append(name)
                 } else {
-                    changed.append(resource(uid: uid, records: records, names: names))
+                    let found = resource(uid: uid, records: records, names: names)
+                    name = found.name
+                    changed.append(found)
                 }
+                sequences[name] = newest[uid]
             }
-            return CollectionChanges(changed: changed, removed: removed, head: head)
+            return CollectionChanges(changed: changed, removed: removed, head: head, sequences: sequences)
         }
     }
 

@@ -55,22 +55,33 @@ struct DAVXMLWriter {
                 output += "\""
             }
         }
-        if Self.prefix(of: name.namespace) == nil, !name.namespace.isEmpty {
+        if Self.prefix(of: name.namespace) == nil, !name.namespace.isEmpty, name.namespace != Self.xmlNamespace {
             output += " xmlns:X=\""
             appendEscaped(name.namespace)
             output += "\""
         }
-        // Attributes in a namespace of their own get a second local prefix.
+        // An attribute in a namespace of its own gets a prefix declared on this element, one per
+        // namespace (A0, A1 …); the xml: namespace is predeclared and may not be bound again.
+        var attributePrefixes: [String: String] = [:]
+        for attribute in attributes {
+            let namespace = attribute.name.namespace
+            guard !namespace.isEmpty, namespace != Self.xmlNamespace, Self.prefix(of: namespace) == nil,
+                  attributePrefixes[namespace] == nil else { continue }
+            let prefix = "A\(attributePrefixes.count)"
+            attributePrefixes[namespace] = prefix
+            output += " xmlns:\(prefix)=\""
+            appendEscaped(namespace)
+            output += "\""
+        }
         for attribute in attributes {
             output += " "
-            if attribute.name.namespace.isEmpty {
+            let namespace = attribute.name.namespace
+            if namespace.isEmpty {
                 output += attribute.name.local
-            } else if let prefix = Self.prefix(of: attribute.name.namespace) {
-                output += "\(prefix):\(attribute.name.local)"
+            } else if namespace == Self.xmlNamespace {
+                output += "xml:\(attribute.name.local)"
             } else {
-                output += "xmlns:XA=\""
-                appendEscaped(attribute.name.namespace)
-                output += "\" XA:\(attribute.name.local)"
+                output += "\(Self.prefix(of: namespace) ?? attributePrefixes[namespace] ?? "A"):\(attribute.name.local)"
             }
             output += "=\""
             appendEscaped(attribute.value)
@@ -78,8 +89,11 @@ struct DAVXMLWriter {
         }
     }
 
+    static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
     private func qualified(_ name: DAVName) -> String {
         if name.namespace.isEmpty { return name.local }
+        if name.namespace == Self.xmlNamespace { return "xml:\(name.local)" }
         return "\(Self.prefix(of: name.namespace) ?? "X"):\(name.local)"
     }
 

@@ -114,6 +114,22 @@ struct DAVWriterTests {
         #expect(written.children.first?.text == "Jim & Roy")
     }
 
+    @Test("Attributes keep their namespaces: xml:lang as xml:, two other namespaces on one element apart")
+    func attributeNamespaces() throws {
+        let element = DAVXMLElement(name: .caldav("calendar-description"), attributes: [
+            DAVXMLAttribute(name: DAVName("http://www.w3.org/XML/1998/namespace", "lang"), value: "en"),
+            DAVXMLAttribute(name: DAVName("urn:a", "one"), value: "1"),
+            DAVXMLAttribute(name: DAVName("urn:b", "two"), value: "2"),
+            DAVXMLAttribute(name: DAVName("urn:a", "three"), value: "3"),
+            DAVXMLAttribute(name: .dav("four"), value: "4"),
+        ], text: "Work")
+        let document = DAVMultistatus(responses: [.properties(href: "/r", found: [DAVProperty(.dav("x"), .elements([element]))])]).document()
+        let root = try DAVXMLReader.parse(document.bytes)
+        let written = try #require(root.children.first?.child(named: .dav("propstat"))?.child(named: .dav("prop"))?.children.first?.children.first)
+        #expect(written.attributes == element.attributes)
+        #expect(document.text.contains(" xml:lang=\"en\""))
+    }
+
     @Test("Python's xml.etree reads our multistatus the same way (a second, independent reader)")
     func pythonReadsMultistatus() throws {
         guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {

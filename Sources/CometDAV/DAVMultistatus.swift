@@ -59,6 +59,12 @@ public struct DAVResponse: Hashable, Sendable {
         self.description = description
     }
 
+    /// The response on the request-URI that says a result was cut at the client's DAV:limit or
+    /// the server's own (RFC 6578 §3.6, RFC 5323 DAV:number-of-matches-within-limits): 507.
+    public static func truncated(requestURI href: String, description: String? = nil) -> DAVResponse {
+        DAVResponse(href: href, body: .status(507), error: .numberOfMatchesWithinLimits, description: description)
+    }
+
     /// Properties found with 200 and those asked for but absent with 404, in the order given.
     public static func properties(href: String, found: [DAVProperty], notFound: [DAVName] = []) -> DAVResponse {
         DAVResponse(href: href, body: .propstats([

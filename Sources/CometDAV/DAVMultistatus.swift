@@ -59,6 +59,12 @@ public struct DAVResponse: Hashable, Sendable {
         self.description = description
     }
 
+    /// The response on the request-URI that says a result was cut at the client's DAV:limit or
+    /// the server's own (RFC 6578 §3.6, RFC 5323 DAV:number-of-matches-within-limits): 507.
+    public static func truncated(requestURI href: String, description: String? = nil) -> DAVResponse {
+        DAVResponse(href: href, body: .status(507), error: .numberOfMatchesWithinLimits, description: description)
+    }
+
     /// Properties found with 200 and those asked for but absent with 404, in the order given.
     public static func properties(href: String, found: [DAVProperty], notFound: [DAVName] = []) -> DAVResponse {
         DAVResponse(href: href, body: .propstats([
@@ -70,12 +76,13 @@ public struct DAVResponse: Hashable, Sendable {
 
 /// The bytes of an XML body, and what the writer had to replace to make them XML.
 public struct DAVXMLDocument: Hashable, Sendable {
-    public let text: String
+    /// UTF-8.
+    public let bytes: [UInt8]
     /// Characters XML 1.0 cannot carry (C0 controls other than tab, line feed and carriage
     /// return; U+FFFE; U+FFFF), written as U+FFFD. Zero nearly always; say so when not.
     public let replacedCharacters: Int
 
-    public var bytes: [UInt8] { Array(text.utf8) }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 /// A 207 Multi-Status body (RFC 4918 §13), with the sync-token of RFC 6578 when there is one.
@@ -97,7 +104,7 @@ public struct DAVMultistatus: Hashable, Sendable {
         if let description { writer.element(.dav("responsedescription"), text: description) }
         if let syncToken { writer.element(.dav("sync-token"), text: syncToken) }
         writer.close(.dav("multistatus"))
-        return DAVXMLDocument(text: writer.output, replacedCharacters: writer.replacedCharacters)
+        return DAVXMLDocument(bytes: writer.output, replacedCharacters: writer.replacedCharacters)
     }
 
     private func write(_ response: DAVResponse, to writer: inout DAVXMLWriter) {
@@ -162,7 +169,7 @@ public struct DAVErrorBody: Hashable, Sendable {
         // DAV:error's content is open (RFC 4918 §14.5); the sentence goes in a responsedescription.
         if let description { writer.element(.dav("responsedescription"), text: description) }
         writer.close(.dav("error"))
-        return DAVXMLDocument(text: writer.output, replacedCharacters: writer.replacedCharacters)
+        return DAVXMLDocument(bytes: writer.output, replacedCharacters: writer.replacedCharacters)
     }
 
     static func write(_ precondition: DAVPrecondition, to writer: inout DAVXMLWriter) {

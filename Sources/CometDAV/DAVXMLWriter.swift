@@ -1,26 +1,27 @@
 /// Writes XML text: the four DAV/CalDAV prefixes declared once at the root, any other namespace
 /// declared on the element that uses it, text and attribute values escaped.
 struct DAVXMLWriter {
-    private(set) var output = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+    /// UTF-8, built as bytes: a multistatus of a thousand events is a megabyte of escaping.
+    private(set) var output: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n".utf8)
     /// Characters XML 1.0 cannot carry at all (most C0 controls, U+FFFE, U+FFFF), each written
     /// as U+FFFD and counted here, so the caller can say so.
     private(set) var replacedCharacters = 0
     private var rootWritten = false
 
     mutating func open(_ name: DAVName, attributes: [DAVXMLAttribute] = []) {
-        output += "<"
+        append("<")
         writeName(name, attributes: attributes)
-        output += ">"
+        append(">")
     }
 
     mutating func close(_ name: DAVName) {
-        output += "</\(qualified(name))>"
+        append("</\(qualified(name))>")
     }
 
     mutating func empty(_ name: DAVName, attributes: [DAVXMLAttribute] = []) {
-        output += "<"
+        append("<")
         writeName(name, attributes: attributes)
-        output += "/>"
+        append("/>")
     }
 
     mutating func element(_ name: DAVName, text: String) {
@@ -46,40 +47,54 @@ struct DAVXMLWriter {
     }
 
     private mutating func writeName(_ name: DAVName, attributes: [DAVXMLAttribute]) {
-        output += qualified(name)
+        append(qualified(name))
         if !rootWritten {
             rootWritten = true
             for (prefix, namespace) in DAVNamespace.rootPrefixes {
-                output += " xmlns:\(prefix)=\""
+                append(" xmlns:\(prefix)=\"")
                 appendEscaped(namespace)
-                output += "\""
+                append("\"")
             }
         }
-        if Self.prefix(of: name.namespace) == nil, !name.namespace.isEmpty {
-            output += " xmlns:X=\""
+        if Self.prefix(of: name.namespace) == nil, !name.namespace.isEmpty, name.namespace != Self.xmlNamespace {
+            append(" xmlns:X=\"")
             appendEscaped(name.namespace)
-            output += "\""
+            append("\"")
         }
-        // Attributes in a namespace of their own get a second local prefix.
+        // An attribute in a namespace of its own gets a prefix declared on this element, one per
+        // namespace (A0, A1 …); the xml: namespace is predeclared and may not be bound again.
+        var attributePrefixes: [String: String] = [:]
         for attribute in attributes {
-            output += " "
-            if attribute.name.namespace.isEmpty {
-                output += attribute.name.local
-            } else if let prefix = Self.prefix(of: attribute.name.namespace) {
-                output += "\(prefix):\(attribute.name.local)"
+            let namespace = attribute.name.namespace
+            guard !namespace.isEmpty, namespace != Self.xmlNamespace, Self.prefix(of: namespace) == nil,
+                  attributePrefixes[namespace] == nil else { continue }
+            let prefix = "A\(attributePrefixes.count)"
+            attributePrefixes[namespace] = prefix
+            append(" xmlns:\(prefix)=\"")
+            appendEscaped(namespace)
+            append("\"")
+        }
+        for attribute in attributes {
+            append(" ")
+            let namespace = attribute.name.namespace
+            if namespace.isEmpty {
+                append(attribute.name.local)
+            } else if namespace == Self.xmlNamespace {
+                append("xml:\(attribute.name.local)")
             } else {
-                output += "xmlns:XA=\""
-                appendEscaped(attribute.name.namespace)
-                output += "\" XA:\(attribute.name.local)"
+                append("\(Self.prefix(of: namespace) ?? attributePrefixes[namespace] ?? "A"):\(attribute.name.local)")
             }
-            output += "=\""
+            append("=\"")
             appendEscaped(attribute.value)
-            output += "\""
+            append("\"")
         }
     }
 
+    static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
     private func qualified(_ name: DAVName) -> String {
         if name.namespace.isEmpty { return name.local }
+        if name.namespace == Self.xmlNamespace { return "xml:\(name.local)" }
         return "\(Self.prefix(of: name.namespace) ?? "X"):\(name.local)"
     }
 
@@ -87,25 +102,46 @@ struct DAVXMLWriter {
         DAVNamespace.rootPrefixes.first { $0.namespace == namespace }?.prefix
     }
 
+    private mutating func append(_ text: String) {
+        output.append(contentsOf: text.utf8)
+    }
+
     /// Escapes for both text and double-quoted attribute values. Carriage returns are written as
-    /// a character reference, or a reader would turn them into line feeds.
+    /// a character reference, or a reader would turn them into line feeds. Works on UTF-8 bytes:
+    /// every byte that needs care is ASCII, apart from U+FFFE and U+FFFF (EF BF BE, EF BF BF).
     mutating func appendEscaped(_ text: String) {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\t", "\n": result.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20 && scalar != "\r", "\u{FFFE}", "\u{FFFF}":
-                replacedCharacters += 1
-                result.unicodeScalars.append("\u{FFFD}")
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "&": result += "&amp;"
-            case "\"": result += "&quot;"
-            case "\r": result += "&#13;"
-            default: result.unicodeScalars.append(scalar)
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let replacement: StaticString?
+                var width = 1
+                switch byte {
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "\""): replacement = "&quot;"
+                case UInt8(ascii: "\r"): replacement = "&#13;"
+                case UInt8(ascii: "\t"), UInt8(ascii: "\n"): replacement = nil
+                case 0..<0x20:
+                    replacement = "\u{FFFD}"
+                    replacedCharacters += 1
+                case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBF && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF):
+                    replacement = "\u{FFFD}"
+                    replacedCharacters += 1
+                    width = 3
+                default: replacement = nil
+                }
+                if let replacement {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    replacement.withUTF8Buffer { output.append(contentsOf: $0) }
+                    runStart = index + width
+                }
+                index += width
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        output += result
     }
 }

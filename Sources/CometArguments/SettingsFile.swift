@@ -51,6 +51,20 @@ public struct SettingsFile: Sendable {
         return base + "/cometcal/config"
     }
 
+    /// The CalDAV server's password file, by one rule for `cometcal user` and `cometcald`:
+    /// `flag` (--users), else the `users` key (`configured`; relative to the folder of the
+    /// config file at `configPath`), else `users` beside the config file.
+    public static func usersFilePath(flag: String?, configured: String?, configPath: String?,
+                                     environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let flag { return (flag as NSString).expandingTildeInPath }
+        let configFolder = ((configPath ?? defaultPath(environment: environment)) as NSString).deletingLastPathComponent
+        if let configured {
+            let expanded = (configured as NSString).expandingTildeInPath
+            return expanded.hasPrefix("/") ? expanded : (configFolder as NSString).appendingPathComponent(expanded)
+        }
+        return (configFolder as NSString).appendingPathComponent("users")
+    }
+
     /// Reads the file; nil when there is none (an explicit $COMETCAL_CONFIG must exist).
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Problem) -> SettingsFile? {
         let path = defaultPath(environment: environment)

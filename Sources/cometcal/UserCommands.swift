@@ -36,22 +36,10 @@ struct UserCommands {
     static let usersOption = OptionSpec.value("users", valueName: "file",
                                               help: "The password file. Default: the config file's users, else users beside the config file ($XDG_CONFIG_HOME/cometcal/users).")
 
-    /// --users, else the config file's `users` (relative to the config file's folder), else
-    /// `users` beside the config file.
-    static func passwordFilePath(flag: String?, config: Config, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let flag { return (flag as NSString).expandingTildeInPath }
-        let configFolder = ((config.path ?? SettingsFile.defaultPath(environment: environment)) as NSString).deletingLastPathComponent
-        if let configured = config.users {
-            let expanded = (configured as NSString).expandingTildeInPath
-            return expanded.hasPrefix("/") ? expanded : (configFolder as NSString).appendingPathComponent(expanded)
-        }
-        return (configFolder as NSString).appendingPathComponent("users")
-    }
-
     func run() -> ExitCode {
         do {
             let config = try AppContext.loadConfig()
-            let path = Self.passwordFilePath(flag: parsed.value("users"), config: config)
+            let path = SettingsFile.usersFilePath(flag: parsed.value("users"), configured: config.users, configPath: config.path)
             let file = try PasswordFile(path: path, allowMissing: true)
             switch parsed.path {
             case ["user", "add"]: return try add(file)

@@ -126,6 +126,11 @@ struct HTTPServerTests {
                                                   body: [UInt8](repeating: 65, count: 1001))
             #expect(declared.status == 413)
             #expect(declared.text.contains("limit of 1000 bytes"))
+            // Refused on the headers alone: the answer comes though no byte of the body was sent.
+            let early = try RawClient(port: server.port)
+            defer { early.close() }
+            try early.send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n")
+            #expect(try early.readAnswer().status == 413)
             let chunk = String(repeating: "b", count: 600)
             let chunked = try RawClient.exchange(port: server.port, "PUT /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n258\r\n\(chunk)\r\n258\r\n\(chunk)\r\n0\r\n\r\n")
             #expect(chunked.status == 413)

@@ -129,18 +129,20 @@ struct UserCommands {
         return password
     }
 
-    /// One line from the terminal with echo off, restored afterwards.
+    /// One line from the terminal with echo off, restored afterwards. Echo goes off before the
+    /// prompt is shown, so that nothing typed after the prompt is echoed, and without flushing,
+    /// so that what was typed (or pasted) ahead is kept.
     private static func readHidden(prompt: String) throws -> String {
-        FileHandle.standardError.write(Data(prompt.utf8))
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
             throw CommandFailure(code: .ioError, message: "error: cannot turn off the terminal's echo to read the password")
         }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        FileHandle.standardError.write(Data(prompt.utf8))
         let line = readLine(strippingNewline: true)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
         FileHandle.standardError.write(Data("\n".utf8))
         guard let line else { throw CommandFailure(code: .dataError, message: "error: no password given; nothing was changed") }
         return line

@@ -41,19 +41,6 @@ public struct SettingsFile: Sendable {
         Key(name: "caldav_owner", values: "a user of the password file", help: "The CalDAV user whose calendars are cometcald's own store (as --caldav-owner). Default: the login name."),
     ]
 
-    /// The CalDAV password file: the flag, else the config's `users` (relative to the config
-    /// file's folder), else `users` beside the config file.
-    public static func passwordFilePath(flag: String?, configured: String?, configPath: String?,
-                                        environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let flag { return (flag as NSString).expandingTildeInPath }
-        let configFolder = ((configPath ?? defaultPath(environment: environment)) as NSString).deletingLastPathComponent
-        if let configured {
-            let expanded = (configured as NSString).expandingTildeInPath
-            return expanded.hasPrefix("/") ? expanded : (configFolder as NSString).appendingPathComponent(expanded)
-        }
-        return (configFolder as NSString).appendingPathComponent("users")
-    }
-
     public let path: String
     public let lines: [Line]
 
@@ -64,6 +51,20 @@ public struct SettingsFile: Sendable {
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
         return base + "/cometcal/config"
+    }
+
+    /// The CalDAV server's password file, by one rule for `cometcal user` and `cometcald`:
+    /// `flag` (--users), else the `users` key (`configured`; relative to the folder of the
+    /// config file at `configPath`), else `users` beside the config file.
+    public static func usersFilePath(flag: String?, configured: String?, configPath: String?,
+                                     environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let flag { return (flag as NSString).expandingTildeInPath }
+        let configFolder = ((configPath ?? defaultPath(environment: environment)) as NSString).deletingLastPathComponent
+        if let configured {
+            let expanded = (configured as NSString).expandingTildeInPath
+            return expanded.hasPrefix("/") ? expanded : (configFolder as NSString).appendingPathComponent(expanded)
+        }
+        return (configFolder as NSString).appendingPathComponent("users")
     }
 
     /// Reads the file; nil when there is none (an explicit $COMETCAL_CONFIG must exist).

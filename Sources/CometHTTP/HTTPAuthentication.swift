@@ -44,12 +44,12 @@ public enum HTTPAuthentication: Sendable {
 
 /// A user and password from `Authorization: Basic <base64 of user:password>` (RFC 7617): the
 /// user is what comes before the first colon, the password all after it, both UTF-8.
-public struct BasicCredentials: Sendable, Equatable {
-    public let user: String
-    public let password: String
+struct BasicCredentials: Sendable, Equatable {
+    let user: String
+    let password: String
 
     /// Nil when the header is not Basic, not base64, not UTF-8, or has no colon.
-    public init?(authorization: String) {
+    init?(authorization: String) {
         let trimmed = authorization.trimmingCharacters(in: .whitespaces)
         guard let space = trimmed.firstIndex(of: " "), trimmed[..<space].lowercased() == "basic" else { return nil }
         let encoded = trimmed[space...].trimmingCharacters(in: .whitespaces)

@@ -167,6 +167,9 @@ public final class PasswordFile: Sendable {
         return nil
     }
 
+    /// Whether the decoy hash for unknown users has been made (for tests).
+    var hasDecoyHash: Bool { loaded.withLock { $0.unknownUserHash != nil } }
+
     /// Users whose verified password is kept in memory (for tests).
     var usersWithKeptPasswords: [String] { loaded.withLock { $0.verified.keys.sorted() } }
 

@@ -133,13 +133,15 @@ final class ServerCore: Sendable {
     /// The headers are in: refuse now what is refused whatever the body (too long a declared
     /// body, no or wrong credentials), so such a body is never read.
     private func beginRequest(_ state: RequestState, on connection: OpaquePointer) -> MHD_Result {
-        if let declared = state.headers["Content-Length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-           declared > options.maximumBodyBytes {
+        let declared = state.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if let declared, declared > options.maximumBodyBytes {
             return queue(tooLarge(), for: state, on: connection)
         }
         switch authentication.check(state.headers, log: { [self] in log($0) }) {
         case .success(let user):
             state.user = user
+            // Room for the whole body at once, only for a client that may send one.
+            if let declared, declared > 0 { state.body.reserveCapacity(declared) }
             return .YES
         case .failure(let refusal):
             return queue(refusal.response, for: state, on: connection)

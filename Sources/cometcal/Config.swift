@@ -29,7 +29,7 @@ struct Config {
     var notify: String?
     /// How long that command may run before it is killed.
     var notifySeconds: Double?
-    /// The CalDAV server's password file, as written (resolved by `UserCommands.passwordFilePath`).
+    /// The CalDAV server's password file, as written (resolved by `SettingsFile.usersFilePath`).
     var users: String?
     /// Where it was read from, when a file was.
     var path: String?

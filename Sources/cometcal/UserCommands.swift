@@ -36,16 +36,10 @@ struct UserCommands {
     static let usersOption = OptionSpec.value("users", valueName: "file",
                                               help: "The password file. Default: the config file's users, else users beside the config file ($XDG_CONFIG_HOME/cometcal/users).")
 
-    /// --users, else the config file's `users` (relative to the config file's folder), else
-    /// `users` beside the config file.
-    static func passwordFilePath(flag: String?, config: Config, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        SettingsFile.passwordFilePath(flag: flag, configured: config.users, configPath: config.path, environment: environment)
-    }
-
     func run() -> ExitCode {
         do {
             let config = try AppContext.loadConfig()
-            let path = Self.passwordFilePath(flag: parsed.value("users"), config: config)
+            let path = SettingsFile.usersFilePath(flag: parsed.value("users"), configured: config.users, configPath: config.path)
             let file = try PasswordFile(path: path, allowMissing: true)
             switch parsed.path {
             case ["user", "add"]: return try add(file)
@@ -135,18 +129,20 @@ struct UserCommands {
         return password
     }
 
-    /// One line from the terminal with echo off, restored afterwards.
+    /// One line from the terminal with echo off, restored afterwards. Echo goes off before the
+    /// prompt is shown, so that nothing typed after the prompt is echoed, and without flushing,
+    /// so that what was typed (or pasted) ahead is kept.
     private static func readHidden(prompt: String) throws -> String {
-        FileHandle.standardError.write(Data(prompt.utf8))
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
             throw CommandFailure(code: .ioError, message: "error: cannot turn off the terminal's echo to read the password")
         }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        FileHandle.standardError.write(Data(prompt.utf8))
         let line = readLine(strippingNewline: true)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
         FileHandle.standardError.write(Data("\n".utf8))
         guard let line else { throw CommandFailure(code: .dataError, message: "error: no password given; nothing was changed") }
         return line

@@ -135,7 +135,7 @@ let caldavAddress = parsed.value("caldav") ?? settings?.value("caldav")?.value
 let caldavOwner = parsed.value("caldav-owner") ?? settings?.value("caldav_owner")?.value ?? (environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? NSUserName())
 var authentication = HTTPAuthentication.none(flag: "--caldav-no-auth")
 if caldavAddress != nil, !parsed.flag("caldav-no-auth") {
-    let path = SettingsFile.passwordFilePath(flag: parsed.value("users"), configured: settings?.value("users")?.value, configPath: settings?.path, environment: environment)
+    let path = SettingsFile.usersFilePath(flag: parsed.value("users"), configured: settings?.value("users")?.value, configPath: settings?.path, environment: environment)
     do {
         authentication = .passwordFile(try PasswordFile(path: path))
     } catch {

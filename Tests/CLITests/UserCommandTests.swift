@@ -114,4 +114,15 @@ struct UserCommandTests {
             #expect(try PasswordFile(path: path).verify(user: "alice", password: "hidden-one"))
         }
     }
+
+    @Test("On a terminal, a password typed (or pasted) before the prompt is kept, not flushed")
+    func typedAheadIsKept() throws {
+        try Self.withConfigHome { home, environment in
+            let session = try PseudoTerminal(["user", "add", "bob"], environment: environment)
+            session.type("ahead\nahead\n")
+            let (status, output) = try session.finish()
+            #expect(status == 0, "\(output)")
+            #expect(try PasswordFile(path: home.appendingPathComponent("cometcal/users").path).verify(user: "bob", password: "ahead"))
+        }
+    }
 }

@@ -76,6 +76,23 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("A user added to the file while the server runs can sign in at the next request; one removed cannot")
+    func fileChangesReachTheServer() throws {
+        try withTemporaryFolder { folder in
+            let file = try PasswordFile(path: folder + "/users", cost: 4, allowMissing: true)
+            try file.setPassword("first", for: "alice")
+            try withServer(authentication: .passwordFile(file)) { server, _ in
+                #expect(try RawClient.exchange(port: server.port, Self.request(Self.basic("bob:later"))).status == 401)
+                #expect(try RawClient.exchange(port: server.port, Self.request(Self.basic("alice:first"))).status == 200)
+                let cli = try PasswordFile(path: folder + "/users", cost: 4)
+                try cli.setPassword("later", for: "bob")
+                try cli.remove(user: "alice")
+                #expect(try RawClient.exchange(port: server.port, Self.request(Self.basic("bob:later"))).status == 200)
+                #expect(try RawClient.exchange(port: server.port, Self.request(Self.basic("alice:first"))).status == 401)
+            }
+        }
+    }
+
     @Test("Basic credentials: the user ends at the first colon, the scheme is read in any case")
     func parsingCredentials() {
         let encoded = Data("bob:pa:ss".utf8).base64EncodedString()

@@ -126,6 +126,11 @@ struct HTTPServerTests {
                                                   body: [UInt8](repeating: 65, count: 1001))
             #expect(declared.status == 413)
             #expect(declared.text.contains("limit of 1000 bytes"))
+            // Refused on the headers alone: the answer comes though no byte of the body was sent.
+            let early = try RawClient(port: server.port)
+            defer { early.close() }
+            try early.send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n")
+            #expect(try early.readAnswer().status == 413)
             let chunk = String(repeating: "b", count: 600)
             let chunked = try RawClient.exchange(port: server.port, "PUT /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n258\r\n\(chunk)\r\n258\r\n\(chunk)\r\n0\r\n\r\n")
             #expect(chunked.status == 413)
@@ -156,12 +161,17 @@ struct HTTPServerTests {
         }
     }
 
-    @Test("Once answered, no request's state is held: broken, refused and served requests alike")
+    @Test("Once answered, no request's state is held: broken, refused, abandoned and served requests alike")
     func noRequestStateHeld() throws {
         var options = HTTPServerOptions()
         options.maximumBodyBytes = 10
         try withServer(options: options) { server, _ in
             _ = try RawClient.exchange(port: server.port, "GET / HTTP/1.1 extra\r\n\r\n")
+            _ = try RawClient.exchange(port: server.port, "GET / HTTP/1.1\r\nnot a header\r\n\r\n")
+            let abandoned = try RawClient(port: server.port)
+            try abandoned.send("PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nabc")
+            usleep(100_000)
+            abandoned.close()
             _ = try RawClient.exchange(port: server.port, "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n", body: Array("01234567890".utf8))
             _ = try RawClient.exchange(port: server.port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let deadline = Date().addingTimeInterval(5)
@@ -192,6 +202,42 @@ struct HTTPServerTests {
         #expect(answer.text == "finished")
         server.stop()  // returns once the other thread's stop is done
         #expect(throws: RawClient.Failure.self) { _ = try RawClient(port: port) }
+    }
+
+    @Test("A HEAD answer has the headers and Content-Length of the body, and no body")
+    func headLeavesOutTheBody() throws {
+        try withServer(handler: { _ in .text(200, "twelve bytes") }) { server, _ in
+            let client = try RawClient(port: server.port)
+            defer { client.close() }
+            try client.send("HEAD /a.ics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = try client.readHead()
+            #expect(answer.status == 200)
+            #expect(answer.header("Content-Length") == "12")
+            #expect(answer.body.isEmpty)
+        }
+    }
+
+    @Test("An idle connection is closed after the connection timeout")
+    func idleTimeout() throws {
+        var options = HTTPServerOptions()
+        options.connectionTimeoutSeconds = 1
+        try withServer(options: options) { server, _ in
+            let client = try RawClient(port: server.port)
+            defer { client.close() }
+            let started = Date()
+            #expect(client.isClosedByServer())
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    @Test("Defaults: a 10 MiB body limit, 4 threads, 64 connections, 30 s idle timeout, 10 s to finish on stop")
+    func defaults() {
+        let options = HTTPServerOptions()
+        #expect(options.maximumBodyBytes == 10 * 1024 * 1024)
+        #expect(options.threadCount == 4)
+        #expect(options.connectionLimit == 64)
+        #expect(options.connectionTimeoutSeconds == 30)
+        #expect(options.stopGraceSeconds == 10)
     }
 
     @Test("IPv6 loopback with brackets listens and serves")
@@ -251,7 +297,7 @@ struct ListenAddressTests {
             } throws: { error in
                 guard let error = error as? HTTPServerError else { return false }
                 return error.code == .unauthenticatedNotLoopback && error.message.contains("--caldav-no-auth")
-                    && error.message.contains(address.replacingOccurrences(of: ":0", with: ":0"))
+                    && error.message.contains("\(address) is not one")
             }
         }
         let server = try HTTPServer.start(listeningOn: "127.0.0.1:0", authentication: .none(flag: "--caldav-no-auth")) { _ in .text(200, "") }

@@ -113,6 +113,30 @@ struct PasswordFileTests {
         }
     }
 
+    @Test("$2y$ hashes (htpasswd -B) are read and verified as bcrypt")
+    func htpasswdHashes() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/users"
+            try PasswordFile(path: path, cost: 4, allowMissing: true).setPassword("pw", for: "alice")
+            let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "$2b$", with: "$2y$")
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let file = try PasswordFile(path: path)
+            #expect(try file.verify(user: "alice", password: "pw"))
+            #expect(try !file.verify(user: "alice", password: "pW"))
+        }
+    }
+
+    @Test("An unknown user is checked against a decoy hash, as long as a known user takes")
+    func unknownUserDecoy() throws {
+        try withTemporaryFolder { folder in
+            let file = try PasswordFile(path: folder + "/users", cost: 4, allowMissing: true)
+            try file.setPassword("pw", for: "alice")
+            #expect(!file.hasDecoyHash)
+            #expect(try !file.verify(user: "mallory", password: "pw"))
+            #expect(file.hasDecoyHash)
+        }
+    }
+
     @Test("Passwords are compared in full: a longer or shorter one than the kept one fails")
     func keptComparedWhole() throws {
         try withTemporaryFolder { folder in

@@ -93,6 +93,21 @@ struct RawClient {
         return Answer(status: status, headers: headers, body: Array(received[bodyStart...]))
     }
 
+    /// Reads the head of an answer (to a HEAD request), and whatever follows until the server
+    /// closes, as its body.
+    func readHead() throws -> Answer {
+        var received: [UInt8] = []
+        while try readMore(into: &received) {}
+        guard let headEnd = Self.find([13, 10, 13, 10], in: received) else { throw Failure(description: "no head") }
+        let lines = String(decoding: received[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return Answer(status: status, headers: headers, body: Array(received[(headEnd + 4)...]))
+    }
+
     /// True when the other side has closed the connection (reads nothing more).
     func isClosedByServer() -> Bool {
         var received: [UInt8] = []

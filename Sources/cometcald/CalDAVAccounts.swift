@@ -1,7 +1,6 @@
 import Foundation
 import CometSchema
 import CometStore
-import CometSQLiteStore
 import CometIntents
 import CometDaemon
 import CometHTTP
@@ -16,11 +15,14 @@ final class CalDAVAccounts: @unchecked Sendable {
     private let service: DaemonService
     private let folder: String
     private let timeZone: TimeZone
+    /// How stores are opened: the composition root's (main.swift) choice of database.
+    private let opener: StoreOpener
     private let lock = NSLock()
     private var others: [String: (engine: IntentEngine, lock: NSLock)] = [:]
 
-    init(owner: String, service: DaemonService, ownerStore: StoreLocation, timeZone: TimeZone) {
+    init(owner: String, service: DaemonService, ownerStore: StoreLocation, opener: StoreOpener, timeZone: TimeZone) {
         self.owner = owner
+        self.opener = opener
         self.service = service
         let base = ownerStore.filePath.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
         folder = (base as NSString).appendingPathComponent("users")
@@ -40,7 +42,7 @@ final class CalDAVAccounts: @unchecked Sendable {
         let account = try lock.withLock { () throws -> (engine: IntentEngine, lock: NSLock) in
             if let open = others[user] { return open }
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let store = try SQLiteStore.opener.open(.file(storePath(of: user)), registry: service.registry)
+            let store = try opener.open(.file(storePath(of: user)), registry: service.registry)
             let opened = (IntentEngine(store: store, timeZone: timeZone), NSLock())
             others[user] = opened
             return opened

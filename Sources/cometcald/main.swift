@@ -148,7 +148,7 @@ do {
     var caldav: HTTPServer?
     try daemon.run(listening: { () throws(Daemon.StartError) in
         guard let caldavAddress else { return }
-        let accounts = CalDAVAccounts(owner: caldavOwner, service: daemon.service, ownerStore: store, timeZone: options.service.timeZone)
+        let accounts = CalDAVAccounts(owner: caldavOwner, service: daemon.service, ownerStore: store, opener: SQLiteStore.opener, timeZone: options.service.timeZone)
         let service = CalDAVService(configuration: CalDAVService.Configuration(
             serve: { user, writes, body in try accounts.serve(user, writes: writes, body) }, anonymousUser: caldavOwner))
         do {

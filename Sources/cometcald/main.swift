@@ -133,6 +133,20 @@ if let text = parsed.value("notify-seconds") {
 }
 let caldavAddress = parsed.value("caldav") ?? settings?.value("caldav")?.value
 let caldavOwner = parsed.value("caldav-owner") ?? settings?.value("caldav_owner")?.value ?? (environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? NSUserName())
+// The address is read before anything starts: a mistake there is a usage error (64).
+var caldavListen: HTTPListenAddress?
+if let caldavAddress {
+    do {
+        caldavListen = try HTTPListenAddress(caldavAddress)
+    } catch {
+        FileHandle.standardError.write(Data("error: --caldav: \(error.message)\n".utf8))
+        exit(64)
+    }
+    if parsed.flag("caldav-no-auth"), caldavListen?.isLoopback == false {
+        FileHandle.standardError.write(Data("error: --caldav-no-auth (no passwords) is allowed only on a loopback address (127.0.0.1 or [::1]), not \(caldavAddress); listen on 127.0.0.1, or add users with cometcal user add NAME\n".utf8))
+        exit(64)
+    }
+}
 var authentication = HTTPAuthentication.none(flag: "--caldav-no-auth")
 if caldavAddress != nil, !parsed.flag("caldav-no-auth") {
     let path = SettingsFile.usersFilePath(flag: parsed.value("users"), configured: settings?.value("users")?.value, configPath: settings?.path, environment: environment)
@@ -147,13 +161,13 @@ do {
     let daemon = try Daemon(options: options)
     var caldav: HTTPServer?
     try daemon.run(listening: { () throws(Daemon.StartError) in
-        guard let caldavAddress else { return }
+        guard let caldavListen else { return }
         let accounts = CalDAVAccounts(owner: caldavOwner, service: daemon.service, ownerStore: store, opener: SQLiteStore.opener, timeZone: options.service.timeZone)
         let service = CalDAVService(configuration: CalDAVService.Configuration(
             serve: { user, writes, body in try accounts.serve(user, writes: writes, body) }, anonymousUser: caldavOwner))
         do {
             let verbose = options.verbose
-            caldav = try HTTPServer.start(listeningOn: caldavAddress, authentication: authentication, handler: { request in
+            caldav = try HTTPServer.start(listeningOn: caldavListen, authentication: authentication, handler: { request in
                 let response = service.handle(request)
                 if verbose {
                     let line = "time=\(DateTimeValue.utc(Date()).description) level=info msg=caldav method=\(request.method) path=\(request.rawPath) status=\(response.status) user=\(request.user ?? "-")\(response.status >= 400 ? " answer=\(String(decoding: response.body.prefix(300), as: UTF8.self).debugDescription)" : "")\n"

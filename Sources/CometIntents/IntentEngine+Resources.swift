@@ -225,8 +225,7 @@ extension IntentEngine {
     /// means it must not exist. One journal entry; refused whole, with the reason.
     public func putResource(in calendar: UUID, named name: String, text: String, ifMatch: String? = nil,
                             ifNoneMatch: Bool = false) -> Result<ResourceWrite, ResourceRefusal> {
-        do {
-            let write = try store.transaction { transaction -> ResourceWrite in
+        writing { transaction in
                 guard let holder = try collection(calendar, transaction) else {
                     throw ResourceRefusal(reason: .notFound, message: "there is no such calendar", problems: [])
                 }
@@ -279,21 +278,12 @@ extension IntentEngine {
                 }
                 return ResourceWrite(resource: resource(uid: incoming.uid, records: records, names: names), created: existing == nil,
                                      warnings: report.warnings, journalSequence: sequence, changes: report.changes)
-            }
-            return .success(write)
-        } catch let refusal as ResourceRefusal {
-            return .failure(refusal)
-        } catch let error as StoreError {
-            return .failure(ResourceRefusal(reason: .refusedByStore, message: "the store refused the change: \(error.message)", problems: []))
-        } catch {
-            return .failure(ResourceRefusal(reason: .refusedByStore, message: "\(error)", problems: []))
         }
     }
 
     /// Deletes a resource (the event and its overrides) as a DELETE does; one journal entry.
     public func deleteResource(in calendar: UUID, named name: String, ifMatch: String? = nil) -> Result<ResourceWrite, ResourceRefusal> {
-        do {
-            let write = try store.transaction { transaction -> ResourceWrite in
+        writing { transaction in
                 let names = try resourceNames(calendar, transaction)
                 guard let existing = try lookUp(name, in: calendar, names: names, transaction) else {
                     throw ResourceRefusal(reason: .notFound, message: "there is no resource named \(name)", problems: [])
@@ -311,8 +301,13 @@ extension IntentEngine {
                 let sequence = try transaction.appendJournal(JournalEntry(
                     intent: "caldav.delete", summary: "Deleted “\(title)” from a calendar client", created: clock(), changes: recorder.changes))
                 return ResourceWrite(resource: before, created: false, warnings: [], journalSequence: sequence, changes: report.changes)
-            }
-            return .success(write)
+        }
+    }
+
+    /// One write transaction for a client's change; a refusal, or the store's, as the answer.
+    private func writing(_ body: (any StoreWriter) throws -> ResourceWrite) -> Result<ResourceWrite, ResourceRefusal> {
+        do {
+            return .success(try store.transaction(body))
         } catch let refusal as ResourceRefusal {
             return .failure(refusal)
         } catch let error as StoreError {

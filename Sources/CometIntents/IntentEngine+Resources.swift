@@ -226,81 +226,81 @@ extension IntentEngine {
     public func putResource(in calendar: UUID, named name: String, text: String, ifMatch: String? = nil,
                             ifNoneMatch: Bool = false) -> Result<ResourceWrite, ResourceRefusal> {
         writing { transaction in
-                guard let holder = try collection(calendar, transaction) else {
-                    throw ResourceRefusal(reason: .notFound, message: "there is no such calendar", problems: [])
-                }
-                var names = try resourceNames(calendar, transaction)
-                let existing = try lookUp(name, in: calendar, names: names, transaction)
-                try checkPreconditions(existing.map { resource(uid: $0.uid, records: $0.records, names: names) }, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
-                let incoming = try scan(text, name: name, in: calendar, holds: holder.components)
-                if let existing, existing.uid != incoming.uid {
-                    throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: name),
-                                          message: "this resource holds UID '\(existing.uid)'; a PUT may not change it (write the new UID to a new resource)", problems: [])
-                }
-                if existing == nil, !(try members(uid: incoming.uid, of: calendar, transaction)).isEmpty {
-                    let taken = names[incoming.uid] ?? Vdir.safeName(incoming.uid) + ".ics"
-                    throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: taken),
-                                          message: "UID '\(incoming.uid)' is already the resource \(taken) of this calendar; write to that name", problems: [])
-                }
-                if existing == nil, let elsewhere = try lookUpElsewhere(uid: incoming.uid, besides: calendar, transaction) {
-                    throw ResourceRefusal(reason: .uidConflict(collection: elsewhere.calendar, name: elsewhere.name),
-                                          message: "UID '\(incoming.uid)' is already used by \(elsewhere.name) in another calendar; a UID is unique in a user's calendars (move it with MOVE, or DELETE it there first)", problems: [])
-                }
-                let recorder = ChangeRecorder(transaction)
-                var options = ImportOptions()
-                options.calendarID = calendar
-                options.replacesStored = true
-                var importer = Importer(engine: self, transaction: recorder, options: options)
-                try importer.run(ImportSource(name: name, text: text, registry: registry))
-                var report = importer.report
-                if !report.problems.isEmpty {
-                    throw ResourceRefusal(reason: .invalidCalendarData, message: "the calendar data is refused: " + report.problems.map { "line \($0.line): \($0.message)" }.joined(separator: "; "),
-                                          problems: report.problems)
-                }
-                // Overrides the new text no longer has.
-                for record in existing?.records ?? [] {
-                    guard let entity = registry.entity(record.entity), !incoming.keys.contains(recurrenceKey(of: record, entity: entity)) else { continue }
-                    try recorder.delete(record.entity, id: record.id)
-                    report.note(record.entity, record.id, .deleted)
-                }
-                let standard = Vdir.safeName(incoming.uid) + ".ics"
-                if name != standard, names[incoming.uid] != name {
-                    names[incoming.uid] = name
-                    try saveResourceNames(names, calendar, transaction)
-                }
-                let records = try members(uid: incoming.uid, of: calendar, transaction)
-                let changes = recorder.changes
-                var sequence: Int64?
-                if !changes.isEmpty {
-                    let title = records.first.map { registry.title(of: $0) } ?? incoming.uid
-                    sequence = try transaction.appendJournal(JournalEntry(
-                        intent: "caldav.put", summary: "\(existing == nil ? "Added" : "Changed") “\(title)” from a calendar client", created: clock(), changes: changes))
-                }
-                return ResourceWrite(resource: resource(uid: incoming.uid, records: records, names: names), created: existing == nil,
-                                     warnings: report.warnings, journalSequence: sequence, changes: report.changes)
+            guard let holder = try collection(calendar, transaction) else {
+                throw ResourceRefusal(reason: .notFound, message: "there is no such calendar", problems: [])
+            }
+            var names = try resourceNames(calendar, transaction)
+            let existing = try lookUp(name, in: calendar, names: names, transaction)
+            try checkPreconditions(existing.map { resource(uid: $0.uid, records: $0.records, names: names) }, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            let incoming = try scan(text, name: name, in: calendar, holds: holder.components)
+            if let existing, existing.uid != incoming.uid {
+                throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: name),
+                                      message: "this resource holds UID '\(existing.uid)'; a PUT may not change it (write the new UID to a new resource)", problems: [])
+            }
+            if existing == nil, !(try members(uid: incoming.uid, of: calendar, transaction)).isEmpty {
+                let taken = names[incoming.uid] ?? Vdir.safeName(incoming.uid) + ".ics"
+                throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: taken),
+                                      message: "UID '\(incoming.uid)' is already the resource \(taken) of this calendar; write to that name", problems: [])
+            }
+            if existing == nil, let elsewhere = try lookUpElsewhere(uid: incoming.uid, besides: calendar, transaction) {
+                throw ResourceRefusal(reason: .uidConflict(collection: elsewhere.calendar, name: elsewhere.name),
+                                      message: "UID '\(incoming.uid)' is already used by \(elsewhere.name) in another calendar; a UID is unique in a user's calendars (move it with MOVE, or DELETE it there first)", problems: [])
+            }
+            let recorder = ChangeRecorder(transaction)
+            var options = ImportOptions()
+            options.calendarID = calendar
+            options.replacesStored = true
+            var importer = Importer(engine: self, transaction: recorder, options: options)
+            try importer.run(ImportSource(name: name, text: text, registry: registry))
+            var report = importer.report
+            if !report.problems.isEmpty {
+                throw ResourceRefusal(reason: .invalidCalendarData, message: "the calendar data is refused: " + report.problems.map { "line \($0.line): \($0.message)" }.joined(separator: "; "),
+                                      problems: report.problems)
+            }
+            // Overrides the new text no longer has.
+            for record in existing?.records ?? [] {
+                guard let entity = registry.entity(record.entity), !incoming.keys.contains(recurrenceKey(of: record, entity: entity)) else { continue }
+                try recorder.delete(record.entity, id: record.id)
+                report.note(record.entity, record.id, .deleted)
+            }
+            let standard = Vdir.safeName(incoming.uid) + ".ics"
+            if name != standard, names[incoming.uid] != name {
+                names[incoming.uid] = name
+                try saveResourceNames(names, calendar, transaction)
+            }
+            let records = try members(uid: incoming.uid, of: calendar, transaction)
+            let changes = recorder.changes
+            var sequence: Int64?
+            if !changes.isEmpty {
+                let title = records.first.map { registry.title(of: $0) } ?? incoming.uid
+                sequence = try transaction.appendJournal(JournalEntry(
+                    intent: "caldav.put", summary: "\(existing == nil ? "Added" : "Changed") “\(title)” from a calendar client", created: clock(), changes: changes))
+            }
+            return ResourceWrite(resource: resource(uid: incoming.uid, records: records, names: names), created: existing == nil,
+                                 warnings: report.warnings, journalSequence: sequence, changes: report.changes)
         }
     }
 
     /// Deletes a resource (the event and its overrides) as a DELETE does; one journal entry.
     public func deleteResource(in calendar: UUID, named name: String, ifMatch: String? = nil) -> Result<ResourceWrite, ResourceRefusal> {
         writing { transaction in
-                let names = try resourceNames(calendar, transaction)
-                guard let existing = try lookUp(name, in: calendar, names: names, transaction) else {
-                    throw ResourceRefusal(reason: .notFound, message: "there is no resource named \(name)", problems: [])
-                }
-                let before = resource(uid: existing.uid, records: existing.records, names: names)
-                try checkPreconditions(before, ifMatch: ifMatch, ifNoneMatch: false)
-                let recorder = ChangeRecorder(transaction)
-                var report = ImportReport()
-                // Overrides before their series.
-                for record in existing.records.sorted(by: { isOverride($0) && !isOverride($1) }) {
-                    try recorder.delete(record.entity, id: record.id)
-                    report.note(record.entity, record.id, .deleted)
-                }
-                let title = existing.records.first { !isOverride($0) }.map { registry.title(of: $0) } ?? existing.uid
-                let sequence = try transaction.appendJournal(JournalEntry(
-                    intent: "caldav.delete", summary: "Deleted “\(title)” from a calendar client", created: clock(), changes: recorder.changes))
-                return ResourceWrite(resource: before, created: false, warnings: [], journalSequence: sequence, changes: report.changes)
+            let names = try resourceNames(calendar, transaction)
+            guard let existing = try lookUp(name, in: calendar, names: names, transaction) else {
+                throw ResourceRefusal(reason: .notFound, message: "there is no resource named \(name)", problems: [])
+            }
+            let before = resource(uid: existing.uid, records: existing.records, names: names)
+            try checkPreconditions(before, ifMatch: ifMatch, ifNoneMatch: false)
+            let recorder = ChangeRecorder(transaction)
+            var report = ImportReport()
+            // Overrides before their series.
+            for record in existing.records.sorted(by: { isOverride($0) && !isOverride($1) }) {
+                try recorder.delete(record.entity, id: record.id)
+                report.note(record.entity, record.id, .deleted)
+            }
+            let title = existing.records.first { !isOverride($0) }.map { registry.title(of: $0) } ?? existing.uid
+            let sequence = try transaction.appendJournal(JournalEntry(
+                intent: "caldav.delete", summary: "Deleted “\(title)” from a calendar client", created: clock(), changes: recorder.changes))
+            return ResourceWrite(resource: before, created: false, warnings: [], journalSequence: sequence, changes: report.changes)
         }
     }
 

@@ -109,7 +109,8 @@ struct Context {
                     // To-dos are one collection of their own (they are on no calendar): a new
                     // to-do list is that collection, at the URL the client chose.
                     guard try engine.nameCollection(own.id, segment: segment) else {
-                        throw Failure.precondition(403, .supportedCalendarComponent, "\(wanted[0]) resources are one collection here, already at another URL")
+                        let at = try engine.collectionSegments()[own.id].map { Paths.collection(user, $0) } ?? "another URL"
+                        throw Failure.precondition(403, .supportedCalendarComponent, "\(wanted[0]) resources are one collection here, already at \(at); a second list cannot be made")
                     }
                     return HTTPResponse(status: 201, headers: ["Location": Paths.collection(user, segment), "Content-Length": "0"])
                 }

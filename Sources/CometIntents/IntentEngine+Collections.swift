@@ -41,12 +41,14 @@ extension IntentEngine {
     }
 
     /// Gives a collection the segment a client asked for (MKCALENDAR of a to-do list answers
-    /// with the one to-do collection, at the client's URL). False when another collection has it.
+    /// with the one to-do collection, at the client's URL). False when another collection has
+    /// that segment, or a client already named this one: a second to-do list would be the same
+    /// to-dos again, and moving the first would take it from the client that made it.
     public func nameCollection(_ id: UUID, segment: String) throws -> Bool {
         try store.transaction { transaction in
             var chosen = try chosenSegments(transaction)
             if let owner = chosen[segment] { return owner == id }
-            for (other, owner) in chosen where owner == id { chosen[other] = nil }
+            if chosen.values.contains(id) { return false }
             chosen[segment] = id
             try saveSegments(chosen, transaction)
             return true

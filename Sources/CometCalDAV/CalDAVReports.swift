@@ -29,16 +29,45 @@ extension Context {
         }
     }
 
-    /// Expanded answers are not written yet: refused, never answered unexpanded in silence.
+    /// limit-recurrence-set and limit-freebusy-set are not served: refused, never answered
+    /// unlimited in silence. `expand` is served (`expanded`).
     private func refuseUnsupported(_ data: DAVCalendarDataRequest?) throws {
         guard let data else { return }
-        if data.expand != nil || data.limitRecurrenceSet != nil || data.limitFreebusySet != nil {
+        if data.limitRecurrenceSet != nil || data.limitFreebusySet != nil {
             throw Failure.precondition(403, .supportedCalendarData,
-                                       "calendar-data with expand, limit-recurrence-set or limit-freebusy-set is not served yet; ask for the whole events and expand them in the client")
+                                       "calendar-data with limit-recurrence-set or limit-freebusy-set is not served; ask for the whole events, or for them expanded")
         }
         if let type = data.contentType, type.lowercased() != "text/calendar" {
             throw Failure.precondition(403, .supportedCalendarData, "calendar data is text/calendar, not \(type)")
         }
+    }
+
+    /// The resources' texts, each expanded over `range` when calendar-data asks for it.
+    private func expanding(_ found: [(resource: CalendarResource, text: String)], _ data: DAVCalendarDataRequest?,
+                           in collection: CalendarCollection) throws -> [(resource: CalendarResource, text: String)] {
+        guard let range = data?.expand else { return found }
+        return try found.map { ($0.resource, try expanded($0.resource, $0.text, range, in: collection)) }
+    }
+
+    /// RFC 4791 §9.6.5: one component per instance in the range, with its RECURRENCE-ID when
+    /// it belongs to a series, times in UTC, no recurrence properties and no VTIMEZONE.
+    private func expanded(_ resource: CalendarResource, _ text: String, _ range: DAVTimeRange, in collection: CalendarCollection) throws -> String {
+        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantPast
+        let to = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantFuture
+        let original = ICalendarComponents.parse(text)
+        let dropped: Set<String> = ["DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "EXRULE", "EXDATE", "RECURRENCE-ID"]
+        var components: [DAVComponent] = []
+        for instance in try engine.expandedInstances(in: collection.id, uid: resource.uid, from: from, to: to) {
+            guard let source = ICalendarComponents.parse(instance.text).components.first(where: { $0.name != "VTIMEZONE" }) else { continue }
+            var properties = source.properties.filter { !dropped.contains($0.name) }
+            if let recurrenceID = instance.recurrenceID {
+                properties.append(DAVComponentProperty(name: "RECURRENCE-ID", value: ICalendarComponents.utcText(recurrenceID)))
+            }
+            properties.append(DAVComponentProperty(name: "DTSTART", value: ICalendarComponents.utcText(instance.start)))
+            properties.append(DAVComponentProperty(name: "DTEND", value: ICalendarComponents.utcText(instance.end)))
+            components.append(DAVComponent(name: source.name, properties: properties, components: source.components))
+        }
+        return ICalendarComponents.text(of: DAVComponent(name: "VCALENDAR", properties: original.properties, components: components))
     }
 
     private func responses(_ found: [(resource: CalendarResource, text: String)], segment: String, selection: DAVPropertySelection) -> [DAVResponse] {
@@ -93,7 +122,7 @@ extension Context {
                 throw Failure.precondition(403, .supportedFilter, "\(error)")
             }
         }
-        return Self.multistatus(responses(matched, segment: segment, selection: query.properties))
+        return Self.multistatus(responses(try expanding(matched, query.calendarData, in: collection), segment: segment, selection: query.properties))
     }
 
     /// The UIDs of the calendar's events with an occurrence in the range (the engine's expansion).
@@ -116,7 +145,7 @@ extension Context {
             } catch {}
             missing.append(DAVResponse(href: href, body: .status(404), description: "not an event of this calendar"))
         }
-        let found = try engine.resourceTexts(in: collection.id, named: names)
+        let found = try expanding(try engine.resourceTexts(in: collection.id, named: names), multiget.calendarData, in: collection)
         let foundNames = Set(found.map(\.resource.name))
         for name in names where !foundNames.contains(name) {
             missing.append(DAVResponse(href: Paths.resource(user, segment, name), body: .status(404)))
@@ -163,7 +192,8 @@ extension Context {
         changed.sort { $0.name < $1.name }
         var responses: [DAVResponse] = []
         if Self.asks(sync.properties, for: .caldav("calendar-data")) {
-            responses = self.responses(try engine.resourceTexts(in: collection.id, named: changed.map(\.name)), segment: segment, selection: sync.properties)
+            responses = self.responses(try expanding(try engine.resourceTexts(in: collection.id, named: changed.map(\.name)), sync.calendarData, in: collection),
+                                       segment: segment, selection: sync.properties)
         } else {
             responses = changed.map { resource in
                 Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: nil, selection: sync.properties),

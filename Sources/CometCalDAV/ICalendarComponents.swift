@@ -144,6 +144,48 @@ enum ICalendarComponents {
         return number.isEmpty ? sign * total : nil
     }
 
+    /// Content lines of a component and what it holds, folded at 75 octets (RFC 5545 §3.1).
+    static func text(of component: DAVComponent) -> String {
+        var lines = ["BEGIN:" + component.name]
+        for property in component.properties { lines.append(contentLine(property)) }
+        for child in component.components { lines.append(text(of: child)) }
+        lines.append("END:" + component.name)
+        return lines.map { $0.hasSuffix("\r\n") ? String($0.dropLast(2)) : $0 }.map(folded).joined(separator: "\r\n") + "\r\n"
+    }
+
+    private static func contentLine(_ property: DAVComponentProperty) -> String {
+        var line = property.name
+        for parameter in property.parameters {
+            let values = parameter.values.map { value in
+                value.contains(where: { $0 == ":" || $0 == ";" || $0 == "," }) ? "\"" + value + "\"" : value
+            }
+            line += ";" + parameter.name + "=" + values.joined(separator: ",")
+        }
+        return line + ":" + property.value
+    }
+
+    /// A line cut into pieces of at most 75 octets, never inside a UTF-8 sequence; each piece
+    /// after the first starts with a space.
+    private static func folded(_ line: String) -> String {
+        // Lines of nested components are already folded and joined.
+        if line.contains("\r\n") { return line }
+        var pieces: [String] = []
+        var current = ""
+        var length = 0
+        for character in line {
+            let size = String(character).utf8.count
+            if length + size > (pieces.isEmpty ? 75 : 74) {
+                pieces.append(current)
+                current = ""
+                length = 0
+            }
+            current.append(character)
+            length += size
+        }
+        pieces.append(current)
+        return pieces.joined(separator: "\r\n ")
+    }
+
     /// `20260613T120000Z`.
     static func utcText(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)

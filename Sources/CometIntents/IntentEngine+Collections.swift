@@ -1,6 +1,7 @@
 import Foundation
 import CometSchema
 import CometStore
+import CometICal
 
 /// What a sync client does to calendars themselves (MKCALENDAR, PROPPATCH, DELETE of a
 /// collection), and the questions a CalDAV REPORT asks of the occurrences.
@@ -171,6 +172,43 @@ extension IntentEngine {
                 }
             }
             return uids
+        }
+    }
+
+    /// One instance of a resource in a range, as calendar-data's `expand` returns it: the
+    /// record it comes from (the series, or the override standing in for it) written alone, its
+    /// start and end, and its RECURRENCE-ID when it belongs to a series.
+    public struct ExpandedInstance: Sendable {
+        public let text: String
+        public let start: Date
+        public let end: Date
+        public let recurrenceID: Date?
+    }
+
+    /// The instances of a collection's resource (by UID) that overlap [from, to), from the
+    /// engine's own expansion, in start order.
+    public func expandedInstances(in collection: UUID, uid: String, from: Date, to: Date) throws -> [ExpandedInstance] {
+        try store.readTransaction { transaction in
+            var instances: [(Date, ExpandedInstance)] = []
+            let writer = ICalWriter(registry: registry)
+            for entity in exportedEntities where entity.temporalFields != nil {
+                guard let filters = memberFilters(entity, in: collection), let uidProperty = uidProperty(of: entity) else { continue }
+                let recurrenceID = entity.temporalFields?.recurrenceID
+                for occurrence in try transaction.occurrences(entity.name, from: from, to: to, zone: timeZone, matching: filters + [.equals(uidProperty, .string(uid))]) {
+                    let isOverride = recurrenceID.map { occurrence.record[$0] != nil } ?? false
+                    let inSeries = occurrence.isRecurrenceInstance || isOverride
+                    let text: String
+                    do {
+                        text = try writer.document(calendar: nil, records: [occurrence.record])
+                    } catch let error as ICalWriter.WriteError {
+                        throw IntentError(.invalidValue, error.message)
+                    }
+                    let start = instant(occurrence.start)
+                    instances.append((start, ExpandedInstance(text: text, start: start, end: instant(occurrence.end),
+                                                              recurrenceID: inSeries ? instant(occurrence.recurrenceKey) : nil)))
+                }
+            }
+            return instances.sorted { $0.0 < $1.0 }.map(\.1)
         }
     }
 

@@ -17,9 +17,7 @@ struct Context {
         case .root:
             throw Failure(.text(500, "the root is answered before a user's engine is opened\n"))
         case .principal:
-            if request.method == "REPORT" {
-                throw Failure.precondition(403, .supportedReport([]), "no report is served on a principal; principal search is not offered")
-            }
+            if request.method == "REPORT" { return try CalDAVService.principalSearch(request, user: user) }
             guard request.method == "PROPFIND" else { throw notAllowed("OPTIONS, PROPFIND") }
             return try propfindPrincipal()
         case .home:

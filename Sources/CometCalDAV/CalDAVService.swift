@@ -113,11 +113,46 @@ public final class CalDAVService: Sendable {
         case "GET", "HEAD":
             return .text(200, "CometCal CalDAV server. Add the account in your calendar with this URL; your calendars are at /\(CalDAVService.root)/calendars/\(user)/.\n")
         case "REPORT":
-            // Principal search (RFC 3744 principal-property-search) is not served.
-            throw Failure.precondition(403, .supportedReport([]), "no report is served here; principal search is not offered")
+            return try Self.principalSearch(request, user: user)
         default:
             return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": "OPTIONS, GET, HEAD, PROPFIND"])
         }
+    }
+
+    /// RFC 3744 §9.4 principal-property-search, as far as a user may see: the only principal a
+    /// user finds is their own, when it matches (a match is a case-insensitive substring of its
+    /// display name, the user's name; other properties match nothing). Without any
+    /// property-search it lists that one principal.
+    static func principalSearch(_ request: HTTPRequest, user: String) throws -> HTTPResponse {
+        let root: DAVXMLElement
+        do {
+            root = try DAVXMLReader.parse(request.body)
+        } catch {
+            throw Failure(.text(400, "The request body cannot be read: \(error)\n"))
+        }
+        guard root.name == .dav("principal-property-search") else {
+            throw Failure.precondition(403, .supportedReport([.dav("principal-property-search")]), "the report \(root.name) is not served here")
+        }
+        let searches = root.children(named: .dav("property-search"))
+        let results = searches.map { search -> Bool in
+            let names = search.child(named: .dav("prop"))?.children.map(\.name) ?? []
+            let match = search.child(named: .dav("match"))?.trimmedText.lowercased() ?? ""
+            return names.contains(.dav("displayname")) && (match.isEmpty || user.lowercased().contains(match))
+        }
+        let anyOf = root.attribute("test") == "anyof"
+        let found = searches.isEmpty || (anyOf ? results.contains(true) : !results.contains(false))
+        // The properties asked for: DAV:prop's; python caldav 3.6 puts them beside an empty
+        // DAV:prop instead, so those are read too; none at all gives them all.
+        let asked = (root.child(named: .dav("prop"))?.children.map(\.name) ?? [])
+            + root.children.map(\.name).filter { $0 != .dav("prop") && $0 != .dav("property-search") }
+        let selection: DAVPropertySelection = asked.isEmpty ? .allprop(include: []) : .prop(asked)
+        let properties: [DAVProperty] = [
+            DAVProperty(.dav("displayname"), .text(user)),
+            DAVProperty(.dav("resourcetype"), .elements([DAVXMLElement(name: .dav("principal"))])),
+            DAVProperty(.dav("principal-URL"), .hrefs([Paths.principal(user)])),
+            DAVProperty(.caldav("calendar-home-set"), .hrefs([Paths.home(user)])),
+        ]
+        return Context.multistatus(found ? [Context.response(href: Paths.principal(user), available: properties, selection: selection)] : [])
     }
 
     /// The target a raw (percent-encoded) path names; a path outside `/dav/` is a 404.

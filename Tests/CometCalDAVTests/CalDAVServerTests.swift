@@ -202,7 +202,15 @@ struct CalDAVServerTests {
         #expect(try server.send("PUT", "/dav/calendars/alice/chores/milk.ics", body: todo, headers: ["Content-Type": "text/calendar"]).status == 201)
         // A to-do is not an event of a calendar, and an event is not a to-do.
         #expect(try server.send("PUT", "/dav/calendars/alice/work/milk2.ics", body: todo.replacingOccurrences(of: "UID:milk", with: "UID:milk2"), headers: ["Content-Type": "text/calendar"]).status == 403)
-        #expect(try server.send("GET", "/dav/calendars/alice/chores/milk.ics").body.contains("SUMMARY:Buy milk"))
+        let get = try server.send("GET", "/dav/calendars/alice/chores/milk.ics")
+        #expect(get.body.contains("SUMMARY:Buy milk"))
+        // HEAD: the same headers, the body's length, no body.
+        let head = try server.send("HEAD", "/dav/calendars/alice/chores/milk.ics")
+        #expect(head.status == 200)
+        #expect(head.headers["content-length"] == String(get.body.utf8.count))
+        #expect(head.headers["etag"] == get.headers["etag"])
+        #expect(head.body.isEmpty)
+        #expect(try server.send("GET", "/dav/calendars/alice/chores/milk.ics", headers: ["If-None-Match": try #require(get.headers["etag"])]).status == 304)
     }
 
     @Test("calendar-data with expand (RFC 4791 §9.6.5): one VEVENT per instance in the range, the override in its place, UTC times, no RRULE and no VTIMEZONE")

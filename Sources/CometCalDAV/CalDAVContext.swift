@@ -151,6 +151,13 @@ struct Context {
             return HTTPResponse(status: 200, headers: headers, body: body)
         case "PUT":
             return try put(collection, segment: segment, name: name)
+        case "MKCOL", "MKCALENDAR":
+            // RFC 4918 §9.3.1: 405 only where something is mapped; an empty URL in a calendar is
+            // a place where no collection may be (RFC 4791 §4.2: a calendar holds no collections).
+            if try engine.resourceTexts(in: collection.id, named: [name]).first != nil {
+                throw notAllowed("OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+            }
+            throw Failure.precondition(403, .calendarCollectionLocationOK, "a calendar holds events, not collections; make calendars in \(Paths.home(user))")
         case "DELETE":
             switch engine.deleteResource(in: collection.id, named: name, ifMatch: request.headers["If-Match"]) {
             case .success: return HTTPResponse(status: 204)

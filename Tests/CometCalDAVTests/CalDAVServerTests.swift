@@ -201,6 +201,20 @@ struct CalDAVServerTests {
         #expect(try server.send("GET", "/dav/calendars/alice/chores/milk.ics").body.contains("SUMMARY:Buy milk"))
     }
 
+    @Test("MKCOL or MKCALENDAR inside a calendar: 403 with C:calendar-collection-location-ok where nothing is (a calendar holds no collections), 405 where an event is")
+    func collectionInsideCalendar() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        for method in ["MKCOL", "MKCALENDAR"] {
+            let inside = try server.send(method, "/dav/calendars/alice/work/sub/")
+            #expect(inside.status == 403, "\(method)")
+            #expect(inside.body.contains("calendar-collection-location-ok"), "\(method)")
+        }
+        let event = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:e\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:20260608T080000Z\r\nSUMMARY:E\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/e.ics", body: event, headers: ["Content-Type": "text/calendar"]).status == 201)
+        #expect(try server.send("MKCOL", "/dav/calendars/alice/work/e.ics").status == 405)
+    }
+
     /// The baseline is Baseline/caldav-server-tester.json, written by the same script with --write.
     @Test("caldav-server-tester 1.7.0: no feature worse than the committed baseline, and nothing newly broken or ungraceful")
     func serverTester() throws {

@@ -215,6 +215,21 @@ struct CalDAVServerTests {
         #expect(try server.send("MKCOL", "/dav/calendars/alice/work/e.ics").status == 405)
     }
 
+    @Test("what litmus's tests would do besides begin, refused: a plain MKCOL in the calendar home is 403 C:calendar-collection-location-ok; a PUT of text that is not iCalendar is 415 or 403 C:valid-calendar-data")
+    func plainWebDAVRefused() throws {
+        let server = try LiveServer()
+        let plain = try server.send("MKCOL", "/dav/calendars/alice/plain/")
+        #expect(plain.status == 403)
+        #expect(plain.body.contains("calendar-collection-location-ok"))
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        let typed = try server.send("PUT", "/dav/calendars/alice/work/res", body: "This\nis\na\ntest\n", headers: ["Content-Type": "text/plain"])
+        #expect(typed.status == 415)
+        #expect(typed.body.contains("supported-calendar-data"))
+        let untyped = try server.send("PUT", "/dav/calendars/alice/work/res", body: "This\nis\na\ntest\n", headers: ["Content-Type": "text/calendar"])
+        #expect(untyped.status == 403)
+        #expect(untyped.body.contains("valid-calendar-data"))
+    }
+
     /// The baseline is Baseline/caldav-server-tester.json, written by the same script with --write.
     @Test("caldav-server-tester 1.7.0: no feature worse than the committed baseline, and nothing newly broken or ungraceful")
     func serverTester() throws {

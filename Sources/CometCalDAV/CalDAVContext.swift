@@ -131,7 +131,10 @@ struct Context {
 
     private func answerResource(segment: String, name: String) throws -> HTTPResponse {
         guard let (collection, _) = try collection(segment) else {
-            if request.method == "PUT" { throw Failure(.text(409, "There is no calendar at \(Paths.collection(user, segment)); make it first (MKCALENDAR).\n")) }
+            // A missing parent is 409 for what would make something there (RFC 4918 §9.7.1, §9.3.1).
+            if ["PUT", "MKCOL", "MKCALENDAR"].contains(request.method) {
+                throw Failure(.text(409, "There is no calendar at \(Paths.collection(user, segment)); make it first (MKCALENDAR).\n"))
+            }
             throw Failure(.text(404, "There is no calendar at \(Paths.collection(user, segment)).\n"))
         }
         switch request.method {

@@ -215,6 +215,16 @@ struct CalDAVServerTests {
         #expect(try server.send("MKCOL", "/dav/calendars/alice/work/e.ics").status == 405)
     }
 
+    @Test("MKCOL or MKCALENDAR below a calendar that does not exist is 409 (RFC 4918 §9.3.1: a missing parent), as PUT there is")
+    func collectionWithoutParent() throws {
+        let server = try LiveServer()
+        for method in ["MKCOL", "MKCALENDAR"] {
+            let orphan = try server.send(method, "/dav/calendars/alice/nowhere/sub/")
+            #expect(orphan.status == 409, "\(method)")
+            #expect(orphan.body.contains("no calendar at /dav/calendars/alice/nowhere/"), "\(method)")
+        }
+    }
+
     @Test("what litmus's tests would do besides begin, refused: a plain MKCOL in the calendar home is 403 C:calendar-collection-location-ok; a PUT of text that is not iCalendar is 415 or 403 C:valid-calendar-data")
     func plainWebDAVRefused() throws {
         let server = try LiveServer()

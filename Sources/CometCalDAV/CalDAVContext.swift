@@ -81,6 +81,14 @@ struct Context {
     }
 
     private func makeCollection(_ segment: String) throws -> HTTPResponse {
+        // RFC 4918 §9.3: a body of a type the server does not understand is 415, not a body
+        // read as XML and found broken (400).
+        if !request.body.isEmpty, let type = request.headers["Content-Type"] {
+            let media = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            guard media == "application/xml" || media == "text/xml" || media.hasSuffix("+xml") else {
+                throw Failure(.text(415, "A \(request.method) body is XML (application/xml or text/xml), not \(type).\n"))
+            }
+        }
         let body: DAVMakeCollectionRequest
         do {
             body = request.method == "MKCALENDAR" ? try DAVMakeCollectionRequest.decodeMkcalendar(body: request.body)

@@ -225,6 +225,19 @@ struct CalDAVServerTests {
         }
     }
 
+    @Test("MKCOL or MKCALENDAR with a body of a type that is not XML is 415 (RFC 4918 §9.3), and no calendar is made")
+    func collectionBodyOfUnknownType() throws {
+        let server = try LiveServer()
+        for method in ["MKCOL", "MKCALENDAR"] {
+            let typed = try server.send(method, "/dav/calendars/alice/odd/", body: "afafafaf", headers: ["Content-Type": "xzy-foo/bar-512"])
+            #expect(typed.status == 415, "\(method)")
+            #expect(typed.body.contains("xzy-foo/bar-512"), "\(method)")
+        }
+        #expect(try server.send("PROPFIND", "/dav/calendars/alice/odd/", headers: ["Depth": "0"]).status == 404)
+        let xml = "<C:mkcalendar xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop><D:displayname>Odd</D:displayname></D:prop></D:set></C:mkcalendar>"
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/odd/", body: xml, headers: ["Content-Type": "text/xml; charset=utf-8"]).status == 201)
+    }
+
     @Test("what litmus's tests would do besides begin, refused: a plain MKCOL in the calendar home is 403 C:calendar-collection-location-ok; a PUT of text that is not iCalendar is 415 or 403 C:valid-calendar-data")
     func plainWebDAVRefused() throws {
         let server = try LiveServer()

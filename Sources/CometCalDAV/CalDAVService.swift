@@ -68,7 +68,8 @@ public final class CalDAVService: Sendable {
     /// calendar-auto-schedule: scheduling (RFC 6638) is not served.
     static let davCompliance = "1, 3, calendar-access, extended-mkcol"
 
-    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR, MKCOL"
+    /// What the root answers (REPORT with a refusal: no report is served there).
+    static let rootAllowed = "OPTIONS, GET, HEAD, PROPFIND, REPORT"
 
     private func route(_ request: HTTPRequest, user: String) throws -> HTTPResponse {
         let path = request.path
@@ -76,11 +77,11 @@ public final class CalDAVService: Sendable {
             return HTTPResponse(status: 301, headers: ["Location": "/\(CalDAVService.root)/"])
         }
         let target = try Self.target(of: request.rawPath)
-        if request.method == "OPTIONS" {
-            return HTTPResponse(status: 200, headers: ["Allow": CalDAVService.allowed, "Content-Length": "0"])
-        }
         switch target {
         case .root:
+            if request.method == "OPTIONS" {
+                return HTTPResponse(status: 200, headers: ["Allow": CalDAVService.rootAllowed, "Content-Length": "0"])
+            }
             return try answerRoot(request, user: user)
         case .principal(let owner), .home(let owner), .collection(let owner, _), .resource(let owner, _, _):
             guard owner == user else {
@@ -116,7 +117,7 @@ public final class CalDAVService: Sendable {
             // Principal search (RFC 3744 principal-property-search) is not served.
             throw Failure.precondition(403, .supportedReport([]), "no report is served here; principal search is not offered")
         default:
-            return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": "OPTIONS, GET, HEAD, PROPFIND"])
+            return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": CalDAVService.rootAllowed])
         }
     }
 

@@ -238,6 +238,30 @@ struct CalDAVServerTests {
         #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/odd/", body: xml, headers: ["Content-Type": "text/xml; charset=utf-8"]).status == 201)
     }
 
+    @Test("OPTIONS lists in Allow the methods the URL answers: each method it leaves out is 405 there with the same Allow, and an unmapped URL lists what would make something there")
+    func optionsAllowPerTarget() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        let event = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:e\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:20260608T080000Z\r\nSUMMARY:E\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/e.ics", body: event, headers: ["Content-Type": "text/calendar"]).status == 201)
+        let candidates = ["GET", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "REPORT", "MKCOL", "MKCALENDAR"]
+        for path in ["/dav/calendars/alice/work/e.ics", "/dav/calendars/alice/work/", "/dav/calendars/alice/", "/dav/principals/alice/"] {
+            let options = try server.send("OPTIONS", path)
+            #expect(options.status == 200, "\(path)")
+            let allow = try #require(options.headers["allow"], "\(path)")
+            let listed = Set(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            for method in candidates where !listed.contains(method) {
+                let refused = try server.send(method, path, headers: ["Depth": "0"])
+                #expect(refused.status == 405, "\(method) \(path) is left out of Allow: \(allow)")
+                #expect(refused.headers["allow"] == allow, "\(method) \(path)")
+            }
+        }
+        #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/e.ics").headers["allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+        #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/").headers["allow"] == "OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE")
+        #expect(try server.send("OPTIONS", "/dav/calendars/alice/new/").headers["allow"] == "OPTIONS, MKCALENDAR, MKCOL")
+        #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/new.ics").headers["allow"] == "OPTIONS, PUT")
+    }
+
     @Test("what litmus's tests would do besides begin, refused: a plain MKCOL in the calendar home is 403 C:calendar-collection-location-ok; a PUT of text that is not iCalendar is 415 or 403 C:valid-calendar-data")
     func plainWebDAVRefused() throws {
         let server = try LiveServer()

@@ -50,6 +50,12 @@ struct Context {
             return try answerCollection(segment)
         case .resource(_, let segment, let name):
             return try answerResource(segment: segment, name: name)
+        case .belowResource(_, let parent):
+            // What would make something here has no parent collection: 409 (RFC 4918 §9.7.1, §9.3.1).
+            if ["PUT", "MKCOL", "MKCALENDAR"].contains(request.method) {
+                throw Failure(.text(409, "\(parent) is not a collection: nothing can be made in it.\n"))
+            }
+            throw Failure(.text(404, "Nothing at \(request.rawPath).\n"))
         }
     }
 
@@ -68,6 +74,7 @@ struct Context {
         case .resource(_, let segment, let name):
             guard let (collection, _) = try collection(segment) else { return Allowed.inMissingCollection }
             return try engine.resourceTexts(in: collection.id, named: [name]).isEmpty ? Allowed.unmappedResource : Allowed.resource
+        case .belowResource: return Allowed.inMissingCollection
         }
     }
 

@@ -45,6 +45,9 @@ public final class CalDAVService: Sendable {
         case home(user: String)
         case collection(user: String, segment: String)
         case resource(user: String, segment: String, name: String)
+        /// Below an event's URL: nothing is there, and nothing can be made there (its parent,
+        /// `parent`, is not a collection).
+        case belowResource(user: String, parent: String)
     }
 
     /// Answers one request; never throws (a failure is an answer with its status and reason).
@@ -83,7 +86,7 @@ public final class CalDAVService: Sendable {
                 return HTTPResponse(status: 200, headers: ["Allow": CalDAVService.rootAllowed, "Content-Length": "0"])
             }
             return try answerRoot(request, user: user)
-        case .principal(let owner), .home(let owner), .collection(let owner, _), .resource(let owner, _, _):
+        case .principal(let owner), .home(let owner), .collection(let owner, _), .resource(let owner, _, _), .belowResource(let owner, _):
             guard owner == user else {
                 return .text(403, "\(user) may not read or change \(owner)'s calendars.\n")
             }
@@ -138,6 +141,8 @@ public final class CalDAVService: Sendable {
         case ("calendars", 2): return .home(user: rest[1])
         case ("calendars", 3): return .collection(user: rest[1], segment: rest[2])
         case ("calendars", 4): return .resource(user: rest[1], segment: rest[2], name: rest[3])
+        case ("calendars", let count) where count > 4:
+            return .belowResource(user: rest[1], parent: DAVHref.encodePath([root] + rest.dropLast(), collection: true))
         default: throw Failure(.text(404, "Nothing at \(rawPath).\n"))
         }
     }

@@ -225,6 +225,19 @@ struct CalDAVServerTests {
         }
     }
 
+    @Test("PUT, MKCOL or MKCALENDAR below an event's URL (a parent that is not a collection) is 409; other methods there are 404")
+    func belowAnEvent() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        for method in ["PUT", "MKCOL", "MKCALENDAR"] {
+            let nested = try server.send(method, "/dav/calendars/alice/work/409me/noparent/", body: method == "PUT" ? "x" : nil, headers: method == "PUT" ? ["Content-Type": "text/calendar"] : [:])
+            #expect(nested.status == 409, "\(method)")
+            #expect(nested.body.contains("/dav/calendars/alice/work/409me/"), "\(method)")
+        }
+        #expect(try server.send("GET", "/dav/calendars/alice/work/409me/noparent").status == 404)
+        #expect(try server.send("MKCOL", "/dav/calendars/bob/work/a/b/").status == 403)
+    }
+
     @Test("MKCOL or MKCALENDAR with a body of a type that is not XML is 415 (RFC 4918 §9.3), and no calendar is made")
     func collectionBodyOfUnknownType() throws {
         let server = try LiveServer()

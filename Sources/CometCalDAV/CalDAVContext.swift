@@ -20,7 +20,7 @@ struct Context {
         static let home = "OPTIONS, PROPFIND"
         static let collection = "OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE"
         static let unmappedCollection = "OPTIONS, MKCALENDAR, MKCOL"
-        static let resource = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND"
+        static let resource = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH"
         static let unmappedResource = "OPTIONS, PUT"
         static let inMissingCollection = "OPTIONS"
     }
@@ -200,6 +200,8 @@ struct Context {
             return HTTPResponse(status: 200, headers: headers, body: body)
         case "PUT":
             return try put(collection, segment: segment, name: name)
+        case "PROPPATCH":
+            return try proppatchResource(collection, segment: segment, name: name)
         case "MKCOL", "MKCALENDAR":
             // RFC 4918 §9.3.1: 405 only where something is mapped; an empty URL in a calendar is
             // a place where no collection may be (RFC 4791 §4.2: a calendar holds no collections).

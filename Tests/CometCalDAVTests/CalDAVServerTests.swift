@@ -238,6 +238,28 @@ struct CalDAVServerTests {
         #expect(try server.send("MKCOL", "/dav/calendars/bob/work/a/b/").status == 403)
     }
 
+    @Test("PROPPATCH on an event (WebDAV class 1: every resource answers it) is 207 with each property refused 403, and the event is unchanged; on no event it is 404")
+    func proppatchOnEvent() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        let event = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:e\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:20260608T080000Z\r\nSUMMARY:E\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/e.ics", body: event, headers: ["Content-Type": "text/calendar"]).status == 201)
+        let before = try server.send("GET", "/dav/calendars/alice/work/e.ics")
+        let update = "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><p:prop0 xmlns:p=\"http://example.com/neon/litmus/\">value0</p:prop0><D:displayname>E</D:displayname></D:prop></D:set></D:propertyupdate>"
+        let patched = try server.send("PROPPATCH", "/dav/calendars/alice/work/e.ics", body: update, headers: ["Content-Type": "application/xml"])
+        #expect(patched.status == 207)
+        #expect(patched.body.contains("<D:href>/dav/calendars/alice/work/e.ics</D:href>"))
+        #expect(patched.body.contains("prop0"))
+        #expect(patched.body.contains("<D:displayname/>"))
+        #expect(patched.body.contains("HTTP/1.1 403 Forbidden"))
+        #expect(!patched.body.contains("200 OK"))
+        let after = try server.send("GET", "/dav/calendars/alice/work/e.ics")
+        #expect(after.body == before.body)
+        #expect(after.headers["etag"] == before.headers["etag"])
+        #expect(try server.send("PROPPATCH", "/dav/calendars/alice/work/none.ics", body: update, headers: ["Content-Type": "application/xml"]).status == 404)
+        #expect(try server.send("PROPPATCH", "/dav/calendars/alice/work/e.ics", body: "<foo", headers: ["Content-Type": "application/xml"]).status == 400)
+    }
+
     @Test("MKCOL or MKCALENDAR with a body of a type that is not XML is 415 (RFC 4918 §9.3), and no calendar is made")
     func collectionBodyOfUnknownType() throws {
         let server = try LiveServer()
@@ -269,7 +291,7 @@ struct CalDAVServerTests {
                 #expect(refused.headers["allow"] == allow, "\(method) \(path)")
             }
         }
-        #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/e.ics").headers["allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+        #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/e.ics").headers["allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH")
         #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/").headers["allow"] == "OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE")
         #expect(try server.send("OPTIONS", "/dav/calendars/alice/new/").headers["allow"] == "OPTIONS, MKCALENDAR, MKCOL")
         #expect(try server.send("OPTIONS", "/dav/calendars/alice/work/new.ics").headers["allow"] == "OPTIONS, PUT")

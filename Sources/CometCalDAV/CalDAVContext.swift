@@ -118,15 +118,19 @@ struct Context {
         }
     }
 
-    private func makeCollection(_ segment: String) throws -> HTTPResponse {
-        // RFC 4918 §9.3: a body of a type the server does not understand is 415, not a body
-        // read as XML and found broken (400).
+    /// RFC 4918 §9.3: an MKCOL body of a type the server does not understand is 415, not a body
+    /// read as XML and found broken (400).
+    private func refuseBodyOfUnknownType() throws {
         if !request.body.isEmpty, let type = request.headers["Content-Type"] {
             let media = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             guard media == "application/xml" || media == "text/xml" || media.hasSuffix("+xml") else {
                 throw Failure(.text(415, "A \(request.method) body is XML (application/xml or text/xml), not \(type).\n"))
             }
         }
+    }
+
+    private func makeCollection(_ segment: String) throws -> HTTPResponse {
+        try refuseBodyOfUnknownType()
         let body: DAVMakeCollectionRequest
         do {
             body = request.method == "MKCALENDAR" ? try DAVMakeCollectionRequest.decodeMkcalendar(body: request.body)
@@ -203,6 +207,7 @@ struct Context {
         case "PROPPATCH":
             return try proppatchResource(collection, segment: segment, name: name)
         case "MKCOL", "MKCALENDAR":
+            try refuseBodyOfUnknownType()
             // RFC 4918 §9.3.1: 405 only where something is mapped; an empty URL in a calendar is
             // a place where no collection may be (RFC 4791 §4.2: a calendar holds no collections).
             if try engine.resourceTexts(in: collection.id, named: [name]).first != nil {

@@ -263,6 +263,10 @@ struct CalDAVServerTests {
     @Test("MKCOL or MKCALENDAR with a body of a type that is not XML is 415 (RFC 4918 §9.3), and no calendar is made")
     func collectionBodyOfUnknownType() throws {
         let server = try LiveServer()
+        // Inside a calendar too: the body is judged before the place (litmus's mkcol_with_body).
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        let inside = try server.send("MKCOL", "/dav/calendars/alice/work/mkcolbody", body: "afafafaf", headers: ["Content-Type": "xzy-foo/bar-512"])
+        #expect(inside.status == 415)
         for method in ["MKCOL", "MKCALENDAR"] {
             let typed = try server.send(method, "/dav/calendars/alice/odd/", body: "afafafaf", headers: ["Content-Type": "xzy-foo/bar-512"])
             #expect(typed.status == 415, "\(method)")

@@ -12,30 +12,68 @@ struct Context {
     let user: String
     let engine: IntentEngine
 
+    /// What each kind of URL answers: OPTIONS lists it in Allow, and every other method there
+    /// is 405 with the same Allow (RFC 9110 §10.2.1). An unmapped URL lists what makes
+    /// something there.
+    enum Allowed {
+        static let principal = "OPTIONS, PROPFIND, REPORT"
+        static let home = "OPTIONS, PROPFIND"
+        static let collection = "OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE"
+        static let unmappedCollection = "OPTIONS, MKCALENDAR, MKCOL"
+        static let resource = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH"
+        static let unmappedResource = "OPTIONS, PUT"
+        static let inMissingCollection = "OPTIONS"
+    }
+
     func answer(_ target: CalDAVService.Target) throws -> HTTPResponse {
+        if request.method == "OPTIONS" {
+            return HTTPResponse(status: 200, headers: ["Allow": try allowed(at: target), "Content-Length": "0"])
+        }
         switch target {
         case .root:
             throw Failure(.text(500, "the root is answered before a user's engine is opened\n"))
         case .principal:
             if request.method == "REPORT" { return try CalDAVService.principalSearch(request, user: user) }
-            guard request.method == "PROPFIND" else { throw notAllowed("OPTIONS, PROPFIND") }
+            guard request.method == "PROPFIND" else { throw notAllowed(Allowed.principal) }
             return try propfindPrincipal()
         case .home:
             switch request.method {
             case "PROPFIND": return try propfindHome()
             case "MKCALENDAR", "MKCOL":
-                throw Failure(.text(403, "A calendar is made inside the calendar home: \(request.method) \(Paths.home(user))NAME/\n"))
-            default: throw notAllowed("OPTIONS, PROPFIND")
+                // The home is mapped: 405 (RFC 4918 §9.3.1), saying where calendars are made.
+                throw Failure(.text(405, "A calendar is made inside the calendar home: \(request.method) \(Paths.home(user))NAME/\n", headers: ["Allow": Allowed.home]))
+            default: throw notAllowed(Allowed.home)
             }
         case .collection(_, let segment):
             return try answerCollection(segment)
         case .resource(_, let segment, let name):
             return try answerResource(segment: segment, name: name)
+        case .belowResource(_, let parent):
+            // What would make something here has no parent collection: 409 (RFC 4918 §9.7.1, §9.3.1).
+            if ["PUT", "MKCOL", "MKCALENDAR"].contains(request.method) {
+                throw Failure(.text(409, "\(parent) is not a collection: nothing can be made in it.\n"))
+            }
+            throw Failure(.text(404, "Nothing at \(request.rawPath).\n"))
         }
     }
 
     private func notAllowed(_ allowed: String) -> Failure {
         Failure(.text(405, "\(request.method) is not allowed on \(request.rawPath).\n", headers: ["Allow": allowed]))
+    }
+
+    /// The Allow of a URL: the methods it answers now.
+    private func allowed(at target: CalDAVService.Target) throws -> String {
+        switch target {
+        case .root: return CalDAVService.rootAllowed
+        case .principal: return Allowed.principal
+        case .home: return Allowed.home
+        case .collection(_, let segment):
+            return try collection(segment) == nil ? Allowed.unmappedCollection : Allowed.collection
+        case .resource(_, let segment, let name):
+            guard let (collection, _) = try collection(segment) else { return Allowed.inMissingCollection }
+            return try engine.resourceTexts(in: collection.id, named: [name]).isEmpty ? Allowed.unmappedResource : Allowed.resource
+        case .belowResource: return Allowed.inMissingCollection
+        }
     }
 
     // MARK: Collections and resources
@@ -52,7 +90,9 @@ struct Context {
         switch request.method {
         case "MKCALENDAR", "MKCOL":
             guard found == nil else {
-                throw Failure.precondition(405, .resourceMustBeNull, "a calendar already answers at \(Paths.collection(user, segment))")
+                var taken = Failure.precondition(405, .resourceMustBeNull, "a calendar already answers at \(Paths.collection(user, segment))").response
+                taken.headers.set("Allow", Allowed.collection)
+                throw Failure(taken)
             }
             return try makeCollection(segment)
         default:
@@ -71,14 +111,24 @@ struct Context {
             case .success: return HTTPResponse(status: 204)
             case .failure(let refusal): throw failure(for: refusal, href: Paths.collection(user, segment))
             }
-        case "GET", "HEAD":
-            throw notAllowed("OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE")
         default:
-            throw notAllowed("OPTIONS, PROPFIND, PROPPATCH, REPORT, DELETE")
+            throw notAllowed(Allowed.collection)
+        }
+    }
+
+    /// RFC 4918 §9.3: an MKCOL body of a type the server does not understand is 415, not a body
+    /// read as XML and found broken (400).
+    private func refuseBodyOfUnknownType() throws {
+        if !request.body.isEmpty, let type = request.headers["Content-Type"] {
+            let media = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            guard media == "application/xml" || media == "text/xml" || media.hasSuffix("+xml") else {
+                throw Failure(.text(415, "A \(request.method) body is XML (application/xml or text/xml), not \(type).\n"))
+            }
         }
     }
 
     private func makeCollection(_ segment: String) throws -> HTTPResponse {
+        try refuseBodyOfUnknownType()
         let body: DAVMakeCollectionRequest
         do {
             body = request.method == "MKCALENDAR" ? try DAVMakeCollectionRequest.decodeMkcalendar(body: request.body)
@@ -130,7 +180,10 @@ struct Context {
 
     private func answerResource(segment: String, name: String) throws -> HTTPResponse {
         guard let (collection, _) = try collection(segment) else {
-            if request.method == "PUT" { throw Failure(.text(409, "There is no calendar at \(Paths.collection(user, segment)); make it first (MKCALENDAR).\n")) }
+            // A missing parent is 409 for what would make something there (RFC 4918 §9.7.1, §9.3.1).
+            if ["PUT", "MKCOL", "MKCALENDAR"].contains(request.method) {
+                throw Failure(.text(409, "There is no calendar at \(Paths.collection(user, segment)); make it first (MKCALENDAR).\n"))
+            }
             throw Failure(.text(404, "There is no calendar at \(Paths.collection(user, segment)).\n"))
         }
         switch request.method {
@@ -145,6 +198,16 @@ struct Context {
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag], body: Array(text.utf8))
         case "PUT":
             return try put(collection, segment: segment, name: name)
+        case "PROPPATCH":
+            return try proppatchResource(collection, segment: segment, name: name)
+        case "MKCOL", "MKCALENDAR":
+            try refuseBodyOfUnknownType()
+            // RFC 4918 §9.3.1: 405 only where something is mapped; an empty URL in a calendar is
+            // a place where no collection may be (RFC 4791 §4.2: a calendar holds no collections).
+            if try engine.resourceTexts(in: collection.id, named: [name]).first != nil {
+                throw notAllowed(Allowed.resource)
+            }
+            throw Failure.precondition(403, .calendarCollectionLocationOK, "a calendar holds events, not collections; make calendars in \(Paths.home(user))")
         case "DELETE":
             switch engine.deleteResource(in: collection.id, named: name, ifMatch: request.headers["If-Match"]) {
             case .success: return HTTPResponse(status: 204)
@@ -157,7 +220,7 @@ struct Context {
             }
             return Self.multistatus([Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: text, selection: selection), selection: selection)])
         default:
-            throw notAllowed("OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+            throw notAllowed(Allowed.resource)
         }
     }
 

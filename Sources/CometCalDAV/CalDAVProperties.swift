@@ -212,4 +212,29 @@ extension Context {
         }
         return Self.multistatus([.properties(href: href, found: names.map { DAVProperty($0) })])
     }
+
+    /// PROPPATCH on an event: every WebDAV resource answers it (RFC 4918 §9.2), but an event's
+    /// properties are its iCalendar text, changed by PUT, and CometCal keeps no others; so each
+    /// property asked is refused with 403, and nothing changes.
+    func proppatchResource(_ collection: CalendarCollection, segment: String, name: String) throws -> HTTPResponse {
+        let body: DAVProppatchRequest
+        do {
+            body = try DAVProppatchRequest.decode(body: request.body)
+        } catch {
+            throw Self.failure(for: error)
+        }
+        guard let (resource, _) = try engine.resourceTexts(in: collection.id, named: [name]).first else {
+            throw Failure(.text(404, "There is no event at \(request.rawPath).\n"))
+        }
+        let names = body.instructions.map { instruction -> DAVName in
+            switch instruction {
+            case .set(let element): return element.name
+            case .remove(let removed): return removed
+            }
+        }
+        return Self.multistatus([DAVResponse(href: Paths.resource(user, segment, resource.name), body: .propstats([
+            DAVPropstat(status: 403, properties: names.map { DAVProperty($0) },
+                        description: "an event's properties are its iCalendar text, changed with PUT; no other property is kept"),
+        ]))])
+    }
 }

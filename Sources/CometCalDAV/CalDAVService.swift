@@ -45,6 +45,9 @@ public final class CalDAVService: Sendable {
         case home(user: String)
         case collection(user: String, segment: String)
         case resource(user: String, segment: String, name: String)
+        /// Below an event's URL: nothing is there, and nothing can be made there (its parent,
+        /// `parent`, is not a collection).
+        case belowResource(user: String, parent: String)
     }
 
     /// Answers one request; never throws (a failure is an answer with its status and reason).
@@ -68,7 +71,8 @@ public final class CalDAVService: Sendable {
     /// calendar-auto-schedule: scheduling (RFC 6638) is not served.
     static let davCompliance = "1, 3, calendar-access, extended-mkcol"
 
-    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR, MKCOL"
+    /// What the root answers (REPORT with a refusal: no report is served there).
+    static let rootAllowed = "OPTIONS, GET, HEAD, PROPFIND, REPORT"
 
     private func route(_ request: HTTPRequest, user: String) throws -> HTTPResponse {
         let path = request.path
@@ -76,13 +80,13 @@ public final class CalDAVService: Sendable {
             return HTTPResponse(status: 301, headers: ["Location": "/\(CalDAVService.root)/"])
         }
         let target = try Self.target(of: request.rawPath)
-        if request.method == "OPTIONS" {
-            return HTTPResponse(status: 200, headers: ["Allow": CalDAVService.allowed, "Content-Length": "0"])
-        }
         switch target {
         case .root:
+            if request.method == "OPTIONS" {
+                return HTTPResponse(status: 200, headers: ["Allow": CalDAVService.rootAllowed, "Content-Length": "0"])
+            }
             return try answerRoot(request, user: user)
-        case .principal(let owner), .home(let owner), .collection(let owner, _), .resource(let owner, _, _):
+        case .principal(let owner), .home(let owner), .collection(let owner, _), .resource(let owner, _, _), .belowResource(let owner, _):
             guard owner == user else {
                 return .text(403, "\(user) may not read or change \(owner)'s calendars.\n")
             }
@@ -115,7 +119,7 @@ public final class CalDAVService: Sendable {
         case "REPORT":
             return try Self.principalSearch(request, user: user)
         default:
-            return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": "OPTIONS, GET, HEAD, PROPFIND"])
+            return .text(405, "\(request.method) is not allowed here.\n", headers: ["Allow": CalDAVService.rootAllowed])
         }
     }
 
@@ -172,6 +176,8 @@ public final class CalDAVService: Sendable {
         case ("calendars", 2): return .home(user: rest[1])
         case ("calendars", 3): return .collection(user: rest[1], segment: rest[2])
         case ("calendars", 4): return .resource(user: rest[1], segment: rest[2], name: rest[3])
+        case ("calendars", let count) where count > 4:
+            return .belowResource(user: rest[1], parent: DAVHref.encodePath([root] + rest.dropLast(), collection: true))
         default: throw Failure(.text(404, "Nothing at \(rawPath).\n"))
         }
     }

@@ -136,12 +136,11 @@ struct Context {
         } catch {
             throw Self.failure(for: error)
         }
-        if request.method == "MKCOL" {
-            // A plain collection has no place in a calendar home: only calendars are made.
-            guard let types = body.resourceTypes, types.contains(.caldav("calendar")) else {
-                throw Failure.precondition(403, .calendarCollectionLocationOK, "only calendars are made here; MKCOL needs a resourcetype with C:calendar (RFC 5689), or use MKCALENDAR")
-            }
+        if request.method == "MKCOL", let types = body.resourceTypes, !types.contains(.caldav("calendar")), types.contains(where: { $0 != .dav("collection") }) {
+            // A collection of another kind has no place in a calendar home.
+            throw Failure.precondition(403, .calendarCollectionLocationOK, "only calendars are made here; MKCOL needs no resourcetype or one with C:calendar (RFC 5689), or use MKCALENDAR")
         }
+        // A plain MKCOL in the calendar home makes a calendar: the only kind of collection here.
         var title: String?
         var color: String?
         var description: String?

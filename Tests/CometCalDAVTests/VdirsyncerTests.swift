@@ -19,10 +19,20 @@ final class VdirPair {
     /// A vdirsyncer or khal run that takes longer than this is stopped and fails the test.
     let timeout: TimeInterval = 60
 
-    init(server: LiveServer, conflictResolution: String) throws {
+    /// How vdirsyncer is told where the calendar is.
+    enum Remote {
+        /// The calendar's own URL, with `collections = null`.
+        case calendarURL
+        /// The server's root URL only, with `collections = ["from b"]`: vdirsyncer finds the
+        /// calendars (through /.well-known/caldav and the principal) and makes a vdir per calendar.
+        case discovered
+    }
+
+    init(server: LiveServer, conflictResolution: String, remote: Remote = .calendarURL) throws {
         self.server = server
         folder = server.folder.appendingPathComponent("vdir-pair")
-        vdir = folder.appendingPathComponent("vdir")
+        let local = folder.appendingPathComponent("vdir")
+        vdir = remote == .calendarURL ? local : local.appendingPathComponent(Self.calendarName)
         for name in ["vdir", "status", "home"] {
             try FileManager.default.createDirectory(at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
         }
@@ -37,17 +47,17 @@ final class VdirPair {
         [pair comet]
         a = "comet_local"
         b = "comet_remote"
-        collections = null
+        collections = \(remote == .calendarURL ? "null" : "[\"from b\"]")
         conflict_resolution = "\(conflictResolution)"
 
         [storage comet_local]
         type = "filesystem"
-        path = "\(vdir.path)/"
+        path = "\(local.path)/"
         fileext = ".ics"
 
         [storage comet_remote]
         type = "caldav"
-        url = "http://127.0.0.1:\(server.server.port)/dav/calendars/alice/\(Self.calendarName)/"
+        url = "http://127.0.0.1:\(server.server.port)/\(remote == .calendarURL ? "dav/calendars/alice/\(Self.calendarName)/" : "")"
         username = "alice"
         password = "secret"
 
@@ -74,9 +84,11 @@ final class VdirPair {
         try khal.write(to: folder.appendingPathComponent("khal.conf"), atomically: true, encoding: .utf8)
     }
 
-    /// `vdirsyncer sync` (after `discover`, which it asks for the first time).
+    /// `vdirsyncer sync` (after `discover`, which it asks for the first time; discover's question
+    /// whether to make the vdir of a calendar found on the server is answered yes).
     func sync() throws {
-        try run(["vdirsyncer", "--config", folder.appendingPathComponent("vdirsyncer.conf").path, "discover"])
+        try run(["vdirsyncer", "--config", folder.appendingPathComponent("vdirsyncer.conf").path, "discover"],
+                answers: String(repeating: "y\n", count: 10))
         try run(["vdirsyncer", "--config", folder.appendingPathComponent("vdirsyncer.conf").path, "sync"])
     }
 
@@ -105,7 +117,9 @@ final class VdirPair {
 
     /// Runs a tool with its output in files (no pipe to fill up), stopped after `timeout`.
     @discardableResult
-    func run(_ arguments: [String]) throws -> String {
+    func run(_ arguments: [String], answers: String = "") throws -> String {
+        let input = folder.appendingPathComponent("input")
+        try Data(answers.utf8).write(to: input)
         let output = folder.appendingPathComponent("output")
         let errors = folder.appendingPathComponent("errors")
         try Data().write(to: output)
@@ -128,7 +142,7 @@ final class VdirPair {
         environment["LANG"] = "C.UTF-8"
         environment["LC_ALL"] = "C.UTF-8"
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try FileHandle(forReadingFrom: input)
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
@@ -188,6 +202,24 @@ struct VdirsyncerTests {
         #expect(try pair.khalList(Self.day) == ["15:00|16:00|Comet review"])
         #expect(try pair.vdirFiles().count == 1)
         #expect(try pair.serverTexts().count == 1)
+    }
+
+    @Test("given the server's root URL only, vdirsyncer discovers the calendar, makes its vdir, and syncs both ways")
+    func discovery() throws {
+        let server = try LiveServer()
+        let pair = try VdirPair(server: server, conflictResolution: "a wins", remote: .discovered)
+        try pair.sync()
+        // A vdir per collection of the calendar home: the calendar, and the to-dos' collection.
+        let made = try FileManager.default.contentsOfDirectory(atPath: pair.vdir.deletingLastPathComponent().path).sorted()
+        #expect(made == [VdirPair.calendarName, "tasks"])
+        try pair.khalNew([Self.day, "10:00", "11:00", "Comet review"])
+        try pair.sync()
+        #expect(try pair.serverTexts().first?.text.contains("SUMMARY:Comet review\r\n") == true)
+        let stored = try #require(try pair.serverTexts().first)
+        _ = try server.engine.putResource(in: pair.calendar.id, named: stored.name,
+                                          text: stored.text.replacingOccurrences(of: "SUMMARY:Comet review\r\n", with: "SUMMARY:Comet review, moved\r\n")).get()
+        try pair.sync()
+        #expect(try pair.khalList(Self.day) == ["10:00|11:00|Comet review, moved"])
     }
 
     @Test("a file deleted from the vdir is deleted in CometCal by the next sync, and a resource deleted in CometCal leaves the vdir and `khal list`")

@@ -16,6 +16,8 @@ final class VdirPair {
     let folder: URL
     let vdir: URL
     let calendar: CalendarCollection
+    /// What the last run wrote to its standard error.
+    private(set) var lastComplaints = ""
     /// A vdirsyncer or khal run that takes longer than this is stopped and fails the test.
     let timeout: TimeInterval = 60
 
@@ -156,6 +158,7 @@ final class VdirPair {
         process.waitUntilExit()
         let printed = try String(contentsOf: output, encoding: .utf8)
         let complaints = try String(contentsOf: errors, encoding: .utf8)
+        lastComplaints = complaints
         if timedOut {
             throw LiveServer.Failure(description: "\(arguments.joined(separator: " ")) took over \(Int(timeout)) s and was stopped: \(complaints.suffix(3000))")
         }
@@ -253,6 +256,12 @@ struct VdirsyncerTests {
         #expect(try pair.vdirFiles().count == 1)
         #expect(try pair.khalList(Self.day) == ["12:00|13:00|Crew lunch"])
         #expect(try pair.serverTexts().map(\.name) == [lunch.name])
+
+        // The last one deleted in CometCal: vdirsyncer stops rather than empty the vdir.
+        _ = try server.engine.deleteResource(in: pair.calendar.id, named: lunch.name).get()
+        #expect(throws: LiveServer.Failure.self) { try pair.sync() }
+        #expect(pair.lastComplaints.contains("--force-delete"), "\(pair.lastComplaints)")
+        #expect(try pair.vdirFiles().count == 1)
     }
 
     @Test("both sides changed between syncs: with conflict_resolution \"a wins\" the vdir's version is on both sides after the sync")

@@ -207,6 +207,25 @@ struct VdirsyncerTests {
         #expect(try pair.serverTexts().count == 1)
     }
 
+    @Test("a weekly series made with `khal new -r weekly`: one occurrence moved by conversation in CometCal arrives in the same vdir file, and `khal list` shows it moved and the others where they were")
+    func seriesWithAnOverride() throws {
+        let server = try LiveServer()
+        let pair = try VdirPair(server: server, conflictResolution: "a wins")
+        try pair.khalNew(["-r", "weekly", "2027-03-11", "10:00", "11:00", "Weekly sync"])
+        try pair.sync()
+        try #require(try pair.serverTexts().first?.text.contains("RRULE:FREQ=WEEKLY") == true)
+        let conversation = try Self.conversation(on: server.engine)
+        let asked = conversation.say("move the weekly sync on march 18 to 2pm")
+        #expect(asked.outcome == .needsValue(parameter: "span"), "\(asked.reply)")
+        let moved = conversation.say("just this one")
+        #expect(moved.outcome == .done, "\(moved.reply)")
+        try pair.sync()
+        #expect(try pair.vdirFiles().count == 1)
+        #expect(try pair.khalList("2027-03-11") == ["10:00|11:00|Weekly sync"])
+        #expect(try pair.khalList("2027-03-18") == ["14:00|15:00|Weekly sync"])
+        #expect(try pair.khalList("2027-03-25") == ["10:00|11:00|Weekly sync"])
+    }
+
     @Test("given the server's root URL only, vdirsyncer discovers the calendar, makes its vdir, and syncs both ways")
     func discovery() throws {
         let server = try LiveServer()

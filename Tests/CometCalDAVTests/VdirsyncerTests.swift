@@ -25,8 +25,9 @@ final class VdirPair {
     enum Remote {
         /// The calendar's own URL, with `collections = null`.
         case calendarURL
-        /// The server's root URL only, with `collections = ["from b"]`: vdirsyncer finds the
-        /// calendars (through /.well-known/caldav and the principal) and makes a vdir per calendar.
+        /// The server's root URL only, with `collections = ["from a", "from b"]`: vdirsyncer
+        /// finds the calendars (through /.well-known/caldav and the principal) and makes a vdir
+        /// per calendar, and a calendar per vdir of its own (khal's "personal").
         case discovered
     }
 
@@ -49,7 +50,7 @@ final class VdirPair {
         [pair comet]
         a = "comet_local"
         b = "comet_remote"
-        collections = \(remote == .calendarURL ? "null" : "[\"from b\"]")
+        collections = \(remote == .calendarURL ? "null" : "[\"from a\", \"from b\"]")
         conflict_resolution = "\(conflictResolution)"
 
         [storage comet_local]
@@ -69,6 +70,7 @@ final class VdirPair {
         [calendars]
         [[comet]]
         path = \(vdir.path)
+        \(remote == .calendarURL ? "" : "[[personal]]\npath = \(local.appendingPathComponent("personal").path)")
         [locale]
         timeformat = %H:%M
         dateformat = %Y-%m-%d
@@ -94,9 +96,9 @@ final class VdirPair {
         try run(["vdirsyncer", "--config", folder.appendingPathComponent("vdirsyncer.conf").path, "sync"])
     }
 
-    /// `khal new` with its arguments, on the calendar of the pair.
-    func khalNew(_ arguments: [String]) throws {
-        try run(["khal", "-c", folder.appendingPathComponent("khal.conf").path, "new", "-a", "comet"] + arguments)
+    /// `khal new` with its arguments, on the calendar of the pair unless told another.
+    func khalNew(_ arguments: [String], calendar: String = VdirPair.calendarName) throws {
+        try run(["khal", "-c", folder.appendingPathComponent("khal.conf").path, "new", "-a", calendar] + arguments)
     }
 
     /// What `khal list` shows of a day, one "start|end|title" line per event.
@@ -226,14 +228,22 @@ struct VdirsyncerTests {
         #expect(try pair.khalList("2027-03-25") == ["10:00|11:00|Weekly sync"])
     }
 
-    @Test("given the server's root URL only, vdirsyncer discovers the calendar, makes its vdir, and syncs both ways")
+    @Test("given the server's root URL only and collections from both sides, vdirsyncer makes a vdir per calendar of the server and a calendar in CometCal for a vdir of khal's own, and syncs both ways")
     func discovery() throws {
         let server = try LiveServer()
         let pair = try VdirPair(server: server, conflictResolution: "a wins", remote: .discovered)
+        // A vdir of khal's own, which the server does not have yet.
+        let local = pair.vdir.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: local.appendingPathComponent("personal"), withIntermediateDirectories: true)
+        try pair.khalNew([Self.day, "18:00", "19:00", "Dentist"], calendar: "personal")
         try pair.sync()
         // A vdir per collection of the calendar home: the calendar, and the to-dos' collection.
-        let made = try FileManager.default.contentsOfDirectory(atPath: pair.vdir.deletingLastPathComponent().path).sorted()
-        #expect(made == [VdirPair.calendarName, "tasks"])
+        let made = try FileManager.default.contentsOfDirectory(atPath: local.path).sorted()
+        #expect(made == [VdirPair.calendarName, "personal", "tasks"])
+        // And a calendar in CometCal for khal's own vdir, with its event.
+        let personal = try #require(try server.engine.calendarCollections().first { $0.title == "personal" })
+        let dentist = try server.engine.resources(in: personal.id).map(\.name)
+        #expect(try server.engine.resourceTexts(in: personal.id, named: dentist).map { $0.text.contains("SUMMARY:Dentist\r\n") } == [true])
         try pair.khalNew([Self.day, "10:00", "11:00", "Comet review"])
         try pair.sync()
         #expect(try pair.serverTexts().first?.text.contains("SUMMARY:Comet review\r\n") == true)
@@ -241,7 +251,7 @@ struct VdirsyncerTests {
         _ = try server.engine.putResource(in: pair.calendar.id, named: stored.name,
                                           text: stored.text.replacingOccurrences(of: "SUMMARY:Comet review\r\n", with: "SUMMARY:Comet review, moved\r\n")).get()
         try pair.sync()
-        #expect(try pair.khalList(Self.day) == ["10:00|11:00|Comet review, moved"])
+        #expect(try pair.khalList(Self.day) == ["10:00|11:00|Comet review, moved", "18:00|19:00|Dentist"])
     }
 
     @Test("a file deleted from the vdir is deleted in CometCal by the next sync, and a resource deleted in CometCal leaves the vdir and `khal list`")

@@ -165,7 +165,9 @@ final class VdirPair {
             throw LiveServer.Failure(description: "\(arguments.joined(separator: " ")) took over \(Int(timeout)) s and was stopped: \(complaints.suffix(3000))")
         }
         guard process.terminationStatus == 0 else {
-            throw LiveServer.Failure(description: "\(arguments.joined(separator: " ")) exited \(process.terminationStatus) (run scripts/bootstrap to install it): \(printed.suffix(1500)) \(complaints.suffix(3000))")
+            // env answers 127 when it finds no such program.
+            let hint = process.terminationStatus == 127 ? " (scripts/bootstrap installs it)" : ""
+            throw LiveServer.Failure(description: "\(arguments.joined(separator: " ")) exited \(process.terminationStatus)\(hint): \(printed.suffix(1500)) \(complaints.suffix(3000))")
         }
         return printed
     }
@@ -173,7 +175,8 @@ final class VdirPair {
 
 @Suite("vdirsyncer and khal against the CalDAV server", .serialized)
 struct VdirsyncerTests {
-    /// The day the tests' events are on, far enough ahead that the real clock never reaches it.
+    /// The day the tests' events are on; the conversation's clock is fixed two days before it, so
+    /// "on march 18" and "to 3pm" mean the same whenever the tests run.
     static let day = "2027-03-10"
 
     /// A conversation whose "now" is two days before the events, in the server's time zone.

@@ -151,7 +151,7 @@ let package = Package(
         // CalDAV over the engine: routes requests to principals, homes, calendars and events, and
         // answers them through the engine's calendar resources (docs/caldav.md).
         .target(name: "CometCalDAV", dependencies: ["CometHTTP", "CometDAV", "CometIntents", "CometSchema", "CometStore"]),
-        .testTarget(name: "CometCalDAVTests", dependencies: ["CometCalDAV", "CometHTTP", "CometDAV", "CometIntents", "CometSchema", "CometStore", "CometSQLiteStore"],
+        .testTarget(name: "CometCalDAVTests", dependencies: ["CometCalDAV", "CometHTTP", "CometDAV", "CometIntents", "CometConversation", "CometSchema", "CometStore", "CometSQLiteStore"],
                     exclude: ["Clients", "Baseline"]),
     ],
     swiftLanguageModes: [.v6]

@@ -238,8 +238,11 @@ struct Context {
         case .success(let write):
             var headers: HTTPHeaders = ["ETag": write.resource.etag, "Content-Length": "0"]
             // What the importer said without refusing, as `cometcal import` says it.
-            for warning in write.warnings.prefix(20) {
+            for warning in write.warnings.prefix(Self.warningHeaders) {
                 headers.add("CometCal-Warning", "line \(warning.line): \(warning.message)".replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))
+            }
+            if write.warnings.count > Self.warningHeaders {
+                headers.add("CometCal-Warning", "and \(write.warnings.count - Self.warningHeaders) more warnings; cometcal import of the same text lists them all")
             }
             if write.resource.name != name { headers.set("Location", Paths.resource(user, segment, write.resource.name)) }
             return HTTPResponse(status: write.created ? 201 : 204, headers: headers)
@@ -247,6 +250,9 @@ struct Context {
             throw failure(for: refusal, href: Paths.resource(user, segment, name))
         }
     }
+
+    /// How many of an import's warnings a PUT's answer carries, one header each.
+    static let warningHeaders = 20
 
     /// The answer for a refusal of the engine.
     func failure(for refusal: ResourceRefusal, href: String) -> Failure {

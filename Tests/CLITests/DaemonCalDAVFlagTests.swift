@@ -37,3 +37,49 @@ struct DaemonCalDAVFlagTests {
         #expect(result.stderr.hasPrefix("error: --caldav: "), "\(result.stderr)")
     }
 }
+
+/// Which store serves each CalDAV user, through a real cometcald (docs/caldav.md, "Users and stores").
+@Suite("cometcald --caldav: users and stores", .serialized)
+struct DaemonCalDAVStoresTests {
+    @Test("the owner's calendars are the daemon's own store; another user's go to users/NAME.sqlite beside it, and neither sees the other's")
+    func storesPerUser() throws {
+        let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        let users = scratch.url.appendingPathComponent("users").path
+        for name in ["alice", "bob"] {
+            let added = try CLIRunner.run(["user", "add", name, "--users", users], stdin: "pw-\(name)\n")
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let daemon = try DaemonHarness(arguments: ["--caldav", "127.0.0.1:0", "--users", users, "--caldav-owner", "alice"])
+        let deadline = Date().addingTimeInterval(20)
+        var port: String?
+        while port == nil, Date() < deadline {
+            port = daemon.readLog().firstMatch(of: /CalDAV on http:\/\/127\.0\.0\.1:(\d+)\/dav\//).map { String($0.1) }
+            if port == nil { usleep(20_000) }
+        }
+        let bound = try #require(port, "\(daemon.readLog())")
+        func request(_ method: String, _ path: String, _ user: String) throws -> Int {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", CLIRunner.repositoryRoot.appendingPathComponent("Tests/CometCalDAVTests/Clients/request.py").path, bound, method, path, user, "pw-\(user)"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return try #require(answer["status"] as? Int)
+        }
+        #expect(try request("MKCALENDAR", "/dav/calendars/alice/Work/", "alice") == 201)
+        #expect(try request("MKCALENDAR", "/dav/calendars/bob/Garden/", "bob") == 201)
+        #expect(try request("PROPFIND", "/dav/calendars/alice/", "bob") == 403)
+        let bobStore = daemon.directory.appendingPathComponent("users/bob.sqlite").path
+        #expect(FileManager.default.fileExists(atPath: bobStore))
+        func titles(_ store: String) throws -> String {
+            try CLIRunner.run(["--db", store, "--schemas", CLIRunner.repositoryRoot.appendingPathComponent("Schemas").path, "calendar", "list"]).stdout
+        }
+        let own = try titles(daemon.store)
+        #expect(own.contains("Work") && !own.contains("Garden"), "\(own)")
+        let bobs = try titles(bobStore)
+        #expect(bobs.contains("Garden") && !bobs.contains("Work"), "\(bobs)")
+    }
+}

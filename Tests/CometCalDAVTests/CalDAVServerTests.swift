@@ -190,6 +190,9 @@ struct CalDAVServerTests {
         let put = try server.send("PUT", "/dav/calendars/alice/work/lone.ics", body: lone, headers: ["Content-Type": "text/calendar"])
         #expect(put.status == 201)
         #expect(put.headers["cometcal-warning"]?.contains("no series") == true)
+        // The ETag a PUT answers is the one the resource then has.
+        #expect(put.headers["etag"] != nil)
+        #expect(put.headers["etag"] == (try server.send("GET", "/dav/calendars/alice/work/lone.ics").headers["etag"]))
         let home = try server.send("PROPFIND", "/dav/calendars/alice/", body: "<propfind xmlns=\"DAV:\"><prop><displayname/></prop></propfind>", headers: ["Depth": "1"])
         #expect(home.body.contains("<D:href>/dav/calendars/alice/tasks/</D:href>"))
         let list = "<C:mkcalendar xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop><C:supported-calendar-component-set><C:comp name=\"VTODO\"/></C:supported-calendar-component-set></D:prop></D:set></C:mkcalendar>"
@@ -374,6 +377,23 @@ struct CalDAVServerTests {
         let untyped = try server.send("PUT", "/dav/calendars/alice/work/res", body: "This\nis\na\ntest\n", headers: ["Content-Type": "text/calendar"])
         #expect(untyped.status == 403)
         #expect(untyped.body.contains("valid-calendar-data"))
+    }
+
+    @Test("calendar-data naming only some properties (C:comp) is answered with the whole event")
+    func partialData() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        let event = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:p\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:20260601T080000Z\r\nSUMMARY:Partial\r\nLOCATION:Dock 4\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/p.ics", body: event, headers: ["Content-Type": "text/calendar"]).status == 201)
+        let query = """
+            <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data>
+            <C:comp name="VCALENDAR"><C:comp name="VEVENT"><C:prop name="SUMMARY"/></C:comp></C:comp></C:calendar-data></D:prop>
+            <D:href>/dav/calendars/alice/work/p.ics</D:href></C:calendar-multiget>
+            """
+        let answer = try server.send("REPORT", "/dav/calendars/alice/work/", body: query, headers: ["Depth": "1"])
+        #expect(answer.status == 207)
+        #expect(answer.body.contains("SUMMARY:Partial"))
+        #expect(answer.body.contains("LOCATION:Dock 4"))
     }
 
     /// The baseline is Baseline/caldav-server-tester.json, written by the same script with --write.

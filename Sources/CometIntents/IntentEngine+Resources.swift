@@ -386,19 +386,13 @@ extension IntentEngine {
     }
 
     private func resource(uid: String, records: [EntityRecord], names: [String: String]) -> CalendarResource {
-        // FNV-1a over each record's id and digest, in id order: the same records, the same text.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ value: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) {
-                hash ^= (value >> UInt64(shift)) & 0xff
-                hash = hash &* 0x100_0000_01b3
-            }
-        }
+        // Each record's id and digest, in id order: the same records, the same text.
+        var hash = RecordDigest.FNV1a()
         for record in records.sorted(by: { $0.id.lowercasedText < $1.id.lowercasedText }) {
-            for byte in record.id.lowercasedText.utf8 { add(UInt64(byte)) }
-            add(RecordDigest.of(record, registry: registry))
+            hash.add(text: record.id.lowercasedText)
+            hash.add(bits: RecordDigest.of(record, registry: registry))
         }
-        return CalendarResource(name: names[uid] ?? Vdir.safeName(uid) + ".ics", uid: uid, etag: "\"" + String(format: "%016llx", hash) + "\"")
+        return CalendarResource(name: names[uid] ?? Vdir.safeName(uid) + ".ics", uid: uid, etag: "\"" + String(format: "%016llx", hash.value) + "\"")
     }
 
     private func text(of records: [EntityRecord]) throws -> String {

@@ -211,19 +211,22 @@ public enum RecordDigest {
         return digest.value
     }
 
-    private struct FNV1a {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// 64-bit FNV-1a, for digests that only have to notice a change (ETags too).
+    public struct FNV1a {
+        public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-        mutating func add(byte: UInt8) {
+        public init() {}
+
+        public mutating func add(byte: UInt8) {
             value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
 
-        mutating func add(bits: UInt64) {
+        public mutating func add(bits: UInt64) {
             for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         }
 
         /// The text, then 0xFF, a byte UTF-8 never has: "ab" + "c" and "a" + "bc" differ.
-        mutating func add(text: String) {
+        public mutating func add(text: String) {
             for byte in text.utf8 { add(byte: byte) }
             add(byte: 0xFF)
         }

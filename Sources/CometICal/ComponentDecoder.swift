@@ -22,9 +22,12 @@ struct ComponentDecoder {
         /// The other names producers use for a field's property (`alias: "NAME"`, or several),
         /// upper-cased, by field.
         let aliases: [String: [String]]
+        /// The names of `consumedElsewhere` this entity has a rule for; the others are kept.
+        let consumed: Set<String>
 
         init(_ entity: EntityDefinition) {
             overflowing = ComponentDecoder.overflowingNames(entity)
+            consumed = ComponentDecoder.consumedElsewhere.filter { ComponentDecoder.consumes($0, entity) }
             var aliases: [String: [String]] = [:]
             for property in entity.properties {
                 guard let text = property.ical?.string("alias") else { continue }
@@ -50,6 +53,18 @@ struct ComponentDecoder {
     /// iCalendar properties that are consumed by rules other than a field's own name.
     static let consumedElsewhere: Set<String> = ["DURATION", "GEO", "DTSTAMP", "X-LIC-ERROR"]
 
+    /// Whether the entity has the rule that reads `name`: DURATION and a derived DTSTAMP belong to
+    /// an entity with times (an event), GEO to one with a location. An entity without (a to-do in
+    /// the tasks schema) keeps them as written.
+    static func consumes(_ name: String, _ entity: EntityDefinition) -> Bool {
+        switch name {
+        case "DURATION": return entity.temporalFields != nil
+        case "DTSTAMP": return entity.temporalFields != nil || entity.properties.contains { $0.icalName == "DTSTAMP" && $0.icalParameter == nil }
+        case "GEO": return entity.properties.contains { $0.icalName == "LOCATION" && $0.icalParameter == nil }
+        default: return true
+        }
+    }
+
     /// `properties` are the node's properties aligned with their lines where that was possible;
     /// `verbatim` the lines kept as written. `requireStart` is false for iTIP replies and
     /// cancellations, which RFC 5545 §3.6.1 lets go without DTSTART.
@@ -71,9 +86,9 @@ struct ComponentDecoder {
             for property in used { if let line = property.source?.line { decoded.accounted.insert(line) } }
         }
         let tables = self.tables ?? Tables(entity)
-        var mapped = ComponentDecoder.consumedElsewhere
-        account(properties.filter { ComponentDecoder.consumedElsewhere.contains($0.name) })
-        for name in ["DURATION", "GEO"] {
+        var mapped = tables.consumed
+        account(properties.filter { tables.consumed.contains($0.name) })
+        for name in ["DURATION", "GEO"] where tables.consumed.contains(name) {
             let all = properties.filter { $0.name == name }
             for repeated in all.dropFirst() {
                 warn(name, "\(name) appears again (first on line \(line(of: all[0], or: name))); the first is read, and this one is left out", at: repeated)
@@ -81,6 +96,9 @@ struct ComponentDecoder {
         }
         /// Repeated single-valued properties (a second SUMMARY) that no field can hold: kept.
         var surplus: [LibicalProperty] = []
+        /// Lines kept as written in place of a field's own form, while the field holds what it
+        /// held when read (`field=key`), by line.
+        var replacing: [Int: String] = [:]
         var keptChildren: [String] = []
         let start = properties.first { $0.name == "DTSTART" }
 
@@ -152,8 +170,12 @@ struct ComponentDecoder {
                 // An x-name read as the type a field assumes (Teams' join link as a URL) that is
                 // not of that type (`REDACTED`): an x-property's value is the producer's own, so
                 // it is kept as written instead of costing the event.
-                if error.line == nil, let source = sources.first, source.name.hasPrefix("X-") {
+                if error.line == nil, let source = sources.first, source.name.hasPrefix("X-") || error.keptAsWritten {
                     surplus.append(source)
+                    // Written back instead of the field's own line while the field is untouched.
+                    if error.keptAsWritten, let line = source.source?.line {
+                        replacing[line] = property.name + "=" + (property.defaultValue.map(ICalWriter.valueKey) ?? ICalWriter.absentKey)
+                    }
                     warn(name, "\(error.message): \(source.name) is kept as written and written back, and \(property.name) stays empty", at: source)
                     return
                 }
@@ -167,6 +189,18 @@ struct ComponentDecoder {
             }
         }
         entity.properties.forEach(read)
+        // A date (VALUE=DATE) read into a date-time field of an entity with no all-day rule (a
+        // to-do's DUE): written back as a date while the field keeps the value read from it.
+        if entity.temporalFields == nil {
+            for property in entity.properties where property.type.base == .builtin(.dateTime) && !property.type.isArray && property.icalParameter == nil {
+                guard let value = values[property.name], let name = property.icalName,
+                      let source = properties.first(where: { $0.name == name }),
+                      source.parameter("VALUE")?.uppercased() == "DATE" || source.text.trimmedBlanks.count == 8,
+                      let line = source.source?.line else { continue }
+                surplus.append(source)
+                replacing[line] = property.name + "=" + ICalWriter.valueKey(value)
+            }
+        }
         // Only when DTSTART is absent: a DTSTART that failed to read was reported already.
         if requireStart, values[entityStartProperty ?? ""] == nil, raw.line(of: "DTSTART") == nil, let startField = entityStartProperty,
            entity.property(startField)?.isRequired == true {
@@ -184,7 +218,7 @@ struct ComponentDecoder {
             }
         }
         /// Kept lines that hold only while a field keeps the value read from them, by line.
-        var bindings: [Int: String] = [:]
+        var bindings: [Int: String] = replacing
         if let fields = entity.temporalFields {
             reconcileTimes(fields, &values, properties: properties, problem: problem, warn: warn)
             outlookAllDay(fields, &values, properties: properties, warn: warn)
@@ -284,6 +318,9 @@ struct ComponentDecoder {
         let message: String
         /// The line it is about, when not the field's first property's.
         var line: Int? = nil
+        /// A value outside what the field reads (an enumeration's cases) of a property that is
+        /// otherwise fine: the property is kept as written instead of costing the component.
+        var keptAsWritten = false
     }
 
     // MARK: Fields
@@ -420,7 +457,8 @@ struct ComponentDecoder {
         case .enumeration(let name):
             guard let definition = registry.enumeration(name),
                   let match = definition.cases.first(where: { ($0.annotations.first(named: "ical")?.firstString ?? $0.name).uppercased() == text.uppercased() }) else {
-                throw DecodeError(message: "\(source.name) '\(text)' is not one of \(registry.enumeration(name)?.cases.compactMap { $0.annotations.first(named: "ical")?.firstString }.joined(separator: ", ") ?? "")")
+                throw DecodeError(message: "\(source.name) '\(text)' is not one of \(registry.enumeration(name)?.cases.compactMap { $0.annotations.first(named: "ical")?.firstString }.joined(separator: ", ") ?? "")",
+                                  keptAsWritten: true)
             }
             return .enumCase(match.name)
         case .union, .entity:

@@ -42,18 +42,26 @@ extension ICalWriter {
         }
     }
 
+    /// The key of a binding that holds while the field has no value.
+    static let absentKey = "-"
+
     /// Whether a kept line's binding (`field=key`) still holds for the record.
     static func holds(_ binding: String, _ record: EntityRecord) -> Bool {
-        guard let equals = binding.firstIndex(of: "=") else { return false }
-        let field = String(binding[..<equals])
-        return record[field].map(valueKey) == String(binding[binding.index(after: equals)...])
+        guard let field = boundField(binding) else { return false }
+        return (record[field].map(valueKey) ?? absentKey) == String(binding[binding.index(after: binding.firstIndex(of: "=")!)...])
+    }
+
+    static func boundField(_ binding: String) -> String? {
+        binding.firstIndex(of: "=").map { String(binding[..<$0]) }
     }
 
     /// The extras' own lines (a line bound to a field value only while it holds), and the kept
     /// subcomponents by their marker (marker removed).
-    static func separateKeptChildren(_ extras: String?, of record: EntityRecord) -> (lines: [String], children: [(key: String, lines: [String])]) {
-        guard let extras else { return ([], []) }
+    static func separateKeptChildren(_ extras: String?, of record: EntityRecord) -> (lines: [String], children: [(key: String, lines: [String])],
+                                                                                       held: [(field: String, line: String)]) {
+        guard let extras else { return ([], [], []) }
         var lines: [String] = []
+        var held: [(field: String, line: String)] = []
         var children: [(key: String, lines: [String])] = []
         var current: (key: String, lines: [String])?
         let all = extras.split(separator: "\n").map(String.init)
@@ -61,7 +69,11 @@ extension ICalWriter {
         while index < all.count {
             let line = all[index]
             if current == nil, line.hasPrefix(keptChildMarker), index + 1 < all.count, !all[index + 1].uppercased().hasPrefix("BEGIN:") {
-                if holds(String(line.dropFirst(keptChildMarker.count)), record) { lines.append(all[index + 1]) }
+                let binding = String(line.dropFirst(keptChildMarker.count))
+                if holds(binding, record) {
+                    lines.append(all[index + 1])
+                    if let field = boundField(binding) { held.append((field, all[index + 1])) }
+                }
                 index += 2
                 continue
             }
@@ -84,6 +96,6 @@ extension ICalWriter {
             index += 1
         }
         if let current { lines += current.lines }
-        return (lines, children)
+        return (lines, children, held)
     }
 }

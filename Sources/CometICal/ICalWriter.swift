@@ -72,7 +72,7 @@ public struct ICalWriter: Sendable {
     static func inExportOrder(_ records: [EntityRecord], _ registry: Registry) -> [EntityRecord] {
         func key(_ record: EntityRecord) -> (String, String, Int64, UInt64, UInt64) {
             let fields = registry.entity(record.entity)?.temporalFields
-            let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
+            let uid: String = { if let property = registry.entity(record.entity).flatMap(ICalWriter.uidField), case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
             let recurrence: Int64 = { if let property = fields?.recurrenceID, case .dateTime(let value)? = record[property] { return value.sortKey } else { return Int64.min } }()
             let id = record.id.orderingKey
             return (record.entity.description, uid, recurrence, id.0, id.1)
@@ -120,11 +120,22 @@ public struct ICalWriter: Sendable {
     private func componentLines(_ record: EntityRecord, entity: EntityDefinition) -> [String] {
         var lines: [String] = []
         let fields = entity.temporalFields
-        let uid: String = { if let property = fields?.uid, case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
+        let uid: String = { if let property = ICalWriter.uidField(of: entity), case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
         lines.append("UID:" + ICalWriter.escape(uid))
-        lines.append("DTSTAMP:" + stampText(record, entity: entity))
-        lines += propertyLines(of: record, entity: entity, skipping: ["UID", "DTSTAMP"])
-        return lines
+        var rest = propertyLines(of: record, entity: entity, skipping: ["UID", "DTSTAMP"])
+        // An entity with no rule for DTSTAMP kept the one it arrived with among its extras.
+        if !ComponentDecoder.consumes("DTSTAMP", entity), let kept = rest.firstIndex(where: { ContentLine(text: $0, line: 0).name == "DTSTAMP" }) {
+            lines.append(rest.remove(at: kept))
+        } else {
+            lines.append("DTSTAMP:" + stampText(record, entity: entity))
+        }
+        return lines + rest
+    }
+
+    /// The field the UID is kept in: a series' (its master and overrides share it), or, for an
+    /// entity that has no times of its own (a to-do), any string mapped to UID.
+    static func uidField(of entity: EntityDefinition) -> String? {
+        entity.temporalFields?.uid ?? entity.properties.first { $0.icalName == "UID" && $0.icalParameter == nil && $0.type.base == .builtin(.string) }?.name
     }
 
     /// DTSTAMP must be there: the one the event arrived with or CometCal wrote (the field mapped
@@ -160,7 +171,9 @@ public struct ICalWriter: Sendable {
         let extrasText: String? = entity.properties.first { $0.ical?.firstString == "*" }.flatMap { property in
             if case .string(let text)? = record[property.name] { return text } else { return nil }
         }
-        var (extras, keptChildren) = ICalWriter.separateKeptChildren(extrasText, of: record)
+        var (extras, keptChildren, held) = ICalWriter.separateKeptChildren(extrasText, of: record)
+        // A kept line of a field's own property stands in for the field's line while it holds.
+        let replaced = Set(held.filter { entity.property($0.field)?.icalName == ContentLine(text: $0.line, line: 0).name }.map(\.field))
         let length: Int64? = {
             guard let fields = entity.temporalFields, case .dateTime(let start)? = record[fields.start] else { return nil }
             if let end = fields.end, case .dateTime(let endValue)? = record[end] { return endValue.sortKey - start.sortKey }
@@ -168,7 +181,7 @@ public struct ICalWriter: Sendable {
         }()
         for property in entity.properties {
             guard let ical = property.ical, let name = ical.firstString?.uppercased(), ical.string("param") == nil, name != "*", !skipping.contains(name) else { continue }
-            guard let value = record[property.name] else { continue }
+            guard let value = record[property.name], !replaced.contains(property.name) else { continue }
             if value == property.defaultValue, property.type.isArray, case .array(let items) = value, items.isEmpty { continue }
             // An alarm still as it arrived is written as it arrived (its ACTION, text, REPEAT…);
             // one added or changed in CometCal is a DISPLAY alarm.

@@ -221,6 +221,14 @@ struct ComponentDecoder {
         var bindings: [Int: String] = replacing
         if let fields = entity.temporalFields {
             reconcileTimes(fields, &values, properties: properties, problem: problem, warn: warn)
+            // An end given as DURATION is written back as that DURATION while the event keeps the
+            // end it implies (a start skipped by DST is written with its own DURATION by export).
+            if let endField = fields.end, let duration = properties.first(where: { $0.name == "DURATION" }), let line = duration.source?.line,
+               !properties.contains(where: { $0.name == "DTEND" }), let end = values[endField],
+               case .dateTime(let start)? = values[fields.start], start.nominal == nil {
+                surplus.append(duration)
+                bindings[line] = endField + "=" + ICalWriter.valueKey(end)
+            }
             outlookAllDay(fields, &values, properties: properties, warn: warn)
             // Outlook's marker is written back while the event stays all-day.
             if let marker = properties.first(where: { $0.name == "X-MICROSOFT-CDO-ALLDAYEVENT" }), marker.text.uppercased() == "TRUE",

@@ -173,7 +173,10 @@ public struct ICalWriter: Sendable {
         }
         var (extras, keptChildren, held) = ICalWriter.separateKeptChildren(extrasText, of: record)
         // A kept line of a field's own property stands in for the field's line while it holds.
-        let replaced = Set(held.filter { entity.property($0.field)?.icalName == ContentLine(text: $0.line, line: 0).name }.map(\.field))
+        let replaced = Set(held.filter { binding in
+            let name = ContentLine(text: binding.line, line: 0).name
+            return entity.property(binding.field)?.icalName == name || name == "DURATION" && binding.field == entity.temporalFields?.end
+        }.map(\.field))
         let length: Int64? = {
             guard let fields = entity.temporalFields, case .dateTime(let start)? = record[fields.start] else { return nil }
             if let end = fields.end, case .dateTime(let endValue)? = record[end] { return endValue.sortKey - start.sortKey }

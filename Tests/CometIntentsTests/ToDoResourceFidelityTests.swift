@@ -73,4 +73,22 @@ struct ToDoResourceFidelityTests {
         try fixture.store.transaction { try $0.save(changed) }
         #expect(lines(try stored(fixture, tasks, "p.ics"), "PRIORITY") == ["PRIORITY:1"])
     }
+
+    @Test("an event written with DURATION comes back with that DURATION and no DTEND; once its end changes, DTEND")
+    func eventDuration() throws {
+        let fixture = try TestStore(label: "event-duration")
+        let work = try fixture.makeCalendar("Work")
+        let sent = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Client//EN\r\nBEGIN:VEVENT\r\nUID:dur-1\r\nDTSTAMP:20260601T080000Z\r\n"
+            + "DTSTART:20260613T120000Z\r\nDURATION:PT1H30M\r\nSUMMARY:Review\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        _ = try put(fixture, work.id, "dur-1.ics", sent)
+        let text = try stored(fixture, work.id, "dur-1.ics")
+        #expect(lines(text, "DURATION") == ["DURATION:PT1H30M"])
+        #expect(lines(text, "DTEND").isEmpty)
+        var event = try #require(try fixture.engine.records(QualifiedName(domain: "calendar", name: "Event")).first)
+        event["endDate"] = .dateTime(DateTimeValue(kind: .utc(epochSeconds: 1_781_352_000 + 7_200)))
+        try fixture.store.transaction { try $0.save(event) }
+        let moved = try stored(fixture, work.id, "dur-1.ics")
+        #expect(lines(moved, "DURATION").isEmpty)
+        #expect(lines(moved, "DTEND") == ["DTEND:20260613T140000Z"])
+    }
 }

@@ -88,11 +88,14 @@ extension Context {
         }
         var cache: [DAVTimeRange: Set<String>] = [:]
         let evaluator = DAVFilterEvaluator(
-            componentOverlaps: { component, _, range in
+            componentOverlaps: { component, ancestors, range in
                 // On VCALENDAR itself (some clients filter so): whether any of its events does.
                 let named = component.name.uppercased() == "VCALENDAR" ? component.components : [component]
+                if component.name.uppercased() == "VALARM", let owner = ancestors.last {
+                    return try alarmFires(component, of: owner, in: range, collection: collection)
+                }
                 guard named.allSatisfy({ ["VEVENT", "VTODO", "VJOURNAL", "VTIMEZONE"].contains($0.name.uppercased()) }) else {
-                    throw Failure.precondition(403, .supportedFilter, "a time-range on \(component.name) is not served; time ranges are answered for events and to-dos")
+                    throw Failure.precondition(403, .supportedFilter, "a time-range on \(component.name) is not served; time ranges are answered for events, to-dos and alarms")
                 }
                 // To-dos by RFC 4791 §9.9's table, from their own properties.
                 if let todo = named.first(where: { $0.name.uppercased() == "VTODO" }) {
@@ -123,6 +126,61 @@ extension Context {
             }
         }
         return Self.multistatus(responses(try expanding(matched, query.calendarData, in: collection), segment: segment, selection: query.properties))
+    }
+
+    /// RFC 4791 §9.9 for VALARM: whether the alarm fires (its trigger or a repeat of it) in the
+    /// range. A relative trigger fires for each occurrence of its event, from the engine's own
+    /// expansion; an alarm of the series fires for the occurrences no override replaces.
+    private func alarmFires(_ alarm: DAVComponent, of owner: DAVComponent, in range: DAVTimeRange, collection: CalendarCollection) throws -> Bool {
+        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: -62_135_596_800)
+        let to = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: 253_402_300_799)
+        guard let trigger = alarm.properties.first(where: { $0.name.uppercased() == "TRIGGER" }) else {
+            throw Failure.precondition(403, .supportedFilter, "an alarm of \(owner.name) has no TRIGGER, so no time-range can be answered for it")
+        }
+        let repeats = alarm.properties.first { $0.name.uppercased() == "REPEAT" }.flatMap { Int($0.value) } ?? 0
+        let interval = alarm.properties.first { $0.name.uppercased() == "DURATION" }.flatMap { ICalendarComponents.seconds(ofDuration: $0.value) } ?? 0
+        let span = repeats > 0 && interval > 0 ? TimeInterval(repeats) * interval : 0
+        /// Whether the trigger at `first` or one of its repeats is in [from, to).
+        func fires(_ first: Date) -> Bool {
+            if first >= from { return first < to }
+            guard span > 0, first.addingTimeInterval(span) >= from else { return false }
+            let steps = (from.timeIntervalSince(first) / interval).rounded(.up)
+            return first.addingTimeInterval(steps * interval) < to
+        }
+        let isAbsolute = trigger.parameters.contains { $0.name.uppercased() == "VALUE" && $0.values.first?.uppercased() == "DATE-TIME" }
+            || !trigger.value.contains("P")
+        if isAbsolute {
+            guard let instant = ICalendarComponents.instant(of: trigger, zone: engine.timeZone) else {
+                throw Failure.precondition(403, .supportedFilter, "the alarm's TRIGGER \(trigger.value) cannot be read")
+            }
+            return fires(instant)
+        }
+        guard let offset = ICalendarComponents.seconds(ofDuration: trigger.value) else {
+            throw Failure.precondition(403, .supportedFilter, "the alarm's TRIGGER \(trigger.value) cannot be read")
+        }
+        let fromEnd = trigger.parameters.contains { $0.name.uppercased() == "RELATED" && $0.values.first?.uppercased() == "END" }
+        func property(_ name: String) -> DAVComponentProperty? { owner.properties.first { $0.name.uppercased() == name } }
+        if owner.name.uppercased() == "VTODO" {
+            let start = property("DTSTART").flatMap { ICalendarComponents.instant(of: $0, zone: engine.timeZone) }
+            var due = property("DUE").flatMap { ICalendarComponents.instant(of: $0, zone: engine.timeZone) }
+            if due == nil, let start, let length = property("DURATION").flatMap({ ICalendarComponents.seconds(ofDuration: $0.value) }) { due = start.addingTimeInterval(length) }
+            guard let base = fromEnd ? due : (start ?? due) else { return false }
+            return fires(base.addingTimeInterval(offset))
+        }
+        guard let uid = property("UID")?.value else { return false }
+        let ownRecurrence = property("RECURRENCE-ID").flatMap { ICalendarComponents.instant(of: $0, zone: engine.timeZone) }
+        // An occurrence whose alarm can fire in the range overlaps the range moved back by the
+        // trigger's offset and its repeats.
+        let window = (from.addingTimeInterval(-offset - span), to.addingTimeInterval(-offset))
+        for instance in try engine.expandedInstances(in: collection.id, uid: uid, from: window.0, to: max(window.1, window.0.addingTimeInterval(1))) {
+            if let ownRecurrence {
+                guard instance.isOverride, instance.recurrenceID == ownRecurrence else { continue }
+            } else if instance.isOverride {
+                continue
+            }
+            if fires((fromEnd ? instance.end : instance.start).addingTimeInterval(offset)) { return true }
+        }
+        return false
     }
 
     /// The UIDs of the calendar's events with an occurrence in the range (the engine's expansion).

@@ -183,6 +183,8 @@ extension IntentEngine {
         public let start: Date
         public let end: Date
         public let recurrenceID: Date?
+        /// Whether the instance is an override of its own (RECURRENCE-ID), not the series' rule.
+        public let isOverride: Bool
     }
 
     /// The instances of a collection's resource (by UID) that overlap [from, to), from the
@@ -205,7 +207,7 @@ extension IntentEngine {
                     }
                     let start = instant(occurrence.start)
                     instances.append((start, ExpandedInstance(text: text, start: start, end: instant(occurrence.end),
-                                                              recurrenceID: inSeries ? instant(occurrence.recurrenceKey) : nil)))
+                                                              recurrenceID: inSeries ? instant(occurrence.recurrenceKey) : nil, isOverride: isOverride)))
                 }
             }
             return instances.sorted { $0.0 < $1.0 }.map(\.1)

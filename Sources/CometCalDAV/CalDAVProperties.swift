@@ -89,7 +89,7 @@ extension Context {
             let segments = try engine.collectionSegments()
             for collection in try engine.calendarCollections() {
                 let segment = segments[collection.id] ?? collection.id.lowercasedText
-                responses.append(Self.response(href: Paths.collection(user, segment), available: collectionProperties(collection, head: head), selection: selection))
+                responses.append(Self.response(href: Paths.collection(user, segment), available: try collectionProperties(collection, head: head), selection: selection))
             }
         }
         return Self.multistatus(responses)
@@ -100,7 +100,7 @@ extension Context {
     /// A calendar's properties. The ctag and the sync token are the store's change feed head:
     /// a change to any calendar of the user changes every calendar's (a client then asks
     /// sync-collection, which answers only this calendar's changes).
-    func collectionProperties(_ collection: CalendarCollection, head: Int64) -> [DAVProperty] {
+    func collectionProperties(_ collection: CalendarCollection, head: Int64) throws -> [DAVProperty] {
         var properties: [DAVProperty] = [
             DAVProperty(.dav("resourcetype"), .elements([Self.element(.dav("collection")), Self.element(.caldav("calendar"))])),
             DAVProperty(.dav("displayname"), .text(collection.title)),
@@ -118,6 +118,9 @@ extension Context {
         ]
         if let description = collection.description { properties.append(DAVProperty(.caldav("calendar-description"), .text(description))) }
         if let color = collection.color { properties.append(DAVProperty(.appleICal("calendar-color"), .text(color))) }
+        for (key, value) in try engine.collectionClientProperties(collection.id).sorted(by: { $0.key < $1.key }) {
+            if let name = Self.deadName(key) { properties.append(DAVProperty(name, .text(value))) }
+        }
         return properties + common()
     }
 
@@ -125,7 +128,7 @@ extension Context {
         let selection = try Self.propertySelection(request)
         let depth = try depth()
         let head = try engine.changeHead()
-        var responses = [Self.response(href: Paths.collection(user, segment), available: collectionProperties(collection, head: head), selection: selection)]
+        var responses = [Self.response(href: Paths.collection(user, segment), available: try collectionProperties(collection, head: head), selection: selection)]
         if depth == 1 {
             let wantsData = Self.asks(selection, for: .caldav("calendar-data")) || Self.asks(selection, for: .dav("getcontentlength"))
             if wantsData {
@@ -168,8 +171,29 @@ extension Context {
 
     // MARK: PROPPATCH
 
-    /// Sets or removes a calendar's displayname, colour and description: all of them or none
-    /// (RFC 4918 §9.2). Any other property is refused with 403, and the rest then fail with 424.
+    /// A dead property's key in the store: its name in Clark notation, `{namespace}local`.
+    static func deadKey(_ name: DAVName) -> String { "{" + name.namespace + "}" + name.local }
+
+    static func deadName(_ key: String) -> DAVName? {
+        guard key.hasPrefix("{"), let close = key.firstIndex(of: "}") else { return nil }
+        return DAVName(String(key[key.index(after: key.startIndex)..<close]), String(key[key.index(after: close)...]))
+    }
+
+    /// What a calendar keeps of properties it gives no meaning to (dead properties, such as
+    /// Apple's calendar-order): text values of at most this many bytes, this many per calendar.
+    static let deadValueBytes = 4_096
+    static let deadPropertiesPerCalendar = 64
+
+    /// Names in the WebDAV and CalDAV namespaces are the protocols' own: those not changeable
+    /// here are protected, never kept as dead properties.
+    static func isProtected(_ name: DAVName) -> Bool {
+        name.namespace == "DAV:" || name.namespace == "urn:ietf:params:xml:ns:caldav" || name == .calendarServer("getctag")
+    }
+
+    /// Sets or removes a calendar's displayname, colour and description, and the properties a
+    /// client keeps there (dead properties, text only): all of them or none (RFC 4918 §9.2).
+    /// A protected property, or a dead one with elements in it, is refused with 403, one over
+    /// the limits with 507, and the rest then fail with 424.
     func proppatch(_ collection: CalendarCollection, segment: String) throws -> HTTPResponse {
         let body: DAVProppatchRequest
         do {
@@ -178,13 +202,17 @@ extension Context {
             throw Self.failure(for: error)
         }
         var changes: [IntentEngine.CollectionProperty: String?] = [:]
+        var dead: [String: String?] = [:]
         var names: [DAVName] = []
         var refused: [DAVName] = []
+        var withElements: [DAVName] = []
         for instruction in body.instructions {
             let name: DAVName
             let value: String?
             switch instruction {
-            case .set(let element): (name, value) = (element.name, element.text)
+            case .set(let element):
+                (name, value) = (element.name, element.text)
+                if !element.children.isEmpty, !Self.isProtected(name) { withElements.append(name) }
             case .remove(let removed): (name, value) = (removed, nil)
             }
             names.append(name)
@@ -193,23 +221,38 @@ extension Context {
                 if let value { changes[.title] = value } else { refused.append(name) }
             case .appleICal("calendar-color"): changes[.color] = value
             case .caldav("calendar-description"): changes[.description] = value
-            default: refused.append(name)
+            default:
+                if Self.isProtected(name) { refused.append(name) } else { dead[Self.deadKey(name)] = .some(value) }
             }
         }
         let href = Paths.collection(user, segment)
-        if !refused.isEmpty {
-            let failed = names.filter { !refused.contains($0) }
+        func refusal(_ status: Int, _ these: [DAVName], error: DAVPrecondition?, _ description: String) -> HTTPResponse {
+            let failed = names.filter { !these.contains($0) }
             return Self.multistatus([DAVResponse(href: href, body: .propstats([
-                DAVPropstat(status: 403, properties: refused.map { DAVProperty($0) }, error: DAVPrecondition(.dav("cannot-modify-protected-property")),
-                            description: "only displayname (set), calendar-color and calendar-description can be changed"),
-                DAVPropstat(status: 424, properties: failed.map { DAVProperty($0) }),
-            ]))])
+                DAVPropstat(status: status, properties: these.map { DAVProperty($0) }, error: error, description: description),
+            ] + (failed.isEmpty ? [] : [DAVPropstat(status: 424, properties: failed.map { DAVProperty($0) })])))])
+        }
+        if !refused.isEmpty {
+            return refusal(403, refused, error: DAVPrecondition(.dav("cannot-modify-protected-property")),
+                           "displayname (set), calendar-color and calendar-description can be changed, and properties outside the DAV: and CalDAV namespaces kept; these are the protocols' own")
+        }
+        if !withElements.isEmpty {
+            return refusal(403, withElements, error: nil, "a property kept for clients holds text, not elements")
+        }
+        let kept = try engine.collectionClientProperties(collection.id)
+        let long = dead.filter { ($0.value?.utf8.count ?? 0) > Self.deadValueBytes }.keys.compactMap(Self.deadName)
+        var after = kept
+        for (key, value) in dead { after[key] = value }
+        if !long.isEmpty || after.count > Self.deadPropertiesPerCalendar {
+            return refusal(507, long.isEmpty ? dead.keys.compactMap(Self.deadName) : long, error: nil,
+                           "a calendar keeps at most \(Self.deadPropertiesPerCalendar) properties for clients, each at most \(Self.deadValueBytes) bytes")
         }
         if !changes.isEmpty, case .failure(let refusal) = engine.updateCollection(collection.id, changes) {
             return Self.multistatus([DAVResponse(href: href, body: .propstats([
                 DAVPropstat(status: 409, properties: names.map { DAVProperty($0) }, description: refusal.message),
             ]))])
         }
+        if !dead.isEmpty { try engine.setCollectionClientProperties(collection.id, dead) }
         return Self.multistatus([.properties(href: href, found: names.map { DAVProperty($0) })])
     }
 

@@ -298,3 +298,32 @@ extension IntentEngine {
         try transaction.setMeta(IntentEngine.segmentsKey, JSONWriter.compact(.object(object)))
     }
 }
+
+// MARK: Properties clients keep on a calendar
+
+extension IntentEngine {
+    private func clientPropertiesKey(_ collection: UUID) -> String { "caldav.properties." + collection.lowercasedText }
+
+    /// Properties a client set on a calendar that CometCal gives no meaning to (a WebDAV dead
+    /// property, such as Apple's calendar-order), by name, as text.
+    public func collectionClientProperties(_ collection: UUID) throws -> [String: String] {
+        try store.readTransaction { try clientProperties(collection, $0) }
+    }
+
+    /// Sets (a value) or removes (nil) such properties, all in one transaction.
+    public func setCollectionClientProperties(_ collection: UUID, _ changes: [String: String?]) throws {
+        try store.transaction { transaction in
+            var properties = try clientProperties(collection, transaction)
+            for (name, value) in changes { properties[name] = value }
+            let object = JSONObject(properties.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
+            try transaction.setMeta(clientPropertiesKey(collection), JSONWriter.compact(.object(object)))
+        }
+    }
+
+    private func clientProperties(_ collection: UUID, _ transaction: any StoreReader) throws -> [String: String] {
+        guard let text = try transaction.meta(clientPropertiesKey(collection)), case .object(let object)? = try? JSONParser.parse(text) else { return [:] }
+        var properties: [String: String] = [:]
+        for (name, value) in object { if let text = value.stringValue { properties[name] = text } }
+        return properties
+    }
+}

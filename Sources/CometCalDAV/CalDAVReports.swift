@@ -233,12 +233,21 @@ extension Context {
         var truncated = false
         if let limit = sync.limit, changed.count + removed.count > limit {
             // RFC 6578 §3.6: the first changes, a token that goes on after the last of them, and
-            // a 507 for the request-URI. An initial sync cannot be cut (its resources have no
-            // order in the feed): it is refused with the limit's precondition.
-            guard !sync.syncToken.isEmpty else {
-                throw Failure.precondition(507, .numberOfMatchesWithinLimits,
-                                           "the calendar has \(changed.count + removed.count) resources, more than the limit of \(limit); the first sync of a calendar is not split into parts: ask without a limit")
+            // a 507 for the request-URI. A first sync is cut in the order of the change feed.
+            if sync.syncToken.isEmpty {
+                let refused = Failure.precondition(507, .numberOfMatchesWithinLimits,
+                                                   "the calendar has \(changed.count) resources, more than the limit of \(limit), and the change feed no longer orders them all (older deletions were forgotten, or some predate it): ask without a limit")
+                guard let feed = try engine.collectionChanges(in: collection.id, since: 0) else { throw refused }
+                // Resources the feed has no number for (older than it) come first; the cut must
+                // fall after them, or the token could not find the rest.
+                let ordered = changed.sorted { (feed.sequences[$0.name] ?? 0, $0.name) < (feed.sequences[$1.name] ?? 0, $1.name) }
+                guard let last = ordered.prefix(limit).last, let number = feed.sequences[last.name], number > 0 else { throw refused }
+                changed = Array(ordered.prefix(limit))
+                head = number
+                truncated = true
             }
+        }
+        if let limit = sync.limit, !sync.syncToken.isEmpty, changed.count + removed.count > limit {
             let ordered = (changed.map { ($0.name, true) } + removed.map { ($0, false) }).sorted { (sequences[$0.0] ?? 0) < (sequences[$1.0] ?? 0) }
             let kept = ordered.prefix(limit)
             let keptNames = Set(kept.map(\.0))

@@ -1,5 +1,6 @@
 import Foundation
 import CometDAV
+import CometSchema
 
 /// The iCalendar text CometCal's own writer produced, as the component tree a calendar-query
 /// filter is evaluated against. Only our export's output is read here (never a client's body:
@@ -92,6 +93,9 @@ enum ICalendarComponents {
     /// Whether a to-do overlaps a range, by RFC 4791 §9.9's table (DTSTART, DUE, DURATION,
     /// COMPLETED, CREATED); an open end of the range is unbounded.
     static func todoOverlaps(_ todo: DAVComponent, _ range: DAVTimeRange, zone: TimeZone) -> Bool {
+        if let instances = recurringToDoInstances(todo, range, zone: zone) {
+            return instances.contains { todoOverlaps($0, range, zone: zone) }
+        }
         func time(_ name: String) -> Date? {
             todo.properties.first { $0.name == name }.flatMap { instant(of: $0, zone: zone) }
         }
@@ -115,6 +119,52 @@ enum ICalendarComponents {
         case let (completed?, nil): return start <= completed && end >= completed
         case let (nil, created?): return end > created
         case (nil, nil): return true
+        }
+    }
+
+    /// A to-do with an RRULE and a DTSTART (kept as written: the tasks schema has no recurrence):
+    /// its instances that can overlap the range, each with its DTSTART and DUE moved to that
+    /// occurrence (§9.9 applies to each). RDATE and EXDATE are not read. Nil for a to-do that
+    /// does not recur, or whose rule or start cannot be read (then its own times answer).
+    static func recurringToDoInstances(_ todo: DAVComponent, _ range: DAVTimeRange, zone: TimeZone) -> [DAVComponent]? {
+        guard let rruleText = todo.properties.first(where: { $0.name == "RRULE" })?.value,
+              let startProperty = todo.properties.first(where: { $0.name == "DTSTART" }),
+              let rule = try? RecurrenceRule(parsing: rruleText),
+              let first = instant(of: startProperty, zone: zone) else { return nil }
+        let due = todo.properties.first { $0.name == "DUE" }.flatMap { instant(of: $0, zone: zone) }
+        let length = due.map { $0.timeIntervalSince(first) } ?? todo.properties.first { $0.name == "DURATION" }.flatMap { seconds(ofDuration: $0.value) } ?? 0
+        let value = startProperty.value
+        let isUTC = value.hasSuffix("Z")
+        let isDate = value.count == 8
+        var seriesZone = zone
+        if isUTC { seriesZone = TimeZone(identifier: "UTC")! }
+        if let tzid = startProperty.parameters.first(where: { $0.name == "TZID" })?.values.first, let named = TimeZone(identifier: tzid) { seriesZone = named }
+        guard let wall = isDate ? CalendarDate(parsing: value).flatMap({ LocalDateTime(date: $0, hour: 0, minute: 0) })
+                                : LocalDateTime(parsing: isUTC ? String(value.dropLast()) : value) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = seriesZone
+        func wallTime(_ date: Date) -> LocalDateTime? {
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            guard let year = parts.year, let month = parts.month, let day = parts.day,
+                  let civil = CalendarDate(year: year, month: month, day: day) else { return nil }
+            return LocalDateTime(date: civil, hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0)
+        }
+        func instantOf(_ local: LocalDateTime) -> Date? {
+            calendar.date(from: DateComponents(year: local.date.year, month: local.date.month, day: local.date.day,
+                                               hour: local.hour, minute: local.minute, second: local.second))
+        }
+        let set = RecurrenceSet(start: wall, timeZone: isUTC ? TimeZone(identifier: "UTC") : seriesZone, rule: rule, isAllDay: isDate)
+        // The first occurrences that end at or after the range's start decide: an earlier one
+        // ends before the range, and if none of the first few overlaps, none later starts
+        // inside the range (§9.9's edges are inclusive, so a few, not one).
+        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970) - max(length, 0) - 1) }.flatMap(wallTime)
+        let through = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) }.flatMap(wallTime)
+        let starts = set.occurrences(from: from, through: through, limit: 4)
+        return starts.compactMap(instantOf).map { start in
+            var properties = todo.properties.filter { !["DTSTART", "DUE", "DURATION", "RRULE"].contains($0.name) }
+            properties.append(DAVComponentProperty(name: "DTSTART", value: utcText(start)))
+            if due != nil || length > 0 { properties.append(DAVComponentProperty(name: "DUE", value: utcText(start.addingTimeInterval(length)))) }
+            return DAVComponent(name: todo.name, properties: properties, components: todo.components)
         }
     }
 

@@ -50,3 +50,64 @@ struct CalDAVQueryTests {
         #expect(try Self.hrefs(server, "team", Self.alarmFilter("20260701T102100Z", "20260701T110000Z")).isEmpty)
     }
 }
+
+/// sync-collection with DAV:limit (RFC 6578 §3.6).
+@Suite("CalDAV sync-collection cut at DAV:limit")
+struct CalDAVSyncLimitTests {
+    static func sync(_ server: LiveServer, token: String, limit: Int) throws -> (hrefs: [String], cut: Bool, token: String) {
+        let body = """
+            <D:sync-collection xmlns:D="DAV:"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level>
+            <D:limit><D:nresults>\(limit)</D:nresults></D:limit><D:prop><D:getetag/></D:prop></D:sync-collection>
+            """
+        let answer = try server.send("REPORT", "/dav/calendars/alice/team/", body: body, headers: ["Depth": "1"])
+        #expect(answer.status == 207, "\(answer.body)")
+        let hrefs = answer.body.components(separatedBy: "<D:href>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        let next = answer.body.components(separatedBy: "<D:sync-token>").last.map { String($0.prefix { $0 != "<" }) } ?? ""
+        let cut = answer.body.contains("number-of-matches-within-limits")
+        return (hrefs.filter { $0.hasSuffix(".ics") }, cut, next)
+    }
+
+    @Test("a first sync over the limit is cut in the order the events changed, with a 507 on the calendar and a token that goes on; following the tokens lists every event once")
+    func firstSyncInParts() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/team/").status == 201)
+        for day in 1...5 {
+            let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:e\(day)\r\nDTSTAMP:20260601T080000Z\r\n"
+                + "DTSTART:2026060\(day)T090000Z\r\nDURATION:PT1H\r\nSUMMARY:Event \(day)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            #expect(try server.send("PUT", "/dav/calendars/alice/team/e\(day).ics", body: text, headers: ["Content-Type": "text/calendar"]).status == 201)
+        }
+        let first = try Self.sync(server, token: "", limit: 2)
+        #expect(first.hrefs == ["/dav/calendars/alice/team/e1.ics", "/dav/calendars/alice/team/e2.ics"])
+        #expect(first.cut)
+        let second = try Self.sync(server, token: first.token, limit: 2)
+        #expect(second.hrefs == ["/dav/calendars/alice/team/e3.ics", "/dav/calendars/alice/team/e4.ics"])
+        #expect(second.cut)
+        let third = try Self.sync(server, token: second.token, limit: 2)
+        #expect(third.hrefs == ["/dav/calendars/alice/team/e5.ics"])
+        #expect(!third.cut)
+        #expect(try Self.sync(server, token: third.token, limit: 2).hrefs.isEmpty)
+    }
+}
+
+/// To-dos with an RRULE, which the tasks schema keeps as written (RFC 4791 §9.9 applies to each
+/// recurrence instance).
+@Suite("CalDAV calendar-query: recurring to-dos")
+struct CalDAVRecurringToDoTests {
+    @Test("a time-range finds a monthly to-do by an occurrence after its first, in its own zone, and not between occurrences or after COUNT")
+    func monthly() throws {
+        let server = try LiveServer()
+        let todo = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VTODO\r\nUID:rent\r\nDTSTAMP:20260101T080000Z\r\n"
+            + "DTSTART;TZID=Europe/Berlin:20260112T120000\r\nDUE;TZID=Europe/Berlin:20260112T130000\r\nRRULE:FREQ=MONTHLY;COUNT=3\r\nSUMMARY:Pay rent\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/tasks/rent.ics", body: todo, headers: ["Content-Type": "text/calendar"]).status == 201)
+        func found(_ start: String, _ end: String) throws -> [String] {
+            try CalDAVQueryTests.hrefs(server, "tasks", "<C:comp-filter name=\"VTODO\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:comp-filter>")
+        }
+        let rent = ["/dav/calendars/alice/tasks/rent.ics"]
+        // 12 February, 12:00–13:00 Berlin is 11:00–12:00Z.
+        #expect(try found("20260212T000000Z", "20260213T000000Z") == rent)
+        #expect(try found("20260212T120000Z", "20260212T130000Z").isEmpty)
+        #expect(try found("20260215T000000Z", "20260310T000000Z").isEmpty)
+        #expect(try found("20260312T000000Z", "20260313T000000Z") == rent)
+        #expect(try found("20260412T000000Z", "20260413T000000Z").isEmpty)
+    }
+}

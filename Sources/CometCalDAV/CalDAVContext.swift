@@ -260,7 +260,7 @@ struct Context {
         case .preconditionFailed: return Failure(.text(412, refusal.message + "\n"))
         case .notFound: return Failure(.text(404, refusal.message + "\n"))
         case .invalidCalendarData: return .precondition(403, .validCalendarData, refusal.message)
-        case .notOneObject: return .precondition(403, .validCalendarObjectResource, refusal.message)
+        case .notAnObjectResource: return .precondition(403, .validCalendarObjectResource, refusal.message)
         case .unsupportedComponent: return .precondition(403, .supportedCalendarComponent, refusal.message)
         case .uidConflict(let collection, let name):
             let segment = (try? engine.collectionSegments())?[collection] ?? collection.lowercasedText

@@ -29,10 +29,11 @@ public struct ResourceRefusal: Error, Sendable, Hashable, CustomStringConvertibl
         case preconditionFailed
         /// Nothing by that name (404).
         case notFound
-        /// The text is not a calendar object resource the importer accepts (C:valid-calendar-data,
-        /// or C:valid-calendar-object-resource for more than one UID).
+        /// The text is not calendar data the importer accepts (C:valid-calendar-data).
         case invalidCalendarData
-        case notOneObject
+        /// Not a calendar object resource by RFC 4791 §4.1: more than one UID, or an iTIP
+        /// message (METHOD) (C:valid-calendar-object-resource).
+        case notAnObjectResource
         /// A component this collection does not hold (C:supported-calendar-component).
         case unsupportedComponent
         /// The UID is another resource's (C:no-uid-conflict): `conflict` names it.
@@ -442,6 +443,7 @@ extension IntentEngine {
         var problems: [ImportReport.Problem] = []
         var unsupported: [String] = []
         var calendars = 0
+        var isMessage = false
         while let item = reader.next() {
             switch item {
             case .calendar: calendars += 1
@@ -459,7 +461,9 @@ extension IntentEngine {
                 } else {
                     keys.insert(nil)
                 }
-            case .message(let message): uids.insert(message.uid)
+            case .message(let message):
+                uids.insert(message.uid)
+                isMessage = true
             case .skipped(let component, _):
                 if !["VTIMEZONE"].contains(component.uppercased()) { unsupported.append(component) }
             case .problem(let problem): problems.append(.init(source: name, line: problem.line, uid: problem.uid, message: problem.message))
@@ -475,8 +479,11 @@ extension IntentEngine {
         guard calendars == 1 else {
             throw ResourceRefusal(reason: .invalidCalendarData, message: calendars == 0 ? "the body is not iCalendar data (no VCALENDAR)" : "a resource holds one VCALENDAR, not \(calendars)", problems: [])
         }
+        if isMessage {
+            throw ResourceRefusal(reason: .notAnObjectResource, message: "a calendar object resource has no METHOD (RFC 4791 §4.1): this is an iTIP message; `cometcal import` applies those, or send it without METHOD", problems: [])
+        }
         guard uids.count == 1, let uid = uids.first else {
-            throw ResourceRefusal(reason: .notOneObject, message: uids.isEmpty ? "the calendar holds no event" : "a resource holds one event and its overrides (one UID), not \(uids.count) UIDs (RFC 4791 §4.1)", problems: [])
+            throw ResourceRefusal(reason: .notAnObjectResource, message: uids.isEmpty ? "the calendar holds no event" : "a resource holds one event and its overrides (one UID), not \(uids.count) UIDs (RFC 4791 §4.1)", problems: [])
         }
         return (uid, keys)
     }

@@ -160,7 +160,7 @@ struct CalendarResourceTests {
         #expect(notCalendar?.reason == .invalidCalendarData)
         let two = Self.event(uid: "a", summary: "A").replacingOccurrences(of: "END:VCALENDAR\r\n", with: "")
             + "BEGIN:VEVENT\r\nUID:b\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:20260614T120000Z\r\nSUMMARY:B\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-        #expect(refusal(fixture.engine.putResource(in: work.id, named: "x.ics", text: two))?.reason == .notOneObject)
+        #expect(refusal(fixture.engine.putResource(in: work.id, named: "x.ics", text: two))?.reason == .notAnObjectResource)
         let badDate = refusal(fixture.engine.putResource(in: work.id, named: "x.ics", text: Self.event(uid: "c", summary: "C", start: "20261345T990000Z")))
         #expect(badDate?.reason == .invalidCalendarData)
         #expect(badDate?.problems.first?.line == 7)

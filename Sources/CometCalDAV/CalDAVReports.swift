@@ -57,6 +57,16 @@ extension Context {
         let original = ICalendarComponents.parse(text)
         let dropped: Set<String> = ["DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "EXRULE", "EXDATE", "RECURRENCE-ID"]
         var components: [DAVComponent] = []
+        // A recurring to-do (its RRULE kept as written): its instances in the range.
+        if let todo = original.components.first(where: { $0.name == "VTODO" }) {
+            let cap = 10_000
+            guard let instances = ICalendarComponents.recurringToDoInstances(todo, range, zone: engine.timeZone, limit: cap + 1) else { return text }
+            if instances.count > cap {
+                throw Failure.precondition(507, .numberOfMatchesWithinLimits, "the to-do \(resource.uid) has more than \(cap) occurrences in the range to expand; ask for a shorter range")
+            }
+            components = instances.filter { ICalendarComponents.todoOverlaps($0, range, zone: engine.timeZone) }
+            return ICalendarComponents.text(of: DAVComponent(name: "VCALENDAR", properties: original.properties, components: components))
+        }
         for instance in try engine.expandedInstances(in: collection.id, uid: resource.uid, from: from, to: to) {
             guard let source = ICalendarComponents.parse(instance.text).components.first(where: { $0.name != "VTIMEZONE" }) else { continue }
             var properties = source.properties.filter { !dropped.contains($0.name) }

@@ -126,7 +126,7 @@ enum ICalendarComponents {
     /// its instances that can overlap the range, each with its DTSTART and DUE moved to that
     /// occurrence (§9.9 applies to each). RDATE and EXDATE are not read. Nil for a to-do that
     /// does not recur, or whose rule or start cannot be read (then its own times answer).
-    static func recurringToDoInstances(_ todo: DAVComponent, _ range: DAVTimeRange, zone: TimeZone) -> [DAVComponent]? {
+    static func recurringToDoInstances(_ todo: DAVComponent, _ range: DAVTimeRange, zone: TimeZone, limit: Int = 4) -> [DAVComponent]? {
         guard let rruleText = todo.properties.first(where: { $0.name == "RRULE" })?.value,
               let startProperty = todo.properties.first(where: { $0.name == "DTSTART" }),
               let rule = try? RecurrenceRule(parsing: rruleText),
@@ -159,9 +159,10 @@ enum ICalendarComponents {
         // inside the range (§9.9's edges are inclusive, so a few, not one).
         let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970) - max(length, 0) - 1) }.flatMap(wallTime)
         let through = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) }.flatMap(wallTime)
-        let starts = set.occurrences(from: from, through: through, limit: 4)
+        let starts = set.occurrences(from: from, through: through, limit: limit)
         return starts.compactMap(instantOf).map { start in
-            var properties = todo.properties.filter { !["DTSTART", "DUE", "DURATION", "RRULE"].contains($0.name) }
+            var properties = todo.properties.filter { !["DTSTART", "DUE", "DURATION", "RRULE", "RDATE", "EXDATE"].contains($0.name) }
+            properties.append(DAVComponentProperty(name: "RECURRENCE-ID", value: utcText(start)))
             properties.append(DAVComponentProperty(name: "DTSTART", value: utcText(start)))
             if due != nil || length > 0 { properties.append(DAVComponentProperty(name: "DUE", value: utcText(start.addingTimeInterval(length)))) }
             return DAVComponent(name: todo.name, properties: properties, components: todo.components)

@@ -93,7 +93,7 @@ struct CalDAVSyncLimitTests {
 /// recurrence instance).
 @Suite("CalDAV calendar-query: recurring to-dos")
 struct CalDAVRecurringToDoTests {
-    @Test("a time-range finds a monthly to-do by an occurrence after its first, in its own zone, and not between occurrences or after COUNT")
+    @Test("a time-range finds a monthly to-do by an occurrence after its first, in its own zone, and not between occurrences or after COUNT; expand gives its instances in the range")
     func monthly() throws {
         let server = try LiveServer()
         let todo = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VTODO\r\nUID:rent\r\nDTSTAMP:20260101T080000Z\r\n"
@@ -109,5 +109,17 @@ struct CalDAVRecurringToDoTests {
         #expect(try found("20260215T000000Z", "20260310T000000Z").isEmpty)
         #expect(try found("20260312T000000Z", "20260313T000000Z") == rent)
         #expect(try found("20260412T000000Z", "20260413T000000Z").isEmpty)
+        // Expanded (RFC 4791 §9.6.5): the instances in the range, each with its RECURRENCE-ID, in UTC.
+        let query = """
+            <C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data>
+            <C:expand start="20260201T000000Z" end="20260401T000000Z"/></C:calendar-data></D:prop>
+            <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO"><C:time-range start="20260201T000000Z" end="20260401T000000Z"/>
+            </C:comp-filter></C:comp-filter></C:filter></C:calendar-query>
+            """
+        let body = try server.send("REPORT", "/dav/calendars/alice/tasks/", body: query, headers: ["Depth": "1"]).body.replacingOccurrences(of: "&#13;", with: "\r")
+        #expect(body.components(separatedBy: "BEGIN:VTODO").count - 1 == 2)
+        #expect(body.contains("RECURRENCE-ID:20260212T110000Z\r\nDTSTART:20260212T110000Z\r\nDUE:20260212T120000Z\r\n"))
+        #expect(body.contains("RECURRENCE-ID:20260312T110000Z\r\nDTSTART:20260312T110000Z\r\nDUE:20260312T120000Z\r\n"))
+        #expect(!body.contains("RRULE"))
     }
 }

@@ -277,9 +277,24 @@ extension IntentEngine {
                 sequence = try transaction.appendJournal(JournalEntry(
                     intent: "caldav.put", summary: "\(existing == nil ? "Added" : "Changed") “\(title)” from a calendar client", created: clock(), changes: changes))
             }
+            var warnings = report.warnings
+            if let method = Self.calendarMethod(text) {
+                warnings.append(ImportReport.Problem(source: name, line: method.line, uid: incoming.uid,
+                                                     message: "METHOD:\(method.value) is not kept: a calendar object resource has no METHOD (RFC 4791 §4.1); the event it carries is stored"))
+            }
             return ResourceWrite(resource: resource(uid: incoming.uid, records: records, names: names), created: existing == nil,
-                                 warnings: report.warnings, journalSequence: sequence, changes: report.changes)
+                                 warnings: warnings, journalSequence: sequence, changes: report.changes)
         }
+    }
+
+    /// The VCALENDAR's METHOD (an iTIP message's), with its line: before the first component.
+    static func calendarMethod(_ text: String) -> (value: String, line: Int)? {
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let upper = line.uppercased()
+            if upper.hasPrefix("BEGIN:"), upper != "BEGIN:VCALENDAR" { return nil }
+            if upper.hasPrefix("METHOD:") { return (String(line.dropFirst("METHOD:".count)), index + 1) }
+        }
+        return nil
     }
 
     /// Deletes a resource (the event and its overrides) as a DELETE does; one journal entry.

@@ -19,7 +19,7 @@ final class LiveServer: @unchecked Sendable {
     let server: HTTPServer
     var url: String { "http://127.0.0.1:\(server.port)/dav/" }
 
-    init() throws {
+    init(maximumResourceBytes: Int = 10 * 1024 * 1024) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("caldav-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let registry = try Registry.load(paths: [Self.repository.appendingPathComponent("Schemas").path,
@@ -37,7 +37,8 @@ final class LiveServer: @unchecked Sendable {
         }
         let account = Account(engine)
         let service = CalDAVService(configuration: CalDAVService.Configuration(
-            serve: { user, _, body in user == "alice" ? try account.lock.withLock { try body(account.engine) } : nil }, anonymousUser: "alice"))
+            serve: { user, _, body in user == "alice" ? try account.lock.withLock { try body(account.engine) } : nil }, anonymousUser: "alice",
+            maximumResourceBytes: maximumResourceBytes))
         server = try HTTPServer.start(listeningOn: "127.0.0.1:0", authentication: .passwordFile(passwords), handler: { service.handle($0) })
     }
 

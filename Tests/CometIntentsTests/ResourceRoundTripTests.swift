@@ -59,3 +59,20 @@ struct ResourceRoundTripTests {
         #expect(stable >= 25, "only \(stable) fixtures round-tripped")
     }
 }
+
+extension ResourceRoundTripTests {
+    @Test("a resource sent with METHOD:REQUEST or PUBLISH is stored as the event it carries, with a warning that the METHOD line is not kept")
+    func methodDroppedWithWarning() throws {
+        let fixture = try TestStore(label: "round-trip-method")
+        let work = try fixture.makeCalendar("Work")
+        for method in ["REQUEST", "PUBLISH"] {
+            let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nMETHOD:\(method)\r\nBEGIN:VEVENT\r\nUID:m-\(method)\r\nDTSTAMP:20260601T080000Z\r\n"
+                + "DTSTART:20260610T090000Z\r\nDURATION:PT1H\r\nSUMMARY:Invited\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            guard case .success(let write) = fixture.engine.putResource(in: work.id, named: "m-\(method).ics", text: text) else {
+                Issue.record("METHOD:\(method) refused")
+                continue
+            }
+            #expect(write.warnings.contains { $0.message.contains("METHOD") }, "\(write.warnings.map(\.message))")
+        }
+    }
+}

@@ -296,7 +296,7 @@ extension Context {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//CometCal//CalDAV//EN", "BEGIN:VFREEBUSY",
                      "DTSTAMP:" + ICalendarComponents.utcText(Date()), "DTSTART:" + ICalendarComponents.utcText(from), "DTEND:" + ICalendarComponents.utcText(to)]
         for span in busy {
-            lines.append("FREEBUSY;FBTYPE=BUSY:" + ICalendarComponents.utcText(span.start) + "/" + ICalendarComponents.utcText(span.end))
+            lines.append("FREEBUSY;FBTYPE=\(span.kind.rawValue):" + ICalendarComponents.utcText(span.start) + "/" + ICalendarComponents.utcText(span.end))
         }
         lines += ["END:VFREEBUSY", "END:VCALENDAR"]
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: Array((lines.joined(separator: "\r\n") + "\r\n").utf8))

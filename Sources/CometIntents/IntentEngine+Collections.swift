@@ -214,26 +214,43 @@ extension IntentEngine {
         }
     }
 
-    /// The busy times of a calendar in [from, to), as a free-busy query answers: the
-    /// occurrences that block time (not free, not cancelled), clipped to the range, merged.
-    public func busyPeriods(in calendar: UUID, from: Date, to: Date) throws -> [(start: Date, end: Date)] {
+    /// What a busy time is, as free-busy reports it (RFC 5545 FBTYPE).
+    public enum BusyKind: String, Sendable {
+        case busy = "BUSY"
+        case tentative = "BUSY-TENTATIVE"
+    }
+
+    /// The busy times of a calendar in [from, to), as a free-busy query answers (RFC 4791
+    /// §7.10): every occurrence that blocks time (not TRANSP:TRANSPARENT, not
+    /// STATUS:CANCELLED), all-day ones included, clipped to the range; a tentative one is
+    /// BUSY-TENTATIVE. Overlapping times of one kind are merged.
+    public func busyPeriods(in calendar: UUID, from: Date, to: Date) throws -> [(start: Date, end: Date, kind: BusyKind)] {
         try store.readTransaction { transaction in
-            var spans: [(start: Date, end: Date)] = []
+            var spans: [(start: Date, end: Date, kind: BusyKind)] = []
             for entity in exportedEntities where entity.temporalFields != nil {
                 guard let filters = memberFilters(entity, in: calendar) else { continue }
+                let transparency = entity.properties.first { $0.type.base == .builtin(.bool) && $0.icalName == "TRANSP" && $0.icalParameter == nil }?.name
+                let status = entity.properties.first { $0.icalName == "STATUS" && $0.icalParameter == nil }
+                func statusText(_ record: EntityRecord) -> String? {
+                    guard let status, case .enumCase(let name)? = record[status.name], case .enumeration(let enumName) = status.type.base,
+                          let found = registry.enumeration(enumName)?.cases.first(where: { $0.name == name }) else { return nil }
+                    return (found.annotations.first(named: "ical")?.firstString ?? found.name).uppercased()
+                }
                 for occurrence in try transaction.occurrences(entity.name, from: from, to: to, zone: timeZone, matching: filters) {
-                    guard IntentEngine.freeReason(occurrence.record, registry: registry) == nil else { continue }
+                    if let transparency, case .bool(false)? = occurrence.record[transparency] { continue }
+                    let state = statusText(occurrence.record)
+                    if state == "CANCELLED" { continue }
                     // A floating or all-day time is read in the engine's zone, as the agenda reads it.
                     let start = max(instant(occurrence.start), from)
                     let end = min(instant(occurrence.end), to)
-                    if end > start { spans.append((start, end)) }
+                    if end > start { spans.append((start, end, state == "TENTATIVE" ? .tentative : .busy)) }
                 }
             }
-            spans.sort { $0.start < $1.start }
-            var merged: [(start: Date, end: Date)] = []
+            spans.sort { ($0.start, $0.kind.rawValue) < ($1.start, $1.kind.rawValue) }
+            var merged: [(start: Date, end: Date, kind: BusyKind)] = []
             for span in spans {
-                if let last = merged.last, span.start <= last.end {
-                    merged[merged.count - 1].end = max(last.end, span.end)
+                if let index = merged.lastIndex(where: { $0.kind == span.kind }), span.start <= merged[index].end {
+                    merged[index].end = max(merged[index].end, span.end)
                 } else {
                     merged.append(span)
                 }

@@ -123,3 +123,52 @@ struct CalDAVRecurringToDoTests {
         #expect(!body.contains("RRULE"))
     }
 }
+
+/// calendar-multiget and free-busy-query (RFC 4791 §7.9, §7.10).
+@Suite("CalDAV multiget and free-busy")
+struct CalDAVMultigetFreeBusyTests {
+    static func event(_ uid: String, _ start: String, extra: String = "") -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:\(start)\r\nDURATION:PT1H\r\nSUMMARY:\(uid)\r\n\(extra)END:VEVENT\r\nEND:VCALENDAR\r\n"
+    }
+
+    @Test("multiget answers each href asked: the event's data, or 404 for one that is not there")
+    func multiget() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/a.ics", body: Self.event("a", "20260610T090000Z"), headers: ["Content-Type": "text/calendar"]).status == 201)
+        let body = """
+            <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/><C:calendar-data/></D:prop>
+            <D:href>/dav/calendars/alice/work/a.ics</D:href><D:href>/dav/calendars/alice/work/gone.ics</D:href></C:calendar-multiget>
+            """
+        let answer = try server.send("REPORT", "/dav/calendars/alice/work/", body: body, headers: ["Depth": "1"])
+        #expect(answer.status == 207)
+        let responses = answer.body.components(separatedBy: "<D:response>").dropFirst()
+        let found = try #require(responses.first { $0.contains("/work/a.ics") })
+        #expect(found.contains("UID:a"))
+        let missing = try #require(responses.first { $0.contains("/work/gone.ics") })
+        #expect(missing.contains("404"))
+    }
+
+    @Test("free-busy-query: a VFREEBUSY with the busy times of the range (RFC 4791 §7.10): tentative ones BUSY-TENTATIVE, all-day ones busy, transparent and cancelled ones left out")
+    func freeBusy() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        for (uid, start, extra) in [("busy", "20260610T090000Z", ""), ("free", "20260610T120000Z", "TRANSP:TRANSPARENT\r\n"),
+                                    ("off", "20260610T150000Z", "STATUS:CANCELLED\r\n"), ("maybe", "20260611T090000Z", "STATUS:TENTATIVE\r\n"),
+                                    ("later", "20260720T090000Z", "")] {
+            #expect(try server.send("PUT", "/dav/calendars/alice/work/\(uid).ics", body: Self.event(uid, start, extra: extra), headers: ["Content-Type": "text/calendar"]).status == 201)
+        }
+        let allDay = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:trip\r\nDTSTAMP:20260601T080000Z\r\n"
+            + "DTSTART;VALUE=DATE:20260615\r\nDTEND;VALUE=DATE:20260616\r\nSUMMARY:Trip\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/work/trip.ics", body: allDay, headers: ["Content-Type": "text/calendar"]).status == 201)
+        let answer = try server.send("REPORT", "/dav/calendars/alice/work/", body: """
+            <C:free-busy-query xmlns:C="urn:ietf:params:xml:ns:caldav"><C:time-range start="20260601T000000Z" end="20260701T000000Z"/></C:free-busy-query>
+            """, headers: ["Depth": "1"])
+        #expect(answer.status == 200)
+        #expect(answer.headers["content-type"]?.hasPrefix("text/calendar") == true)
+        let busy = answer.body.components(separatedBy: "\r\n").filter { $0.hasPrefix("FREEBUSY") }
+        #expect(busy == ["FREEBUSY;FBTYPE=BUSY:20260610T090000Z/20260610T100000Z", "FREEBUSY;FBTYPE=BUSY-TENTATIVE:20260611T090000Z/20260611T100000Z",
+                         // The date in the server's zone (Europe/Berlin, summer time).
+                         "FREEBUSY;FBTYPE=BUSY:20260614T220000Z/20260615T220000Z"])
+    }
+}

@@ -16,9 +16,12 @@ extension IntentEngine {
     public func collectionSegments() throws -> [UUID: String] {
         try store.readTransaction { transaction in
             var segments: [UUID: String] = [:]
-            for (segment, id) in try chosenSegments(transaction) { segments[id] = segment }
-            for collection in try calendarCollectionRecords(transaction) where segments[collection.id] == nil {
-                segments[collection.id] = collection.id.lowercasedText
+            let calendars = try calendarCollectionRecords(transaction).map(\.id)
+            // A deleted calendar keeps its segment (for an undo) but answers at nothing.
+            let existing = Set(calendars + standaloneEntities.map { IntentEngine.standaloneID($0.name) })
+            for (segment, id) in try chosenSegments(transaction) where existing.contains(id) { segments[id] = segment }
+            for id in calendars where segments[id] == nil {
+                segments[id] = id.lowercasedText
             }
             // An entity's own collection (the to-dos) answers at its plural noun: tasks.
             for entity in standaloneEntities where segments[IntentEngine.standaloneID(entity.name)] == nil {
@@ -48,7 +51,11 @@ extension IntentEngine {
     public func nameCollection(_ id: UUID, segment: String) throws -> Bool {
         try store.transaction { transaction in
             var chosen = try chosenSegments(transaction)
-            if let owner = chosen[segment] { return owner == id }
+            // A segment whose calendar was deleted goes to the new one.
+            if let owner = chosen[segment] {
+                if owner == id { return true }
+                if try collection(owner, transaction) != nil { return false }
+            }
             if chosen.values.contains(id) { return false }
             chosen[segment] = id
             try saveSegments(chosen, transaction)
@@ -139,8 +146,11 @@ extension IntentEngine {
                 }
                 for record in members.sorted(by: { isOverride($0) && !isOverride($1) }) { try recorder.delete(record.entity, id: record.id) }
                 if let calendar { try recorder.delete(calendar.entity, id: id) }
+                // A calendar's URL stays its own, so that an undo brings it back where clients
+                // knew it (a new calendar made there takes it over); the to-dos answer at their
+                // own URL again.
                 var chosen = try chosenSegments(transaction)
-                if let segment = chosen.first(where: { $0.value == id })?.key {
+                if standalone != nil, let segment = chosen.first(where: { $0.value == id })?.key {
                     chosen[segment] = nil
                     try saveSegments(chosen, transaction)
                 }

@@ -72,3 +72,24 @@ struct CalDAVPropertyTests {
         #expect(body.contains("<D:getcontentlength>\(length)</D:getcontentlength>"))
     }
 }
+
+@Suite("CalDAV DELETE")
+struct CalDAVDeleteTests {
+    @Test("DELETE of an event is 204 and then 404; DELETE of a calendar takes it and its events in one journal entry, which one undo brings back")
+    func deletes() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        for uid in ["a", "b"] {
+            let event = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260601T080000Z\r\nDTSTART:20260610T090000Z\r\nDURATION:PT1H\r\nSUMMARY:\(uid)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            #expect(try server.send("PUT", "/dav/calendars/alice/work/\(uid).ics", body: event, headers: ["Content-Type": "text/calendar"]).status == 201)
+        }
+        #expect(try server.send("DELETE", "/dav/calendars/alice/work/a.ics").status == 204)
+        #expect(try server.send("GET", "/dav/calendars/alice/work/a.ics").status == 404)
+        let journal = try server.engine.history(limit: 1_000).count
+        #expect(try server.send("DELETE", "/dav/calendars/alice/work/").status == 204)
+        #expect(try server.send("PROPFIND", "/dav/calendars/alice/work/", headers: ["Depth": "0"]).status == 404)
+        #expect(try server.engine.history(limit: 1_000).count == journal + 1)
+        _ = try server.engine.undo()
+        #expect(try server.send("GET", "/dav/calendars/alice/work/b.ics").status == 200)
+    }
+}

@@ -109,4 +109,20 @@ struct CalDAVPreconditionTests {
         #expect(try server.send("DELETE", "/dav/calendars/alice/work/a.ics", headers: ["If-Match": "\"stale\""]).status == 412)
         #expect(try server.send("GET", "/dav/calendars/alice/work/a.ics").body.contains("SUMMARY:Standup"))
     }
+
+    @Test("MOVE, COPY, LOCK, UNLOCK, ACL and POST are 405 with the URL's Allow, on a calendar and on an event, and change nothing")
+    func methodsNotServed() throws {
+        let server = try Self.made("work")
+        #expect(try Self.put(server, "/dav/calendars/alice/work/a.ics", Self.event("a")).status == 201)
+        for path in ["/dav/calendars/alice/work/", "/dav/calendars/alice/work/a.ics"] {
+            let allow = try server.send("OPTIONS", path).headers["allow"]
+            for method in ["MOVE", "COPY", "LOCK", "UNLOCK", "ACL", "POST"] {
+                let answer = try server.send(method, path, headers: ["Destination": "http://127.0.0.1/dav/calendars/alice/work/b.ics"])
+                #expect(answer.status == 405, "\(method) \(path)")
+                #expect(answer.headers["allow"] == allow)
+            }
+        }
+        #expect(try server.send("GET", "/dav/calendars/alice/work/b.ics").status == 404)
+        #expect(try server.send("GET", "/dav/calendars/alice/work/a.ics").status == 200)
+    }
 }

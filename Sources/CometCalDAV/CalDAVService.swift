@@ -132,7 +132,7 @@ public final class CalDAVService: Sendable {
         do {
             root = try DAVXMLReader.parse(request.body)
         } catch {
-            throw Failure(.text(400, "The request body cannot be read: \(error)\n"))
+            throw Context.failure(for: error)
         }
         guard root.name == .dav("principal-property-search") else {
             throw Failure.precondition(403, .supportedReport([.dav("principal-property-search")]), "the report \(root.name) is not served here")

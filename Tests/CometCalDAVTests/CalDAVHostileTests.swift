@@ -203,4 +203,48 @@ struct CalDAVHostileTests {
         #expect(try server.send("GET", "/dav/calendars/alice/work/smuggled.ics").status == 404)
         #expect(try server.send("GET", "/dav/calendars/alice/work/secret-meeting.ics").status == 200)
     }
+
+    @Test("a calendar-query, an expand and a free-busy-query over 100 years of a series repeating every minute with no end: answered in bounded time with a clear refusal naming the limit of 1,000,000 occurrences, never a silent partial answer")
+    func minutelySeriesOverACentury() throws {
+        let server = try LiveServer()
+        try #require(try server.send("MKCALENDAR", "/dav/calendars/alice/work/").status == 201)
+        // From a client, such a rule is refused by the importer, with its reason.
+        let minutely = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:every-minute\r\nDTSTAMP:20260601T080000Z\r\n"
+            + "DTSTART:20260101T000000Z\r\nDTEND:20260101T000030Z\r\nRRULE:FREQ=MINUTELY\r\nSUMMARY:Tick\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let put = try server.send("PUT", "/dav/calendars/alice/work/every-minute.ics", body: minutely, headers: ["Content-Type": "text/calendar"])
+        #expect(put.status == 403)
+        #expect(put.body.contains("line 9: FREQ=MINUTELY with no end repeats 1440 times a day forever; give it a COUNT or UNTIL"), "\(put.body)")
+        // The engine takes it (RFC 5545 allows it), saying it is seldom meant, as `cometcal event add --repeat` does.
+        let made = server.engine.perform(IntentRequest(intent: "createEvent", parameters: ParameterBindings([
+            "title": .set(.string("Tick")), "startDate": .set(.dateTime(try DateTimeValue(parsing: "2026-01-01T00:00:00Z"))),
+            "endDate": .set(.dateTime(try DateTimeValue(parsing: "2026-01-01T00:00:30Z"))), "recurrence": .set(.recurrence(try RecurrenceRule(parsing: "FREQ=MINUTELY"))),
+        ]), references: ["calendar": "work"], confirmation: .confirmed))
+        guard case .done(let result) = made else {
+            Issue.record("createEvent: \(made)")
+            return
+        }
+        #expect(result.warnings.contains { $0.contains("repeats 1,440 times on 2026-01-01") }, "\(result.warnings)")
+        let before = try StoreCensus(of: server)
+        let range = "start=\"20260101T000000Z\" end=\"21260101T000000Z\""
+        let query = "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range \(range)/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>"
+        let expand = "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><C:calendar-data><C:expand \(range)/></C:calendar-data></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\"/></C:filter></C:calendar-query>"
+        let freeBusy = "<C:free-busy-query xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><C:time-range \(range)/></C:free-busy-query>"
+        for (name, body) in [("calendar-query", query), ("expand", expand), ("free-busy-query", freeBusy)] {
+            let started = Date()
+            let answer = try server.send("REPORT", "/dav/calendars/alice/work/", body: body, headers: ["Depth": "1"])
+            let seconds = Date().timeIntervalSince(started)
+            #expect(seconds < 30, "\(name) took \(seconds) s")
+            #expect(answer.status == 507, "\(name): \(answer.status) \(answer.body)")
+            #expect(answer.body.contains("number-of-matches-within-limits"), "\(name): \(answer.body)")
+            #expect(answer.body.contains("more than 1,000,000 occurrences"), "\(name): \(answer.body)")
+            #expect(!answer.body.contains("BEGIN:VEVENT") && !answer.body.contains("FREEBUSY;"), "\(name)")
+        }
+        // A year of it is answered: the event matches.
+        let year = query.replacingOccurrences(of: "21260101T000000Z", with: "20270101T000000Z")
+        let answer = try server.send("REPORT", "/dav/calendars/alice/work/", body: year, headers: ["Depth": "1"])
+        #expect(answer.status == 207)
+        #expect(answer.body.components(separatedBy: "<D:response>").count - 1 == 1, "\(answer.body)")
+        #expect(answer.body.contains("HTTP/1.1 200 OK"))
+        #expect(try StoreCensus(of: server) == before)
+    }
 }

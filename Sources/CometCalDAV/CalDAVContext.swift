@@ -274,6 +274,11 @@ struct Context {
         if case .request(let problem)? = error as? DAVBodyError, let precondition = problem.precondition {
             return .precondition(403, precondition, problem.description)
         }
+        // A body longer than the XML reader takes is too large (RFC 9110 §15.5.14), not malformed.
+        let xml: DAVXMLError? = if case .xml(let inner)? = error as? DAVBodyError { inner } else { error as? DAVXMLError }
+        if xml?.kind == .tooLarge {
+            return Failure(.text(413, "The request body cannot be read: \(error)\n"))
+        }
         return Failure(.text(400, "The request body cannot be read: \(error)\n"))
     }
 }

@@ -3,6 +3,7 @@ import CometHTTP
 import CometDAV
 import CometIntents
 import CometSchema
+import CometStore
 
 /// CalDAV (RFC 4791) over the engine: each HTTP request from `CometHTTP` is routed to a
 /// principal, a calendar home, a calendar (collection) or an event (resource), and answered
@@ -58,6 +59,10 @@ public final class CalDAVService: Sendable {
             response = try route(request, user: user)
         } catch let failure as Failure {
             response = failure.response
+        } catch let error as StoreError where error.code == .tooManyOccurrences {
+            // A time range too long for a dense series (calendar-query, expand, free-busy): a
+            // limit of this server, said with the engine's reason, never a partial answer.
+            response = Failure.precondition(507, .numberOfMatchesWithinLimits, error.message).response
         } catch {
             configuration.log?("caldav request failed", [("method", request.method), ("path", request.rawPath), ("error", "\(error)")])
             response = .text(500, "The server could not answer: \(error)\n")
@@ -132,7 +137,7 @@ public final class CalDAVService: Sendable {
         do {
             root = try DAVXMLReader.parse(request.body)
         } catch {
-            throw Failure(.text(400, "The request body cannot be read: \(error)\n"))
+            throw Context.failure(for: error)
         }
         guard root.name == .dav("principal-property-search") else {
             throw Failure.precondition(403, .supportedReport([.dav("principal-property-search")]), "the report \(root.name) is not served here")

@@ -686,7 +686,7 @@ struct Importer {
     private mutating func save(_ record: EntityRecord, incoming: ICalRecord, source: String) throws {
         do {
             try transaction.save(record)
-        } catch let error as StoreError where error.code == .invalidData || error.code == .constraint {
+        } catch let error as StoreError where error.code == .invalidData || error.code == .constraint || error.code == .tooManyOccurrences {
             problem(source, line: incoming.line, uid: incoming.uid, error.message)
             return
         }

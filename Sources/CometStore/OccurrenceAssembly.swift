@@ -94,7 +94,7 @@ public enum OccurrenceAssembly {
         let slack = OccurrenceKey.floatingSlack
         let (keys, complete) = shape.instanceKeys(series, from: from - slack, through: to + slack, reading: maximumExpandedPerSeries)
         if !complete {
-            throw StoreError(.invalidData, "one repeating event has more than \(NumberText.grouped(maximumExpandedPerSeries)) occurrences in this range; ask for a shorter range")
+            throw StoreError(.tooManyOccurrences, "one repeating event has more than \(NumberText.grouped(maximumExpandedPerSeries)) occurrences in this range; ask for a shorter range")
         }
         return rows(of: id, shape: shape, keys: keys, window: window, dense: dense, overridden: overridden)
     }

@@ -14,6 +14,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidData = "store_invalid_data"
         case notFound = "store_not_found"
         case permissions = "store_permissions"
+        /// A query would expand one repeating series past `OccurrenceAssembly.maximumExpandedPerSeries`
+        /// instances: it is refused whole (asking for a shorter range), never answered in part.
+        case tooManyOccurrences = "store_too_many_occurrences"
         /// The work took longer than its time limit and was stopped (and rolled back).
         case timedOut = "store_timed_out"
         /// Opened without migrating (read only), the store was written for other schemas or by

@@ -46,7 +46,14 @@ final class Statement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let number): rc = sqlite3_bind_int64(handle, index, number)
             case .real(let number): rc = sqlite3_bind_double(handle, index, number)
-            case .text(let text): rc = sqlite3_bind_text(handle, index, text, -1, cometcal_sqlite_transient())
+            case .text(let text):
+                // With its length in bytes: a NUL inside the text is kept (as a C string it would
+                // end the text there, and the rest would be lost in silence).
+                let length = text.utf8.count
+                guard let bytes = Int32(exactly: length) else {
+                    throw StoreError(.invalidData, "a text of \(length) bytes is longer than SQLite takes")
+                }
+                rc = text.withCString { sqlite3_bind_text(handle, index, $0, bytes, cometcal_sqlite_transient()) }
             }
             guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
         }
@@ -110,7 +117,8 @@ struct Row {
         case SQLITE_NULL: return .null
         default:
             guard let text = sqlite3_column_text(handle, column) else { return .null }
-            return .text(String(cString: text))
+            // Read to its length, not to its first NUL.
+            return .text(String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self))
         }
     }
 

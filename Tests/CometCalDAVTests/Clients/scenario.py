@@ -60,6 +60,25 @@ elif step == "sync":
     team = calendar("Team")
     changed = team.objects_by_sync_token(sync_token=sys.argv[3], load_objects=True)
     say(changed=[unquote(str(o.url).rsplit("/", 1)[-1]) for o in changed], summaries=sorted(str(c.get("summary")) for o in changed for c in o.icalendar_instance.walk("VEVENT")))
+elif step == "split":
+    # After CometCal moved the series "this and future": what the client holds, resource by
+    # resource, and the instances it expands itself from them over June and July.
+    team = calendar("Team")
+    resources = []
+    for event in team.events():
+        components = list(event.icalendar_instance.walk("VEVENT"))
+        master = next(c for c in components if c.get("recurrence-id") is None)
+        resources.append({
+            "uid": str(master.get("uid")),
+            "rrule": master.get("rrule").to_ical().decode() if master.get("rrule") else None,
+            "start": master.decoded("dtstart").isoformat(),
+            "related": str(master.get("related-to")) if master.get("related-to") else None,
+            "overrides": sorted(c.decoded("recurrence-id").isoformat() for c in components if c.get("recurrence-id") is not None),
+        })
+    say(resources=sorted(resources, key=lambda r: r["start"]))
+    found = team.search(start=datetime(2026, 6, 1, tzinfo=timezone.utc), end=datetime(2026, 8, 1, tzinfo=timezone.utc), event=True, expand=True)
+    instances = sorted((c.decoded("dtstart").isoformat(), str(c.get("summary"))) for o in found for c in o.icalendar_instance.walk("VEVENT"))
+    say(instances=[f"{start} {summary}" for start, summary in instances])
 elif step == "delete":
     team = calendar("Team")
     team.event_by_uid("standup@example.com").delete()

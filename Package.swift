@@ -78,7 +78,8 @@ let package = Package(
         // (in-process, over its socket) against the same requests on the engine.
         .executableTarget(
             name: "cometcal-bench",
-            dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite"]
+            dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite",
+                           "CometHTTP", "CometCalDAV"]
         ),
 
         .testTarget(

@@ -36,6 +36,9 @@ struct BenchOptions {
     /// New processes the understanding scenario starts to time schema load and the first
     /// reading (training included).
     var loadRounds = 3
+    /// Calendar sizes of the CalDAV scenario (events written to each server): by default 1,000
+    /// and --events (50,000 in the full run); --quick only the first.
+    var caldavSizes: [Int] = []
 
     /// Operations run before each scenario's measured ones (statement caches, page cache).
     var warmup: Int { min(50, max(2, samples / 20)) }
@@ -73,6 +76,9 @@ struct BenchOptions {
                                     and four times --events: 5000 to 200000 for 50000).
           --load-rounds <n>         New processes timed loading the schemas and reading a
                                     first utterance, training included (default 3; --quick 1).
+          --caldav-events <n,n,…>   Calendar sizes of the caldav scenario, each written to
+                                    CometCal, Radicale and Xandikos (default: 1000 and
+                                    --events; --quick 1000 alone).
           --generate <file>         Write the generated calendar (--events VEVENTs, --seed) to
                                     the file and exit, to import or profile it by hand.
           --db <path>               Store to use. A new file is seeded and kept; a file that
@@ -126,6 +132,14 @@ struct BenchOptions {
                 options.scalingSizes = sizes
                 given.insert(argument)
             case "--load-rounds": options.loadRounds = try integer(argument, 0...100); given.insert(argument)
+            case "--caldav-events":
+                let text = try value(argument)
+                let sizes = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")) }
+                guard !sizes.isEmpty, sizes.count == text.split(separator: ",").count, sizes.allSatisfy({ (1...1_000_000).contains($0) }) else {
+                    throw UsageError(message: "--caldav-events takes sizes such as 1000,50000, not '\(text)'")
+                }
+                options.caldavSizes = sizes
+                given.insert(argument)
             case "--child-understand": options.childUnderstand = true
             case "--generate": options.generate = try value(argument)
             case "--child-import": options.childImport = try value(argument)
@@ -156,6 +170,10 @@ struct BenchOptions {
             if !given.contains("--import-rounds") { options.importRounds = 1 }
             if !given.contains("--agenda-samples") { options.agendaSamples = 10 }
             if !given.contains("--load-rounds") { options.loadRounds = 1 }
+        }
+        if !given.contains("--caldav-events") {
+            let small = min(1_000, max(1, options.events))
+            options.caldavSizes = options.quick || options.events <= small ? [small] : [small, options.events]
         }
         if !given.contains("--scaling") {
             let events = max(10, options.events)

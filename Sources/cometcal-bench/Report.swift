@@ -105,6 +105,11 @@ struct Report {
             lines.append("")
             lines.append(contentsOf: daemonLines(result.scenario.name, figures))
         }
+        for result in results {
+            guard let figures = result.caldav else { continue }
+            lines.append("")
+            lines.append(contentsOf: caldavLines(result.scenario.name, figures))
+        }
         let checks = results.flatMap(TargetCheck.derived)
         if !checks.isEmpty {
             lines.append("")
@@ -113,7 +118,7 @@ struct Report {
             for check in checks {
                 let value = check.value.map(check.unit.text) ?? "–"
                 let reference = check.reference.map { TargetCheck.Unit.milliseconds.text($0.value) } ?? ""
-                let ratio = check.ratio.map { String(format: "%.1f×", $0) } ?? ""
+                let ratio = check.ratioText ?? ""
                 var line = "  \(pad(check.figure, 62)) \(lpad(value, 10)) \(lpad(reference, 10)) \(lpad(ratio, 8))  \(pad(check.targetText, 26)) \(check.verdict)"
                 if let note = check.note { line += "  (\(note))" }
                 lines.append(line)
@@ -426,6 +431,7 @@ struct Report {
             if let figures = ConversationFigures(result) { object["conversation"] = conversationJSON(figures) }
             if let figures = result.daemon { object["daemon"] = daemonJSON(figures) }
             if let figures = result.understanding { object["understanding"] = understandingJSON(figures) }
+            if let figures = result.caldav { object["caldav"] = caldavJSON(figures) }
             if !result.scaling.isEmpty {
                 object["scaling"] = .array(result.scaling.map { row in
                     .object(JSONObject([("events", .int(row.events)), ("bytes", .int(row.bytes)), ("importSeconds", .double(row.importSeconds)),
@@ -439,11 +445,68 @@ struct Report {
                 ("figure", .string(check.figure)), ("value", check.value.map(JSONValue.double) ?? .null),
                 ("unit", .string({ switch check.unit { case .milliseconds: return "ms"; case .mebibytes: return "MiB"; case .times: return "×" } }())),
                 ("reference", check.reference.map { .double($0.value) } ?? .null), ("referenceName", check.reference.map { .string($0.name) } ?? .null),
-                ("ratio", check.ratio.map(JSONValue.double) ?? .null), ("target", .string(check.targetText)),
+                ("ratio", check.ratio.map(JSONValue.double) ?? .null), ("speedup", check.speedup.map(JSONValue.double) ?? .null),
+                ("target", .string(check.targetText)),
                 ("met", check.met.map(JSONValue.bool) ?? .null), ("note", check.note.map(JSONValue.string) ?? .null),
             ]))
         })
         return JSONWriter.pretty(.object(root))
+    }
+
+    /// Each size's servers, per request: p50, p90 and the events each answer held.
+    private func caldavJSON(_ figures: CalDAVFigures) -> JSONValue {
+        .array(figures.sizes.map { size in
+            .object(JSONObject([
+                ("events", .int(size.events)), ("month", .string(size.month)),
+                ("servers", .array(size.servers.map(JSONValue.string))),
+                ("firstFullMilliseconds", .array(size.firstFullMilliseconds.map(JSONValue.double))),
+                ("connections", .array(size.connections.map(JSONValue.int))),
+                ("requests", .array(size.rows.map { row in
+                    .object(JSONObject([
+                        ("request", .string(row.kind.key)), ("summary", .string(row.kind.rawValue)),
+                        ("countsAgree", .bool(size.countsAgree(row))),
+                        ("results", .array(zip(size.servers, zip(row.measurements, row.returned)).map { name, pair in
+                            .object(JSONObject([("server", .string(name)), ("result", measurementJSON(pair.0)),
+                                                ("eventsReturned", .array(Array(Set(pair.1)).sorted().map(JSONValue.int)))]))
+                        })),
+                    ]))
+                })),
+            ]))
+        })
+    }
+
+    /// The three servers side by side: one table per calendar size, CometCal beside the faster
+    /// peer with the speed-up and the issue's target, and how many events each answer held.
+    private func caldavLines(_ name: String, _ figures: CalDAVFigures) -> [String] {
+        var lines: [String] = []
+        lines.append("\(name): CometCal's CalDAV server (the daemon's CalDAVService behind HTTPServer, in this process) beside Radicale and Xandikos "
+                     + "(child processes, storage written to disk), each holding the same one-hour events (single, UTC) in one calendar; one client "
+                     + "on a raw socket over loopback, keeping the connection where the server does; each round asks the three servers in turn, "
+                     + "the first changing every round. ms, wall clock, p50 (p90).")
+        for size in figures.sizes {
+            lines.append("  \(ICalScenarios.thousands(size.events)) events; the month is \(size.month); connections made: "
+                         + zip(size.servers, size.connections).map { "\($0) \($1)" }.joined(separator: ", ")
+                         + "; first whole calendar after start: " + zip(size.servers, size.firstFullMilliseconds).map { "\($0) \(ms($1)) ms" }.joined(separator: ", "))
+            var header = "    \(pad("request", 46)) \(lpad("n", 3))"
+            for server in size.servers { header += " \(lpad(server, 20))" }
+            lines.append(header + "  speed-up vs the faster peer (target ≥ \(String(format: "%g", CalDAVScenarios.targetSpeedup))×)  events returned")
+            for row in size.rows {
+                var line = "    \(pad(row.kind.rawValue, 46)) \(lpad(String(row.measurements[0].summary.count), 3))"
+                for measurement in row.measurements {
+                    line += " \(lpad("\(ms(measurement.summary.p50)) (\(ms(measurement.summary.p90)))", 20))"
+                }
+                if let peer = size.fasterPeer(row), row.measurements[0].summary.p50 > 0 {
+                    let speedup = peer.p50 / row.measurements[0].summary.p50
+                    line += "  \(TargetCheck.speedupText(speedup)) than \(peer.name), " + (speedup >= CalDAVScenarios.targetSpeedup ? "met" : "NOT met")
+                }
+                if row.kind != .put {
+                    let counts = row.returned.map { Set($0).sorted().map(String.init).joined(separator: "/") }
+                    line += "  " + counts.joined(separator: ", ") + (size.countsAgree(row) ? "" : "  (the servers DISAGREE)")
+                }
+                lines.append(line)
+            }
+        }
+        return lines
     }
 
     /// Mean CPU and wall µs per turn, of the conversation and of the engine calls alone, and the

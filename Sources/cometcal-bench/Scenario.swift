@@ -44,7 +44,7 @@ struct Scenario: Sendable {
     }
 
     static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + UnderstandingScenarios.all + DaemonScenarios.all
-        + DaemonAgendaScenarios.all }
+        + DaemonAgendaScenarios.all + CalDAVScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
@@ -83,6 +83,8 @@ struct ScenarioResult {
     var scaling: [ScalingRow] = []
     /// The understanding scenario's readers side by side, and its new processes' load figures.
     var understanding: UnderstandingFigures? = nil
+    /// The CalDAV scenario's servers side by side, per calendar size.
+    var caldav: CalDAVFigures? = nil
 
     /// p50 of the scenario over p50 of its reference.
     var ratio: Double? {

@@ -21,6 +21,8 @@ struct TargetCheck {
         case valueAtLeast(Double)
         case ratioAtMost(Double)
         case both(value: Double, ratio: Double)
+        /// At least this many times faster than the reference: reference ÷ value ≥ it.
+        case fasterThanReference(Double)
     }
 
     let figure: String
@@ -44,7 +46,25 @@ struct TargetCheck {
         case .valueAtLeast(let limit): return value >= limit
         case .ratioAtMost(let limit): return ratio.map { $0 <= limit }
         case .both(let limit, let ratioLimit): return ratio.map { value <= limit && $0 <= ratioLimit }
+        case .fasterThanReference(let times): return speedup.map { $0 >= times }
         }
+    }
+
+    /// How many times faster than the reference the figure is (reference ÷ value).
+    var speedup: Double? {
+        guard let value, let reference, value > 0 else { return nil }
+        return reference.value / value
+    }
+
+    /// The ratio as the report prints it: a speed-up for a target that asks for one.
+    var ratioText: String? {
+        if case .fasterThanReference? = target { return speedup.map(TargetCheck.speedupText) }
+        return ratio.map { String(format: "%.1f×", $0) }
+    }
+
+    /// "12.3× faster", or "4.0× slower" below 1.
+    static func speedupText(_ speedup: Double) -> String {
+        speedup >= 1 ? String(format: "%.1f× faster", speedup) : String(format: "%.1f× slower", 1 / speedup)
     }
 
     var targetText: String {
@@ -54,6 +74,7 @@ struct TargetCheck {
         case .valueAtLeast(let limit): return "≥ " + unit.text(limit)
         case .ratioAtMost(let limit): return String(format: "≤ %g× ref", limit)
         case .both(let limit, let ratioLimit): return "≤ " + unit.text(limit) + String(format: " and ≤ %g× ref", ratioLimit)
+        case .fasterThanReference(let times): return String(format: "≥ %g× faster than ref", times)
         }
     }
 

@@ -44,6 +44,9 @@ struct BenchSmokeTests {
         #expect(result.stdout.contains("Targets (each figure beside its reference, measured in the same run)"))
         #expect(result.stdout.contains("Scaling: import of each generated file"))
         #expect(result.stdout.contains("libical 3 itself"))
+        // CalDAV, beside Radicale and Xandikos, at the run's size when it is under 1,000.
+        #expect(result.stdout.contains("caldav: CometCal's CalDAV server"))
+        #expect(result.stdout.contains("caldav full, 300 events, CometCal p50"))
     }
 
     @Test("the iCalendar scenarios put every figure in the JSON's targets, each with its reference and verdict")
@@ -121,6 +124,57 @@ struct BenchSmokeTests {
         #expect(kinds.isSuperset(of: ["entity.search", "agenda day", "agenda week", "entity.get", "health", "create", "update", "delete"]), "\(kinds)")
         #expect(figures["target"]?["clients"] == .int(8))
         if case .bool? = figures["target"]?["met"] {} else { Issue.record("the target's verdict is not a yes or no: \(String(describing: figures["target"]))") }
+    }
+
+    /// The bench checks each server's answers itself (207 or 201, and that each serves every
+    /// event written to it before anything is timed): a run that exits 0 asked all three.
+    @Test("the caldav scenario measures CometCal, Radicale 3.9.0 and Xandikos 0.4.10 on the same requests, with the events each returned, as JSON")
+    func caldavJSON() throws {
+        let result = try CLIRunner.run(["--scenario", "caldav", "--caldav-events", "60,120", "--samples", "3", "--json"], program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try JSONParser.parse(result.stdout)
+        guard case .array(let scenarios)? = root["scenarios"], let scenario = scenarios.first, case .array(let sizes)? = scenario["caldav"] else {
+            Issue.record("no caldav figures in \(result.stdout.prefix(800))")
+            return
+        }
+        #expect(sizes.map { $0["events"] } == [.int(60), .int(120)])
+        for size in sizes {
+            #expect(size["servers"] == .array([.string("CometCal"), .string("Radicale 3.9.0"), .string("Xandikos 0.4.10")]))
+            guard case .array(let requests)? = size["requests"] else {
+                Issue.record("no requests in \(size)")
+                continue
+            }
+            #expect(requests.map { $0["request"] } == [.string("month"), .string("full"), .string("put")])
+            for request in requests {
+                guard case .array(let results)? = request["results"] else { continue }
+                #expect(results.count == 3)
+                for server in results { #expect(server["result"]?["ms"]?["count"] == .int(3), "\(server)") }
+                // Each server's answers held the same number of events, the whole calendar all of them.
+                if request["request"] == "full" {
+                    #expect(results.allSatisfy { $0["eventsReturned"] == .array([size["events"] ?? .null]) }, "\(results)")
+                }
+                if request["request"] != "put" { #expect(request["countsAgree"] == .bool(true), "\(request)") }
+            }
+        }
+        // Each request at each size is a target: CometCal's p50 beside the faster peer's.
+        guard case .array(let targets)? = root["targets"] else {
+            Issue.record("no targets")
+            return
+        }
+        let caldav = targets.filter { $0["figure"]?.stringValue?.hasPrefix("caldav ") == true }
+        #expect(caldav.count == 6)
+        for target in caldav {
+            #expect(target["target"] == .string("≥ 10× faster than ref"))
+            #expect(["Radicale 3.9.0", "Xandikos 0.4.10"].contains(target["referenceName"]?.stringValue ?? ""), "\(target)")
+            if case .bool? = target["met"] {} else { Issue.record("no verdict: \(target)") }
+        }
+        // No peer outlives the run: no process serves a scratch folder of the bench's.
+        let peers = try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { Int($0) != nil }.compactMap { pid -> String? in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let arguments = String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+            return arguments.contains("cometcal-bench-caldav-") ? arguments : nil
+        }
+        #expect(peers.isEmpty, "\(peers)")
     }
 
     @Test("the daemon-get scenario reports entity.get through the daemon from 1 and 8 clients beside the engine's own fetch, as JSON")

@@ -119,7 +119,6 @@ public struct ICalWriter: Sendable {
 
     private func componentLines(_ record: EntityRecord, entity: EntityDefinition) -> [String] {
         var lines: [String] = []
-        let fields = entity.temporalFields
         let uid: String = { if let property = ICalWriter.uidField(of: entity), case .string(let text)? = record[property] { return text } else { return record.id.lowercasedText } }()
         lines.append("UID:" + ICalWriter.escape(uid))
         var rest = propertyLines(of: record, entity: entity, skipping: ["UID", "DTSTAMP"])

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -364,7 +367,12 @@ struct TLSFrontTests {
             var requests: [(length: String?, transfer: String?, bytes: Int)] = []
         }
         let seen = Seen()
-        let recorder = try HTTPServer.start(listeningOn: "127.0.0.1:0", authentication: .none(flag: "--caldav-no-auth"), handler: { request in
+        // With a password file: a server without one refuses what comes through a proxy.
+        let users = FileManager.default.temporaryDirectory.appendingPathComponent("recorder-users-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: users) }
+        let passwords = try PasswordFile(path: users.path, cost: 4, allowMissing: true)
+        _ = try passwords.setPassword("secret", for: "alice")
+        let recorder = try HTTPServer.start(listeningOn: "127.0.0.1:0", authentication: .passwordFile(passwords), handler: { request in
             seen.lock.withLock { seen.requests.append((request.headers["Content-Length"], request.headers["Transfer-Encoding"], request.body.count)) }
             return HTTPResponse(status: 204)
         })
@@ -384,7 +392,7 @@ struct TLSFrontTests {
         #expect(configuration.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "include /etc/nginx/sites-enabled/*;" })
     }
 
-    @Test("a server started without passwords (allowed on loopback only) answers anyone who reaches nginx: every request comes to it from loopback")
+    @Test("a server started without passwords (allowed for loopback only) refuses what comes through nginx with 403 and the reason, since the block passes X-Forwarded-For; a request from loopback without it is still served")
     func noPasswordsBehindAFront() throws {
         let server = try LiveServer()
         let service = CalDAVService(configuration: CalDAVService.Configuration(
@@ -392,8 +400,32 @@ struct TLSFrontTests {
         let open = try HTTPServer.start(listeningOn: "127.0.0.1:0", authentication: .none(flag: "--caldav-no-auth"), handler: { service.handle($0) })
         defer { open.stop() }
         let front = try NginxFront(upstreamPort: open.port)
-        let anonymous = try front.request("PROPFIND", Self.calendarHome, user: nil, ["--header", "Depth:0"])
-        #expect(anonymous.status == 207)
+        let proxied = try front.request("PROPFIND", Self.calendarHome, user: nil, ["--header", "Depth:0"])
+        #expect(proxied.status == 403)
+        #expect(proxied.body == "This server runs without passwords (--caldav-no-auth), which is for clients on its own machine, and this request came through a proxy (X-Forwarded-For): behind a proxy, use a password file.\n")
+        // Every request reaches the server from loopback: only the proxy's header tells them apart.
+        var direct = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(open.port)\(Self.calendarHome)")))
+        direct.httpMethod = "PROPFIND"
+        direct.setValue("0", forHTTPHeaderField: "Depth")
+        #expect(try Self.status(of: direct) == 207)
+        direct.setValue("203.0.113.9", forHTTPHeaderField: "X-Forwarded-For")
+        #expect(try Self.status(of: direct) == 403)
+        direct.setValue(nil, forHTTPHeaderField: "X-Forwarded-For")
+        direct.setValue("for=203.0.113.9", forHTTPHeaderField: "Forwarded")
+        #expect(try Self.status(of: direct) == 403)
+    }
+
+    /// The status of one plain-HTTP request with URLSession.
+    static func status(of request: URLRequest) throws -> Int {
+        final class Box: @unchecked Sendable { var status: Result<Int, Error>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        URLSession(configuration: .ephemeral).dataTask(with: request) { _, response, error in
+            if let error { box.status = .failure(error) } else { box.status = .success((response as? HTTPURLResponse)?.statusCode ?? 0) }
+            done.signal()
+        }.resume()
+        done.wait()
+        return try #require(box.status).get()
     }
 
     @Test("with the server stopped nginx answers 502; stopping nginx leaves no process, no listening port and no file behind")

@@ -18,7 +18,16 @@ public enum HTTPAuthentication: Sendable {
 
     /// The authenticated user (nil without authentication), or the answer that refuses the request.
     func check(_ headers: HTTPHeaders, log: (String) -> Void) -> Result<String?, Refusal> {
-        guard case .passwordFile(let file) = self else { return .success(nil) }
+        let file: PasswordFile
+        switch self {
+        case .passwordFile(let passwords):
+            file = passwords
+        case .none(let flag):
+            // Without passwords the server is for its own machine, but behind a proxy on that
+            // machine every request comes from loopback: the proxy's header is what tells.
+            guard let header = Self.proxyHeaders.first(where: { headers[$0] != nil }) else { return .success(nil) }
+            return .failure(Refusal(response: .text(403, "This server runs without passwords (\(flag)), which is for clients on its own machine, and this request came through a proxy (\(header)): behind a proxy, use a password file.\n")))
+        }
         guard let header = headers["Authorization"] else {
             return .failure(Self.unauthorized("This server needs a user name and password (HTTP Basic authentication).\n"))
         }
@@ -36,6 +45,9 @@ public enum HTTPAuthentication: Sendable {
             return .failure(Refusal(response: .text(500, "The server's password file cannot be read; the server's log says why.\n")))
         }
     }
+
+    /// The headers a proxy adds to say whom it forwards for (RFC 7239, and the older de facto one).
+    static let proxyHeaders = ["X-Forwarded-For", "Forwarded"]
 
     static func unauthorized(_ text: String) -> Refusal {
         Refusal(response: .text(401, text, headers: ["WWW-Authenticate": challenge]))

@@ -62,7 +62,7 @@ struct CalDAVHostileTests {
         #expect(try server.send("GET", "/dav/calendars/alice/work/secret-meeting.ics").body.contains("SUMMARY:Secret meeting"))
     }
 
-    @Test("no password, a wrong one or an unknown user: 401 with the challenge and nothing of the calendar; another user reading or writing alice's calendars: 403 naming no event, and nothing changes")
+    @Test("no password, a wrong one or an unknown user: 401 with the challenge and nothing of the calendar; another user reading or writing alice's calendars: 403 naming no event; MOVE or COPY into another user's calendars: 405; nothing changes")
     func otherUsers() throws {
         let server = try Self.serverWithAnEvent()
         let passwords = try PasswordFile(path: server.folder.appendingPathComponent("users").path, cost: 4, allowMissing: false)
@@ -100,6 +100,13 @@ struct CalDAVHostileTests {
                 + (attempt.method == "PUT" ? "Content-Type: text/calendar\r\n" : ""), body: attempt.body)
             #expect(answer.status == 403, "\(attempt.method) \(attempt.path): \(answer.status) \(answer.body)")
             #expect(answer.body == "bob may not read or change alice's calendars.\n", "\(attempt.method) \(attempt.path)")
+        }
+        // Moving or copying alice's event into bob's calendars: neither method is served.
+        for method in ["MOVE", "COPY"] {
+            let answer = try HostileClient.exchange(port: port, "\(method) /dav/calendars/alice/work/secret-meeting.ics HTTP/1.1\r\nHost: x\r\n\(HostileClient.alice)"
+                + "Destination: http://127.0.0.1:\(port)/dav/calendars/bob/work/secret-meeting.ics\r\nOverwrite: T\r\n")
+            #expect(answer.status == 405, "\(method): \(answer.status) \(answer.body)")
+            #expect(answer.header("Allow")?.contains(method) == false)
         }
         // Bob's own home: he has no store here, and is told so.
         let own = try HostileClient.exchange(port: port, "PROPFIND /dav/calendars/bob/ HTTP/1.1\r\nHost: x\r\n\(bob)Depth: 1\r\n")

@@ -226,7 +226,7 @@ final class CalDAVBench {
         }
 
         let heavy = events > 5_000
-        let plans: [(CalDAVRequestKind, Int)] = [(.month, heavy ? 5 : 20), (.full, heavy ? 3 : 10), (.put, 50)]
+        let plans: [(CalDAVRequestKind, Int)] = [(.month, heavy ? 5 : 20), (.full, heavy ? 3 : 10), (.put, heavy ? 20 : 50)]
         var putIndex = 0
         for (kind, planned) in plans {
             let samples = min(planned, run.options.samples)

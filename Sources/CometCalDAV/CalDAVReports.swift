@@ -88,13 +88,12 @@ extension Context {
     }
 
     private func calendarQuery(_ query: DAVCalendarQuery, collection: CalendarCollection, segment: String) throws -> HTTPResponse {
-        var candidates = try engine.resources(in: collection.id)
         // The usual query (VCALENDAR > VEVENT with a time-range): only the events with an
-        // occurrence in the range are read at all.
+        // occurrence in the range are read at all; any other reads the calendar once.
+        var uids: Set<String>?
         if case .matches(_, _, let compFilters) = query.filter.test, compFilters.count == 1, let inner = compFilters.first,
            inner.name == "VEVENT", case .matches(let range?, _, _) = inner.test {
-            let uids = try overlapping(range, in: collection)
-            candidates = candidates.filter { uids.contains($0.uid) }
+            uids = try overlapping(range, in: collection)
         }
         var cache: [DAVTimeRange: Set<String>] = [:]
         let evaluator = DAVFilterEvaluator(
@@ -125,7 +124,7 @@ extension Context {
                     && (range.end.map { instant < Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? true)
             })
         var matched: [(CalendarResource, String)] = []
-        for (resource, text) in try engine.resourceTexts(in: collection.id, named: candidates.map(\.name)) {
+        for (resource, text) in try engine.resourceTexts(in: collection.id, uids: uids) {
             let calendar = ICalendarComponents.parse(text)
             do {
                 if try evaluator.matches(query.filter, calendar: calendar) { matched.append((resource, text)) }

@@ -80,11 +80,15 @@ public struct ICalWriter: Sendable {
         return records.map { (key($0), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
+    /// Threads a join uses, asked once per process: Foundation on Linux reads the cgroup's
+    /// files at every `activeProcessorCount`, and a CalDAV answer writes a document per event.
+    static let joinWorkers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+
     /// The texts of `count` items made by `make` (called from several threads at once), joined
     /// in order; the first error in order is thrown.
     static func concurrentJoin(_ count: Int, _ make: @Sendable (Int) throws -> String) throws -> String {
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        guard count > 64, workers > 1 else { return try (0..<count).map(make).joined() }
+        guard count > 64, joinWorkers > 1 else { return try (0..<count).map(make).joined() }
+        let workers = joinWorkers
         let runs = workers * 4
         final class Results: @unchecked Sendable {
             let lock = NSLock()

@@ -173,6 +173,26 @@ extension IntentEngine {
         }
     }
 
+    /// Every resource of a collection with its text, by name, or those of these UIDs: the
+    /// calendar's records read once (not once to list the resources and again for each of
+    /// them), each ETag computed once. What a calendar-query answers from.
+    public func resourceTexts(in calendar: UUID, uids: Set<String>? = nil) throws -> [(resource: CalendarResource, text: String)] {
+        try store.readTransaction { transaction in
+            let names = try resourceNames(calendar, transaction)
+            let members: [(uid: String, records: [EntityRecord])]
+            if let uids {
+                members = try uids.sorted().compactMap { uid in
+                    let records = try self.members(uid: uid, of: calendar, transaction)
+                    return records.isEmpty ? nil : (uid, records)
+                }
+            } else {
+                members = try self.members(of: calendar, transaction)
+            }
+            return try members.map { uid, records in (resource(uid: uid, records: records, names: names), try text(of: records)) }
+                .sorted { $0.resource.name < $1.resource.name }
+        }
+    }
+
     /// What changed in a collection after `since` (a point of the change feed); nil when the
     /// store cannot say any more (the client starts over).
     public func collectionChanges(in calendar: UUID, since: Int64) throws -> CollectionChanges? {

@@ -39,6 +39,8 @@ struct BenchOptions {
     /// Calendar sizes of the CalDAV scenario (events written to each server): by default 1,000
     /// and --events (50,000 in the full run); --quick only the first.
     var caldavSizes: [Int] = []
+    /// --caldav-without-peers: CometCal's server alone (to profile it, or to compare two builds).
+    var caldavWithoutPeers = false
 
     /// Operations run before each scenario's measured ones (statement caches, page cache).
     var warmup: Int { min(50, max(2, samples / 20)) }
@@ -79,6 +81,9 @@ struct BenchOptions {
           --caldav-events <n,n,…>   Calendar sizes of the caldav scenario, each written to
                                     CometCal, Radicale and Xandikos (default: 1000 and
                                     --events; --quick 1000 alone).
+          --caldav-without-peers    Measure CometCal's CalDAV server alone, without starting
+                                    Radicale and Xandikos (no target is checked): to
+                                    profile it, or to compare two builds.
           --generate <file>         Write the generated calendar (--events VEVENTs, --seed) to
                                     the file and exit, to import or profile it by hand.
           --db <path>               Store to use. A new file is seeded and kept; a file that
@@ -132,6 +137,7 @@ struct BenchOptions {
                 options.scalingSizes = sizes
                 given.insert(argument)
             case "--load-rounds": options.loadRounds = try integer(argument, 0...100); given.insert(argument)
+            case "--caldav-without-peers": options.caldavWithoutPeers = true
             case "--caldav-events":
                 let text = try value(argument)
                 let sizes = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")) }

@@ -23,8 +23,8 @@ enum CalDAVScenarios {
         summary: "CalDAV beside Radicale and Xandikos: PUT of a new event, a month's calendar-query with calendar-data, the whole calendar with data (1 client over HTTP)",
         referenceName: nil, targetP50: nil,
         body: { run, _, scenario in
-            let versions = try CalDAVPeer.installedVersions()
-            for kind in CalDAVPeer.Kind.allCases where versions[kind] != kind.pinnedVersion {
+            let versions = run.options.caldavWithoutPeers ? [:] : try CalDAVPeer.installedVersions()
+            for kind in CalDAVPeer.Kind.allCases where !versions.isEmpty && versions[kind] != kind.pinnedVersion {
                 run.progress("caldav: \(kind.rawValue) \(versions[kind] ?? "?") is installed, not \(kind.pinnedVersion) as scripts/bootstrap pins; measuring it anyway")
             }
             var sizes: [CalDAVSizeFigures] = []
@@ -188,7 +188,7 @@ final class CalDAVBench {
         // The peers, over the same items.
         var peers: [CalDAVPeer] = []
         defer { for peer in peers { peer.stop() } }
-        for kind in CalDAVPeer.Kind.allCases {
+        for kind in CalDAVPeer.Kind.allCases where !run.options.caldavWithoutPeers {
             progress("caldav: starting \(kind.rawValue) over \(ICalScenarios.thousands(events)) items written to its storage")
             peers.append(try CalDAVPeer(kind: kind, version: versions[kind] ?? "?", folder: (folder as NSString).appendingPathComponent(kind.module),
                                         items: items, progress: progress))
@@ -226,7 +226,7 @@ final class CalDAVBench {
         }
 
         let heavy = events > 5_000
-        let plans: [(CalDAVRequestKind, Int)] = [(.month, heavy ? 5 : 20), (.full, heavy ? 3 : 10), (.put, 50)]
+        let plans: [(CalDAVRequestKind, Int)] = [(.month, heavy ? 5 : 20), (.full, heavy ? 3 : 10), (.put, heavy ? 20 : 50)]
         var putIndex = 0
         for (kind, planned) in plans {
             let samples = min(planned, run.options.samples)
@@ -239,7 +239,8 @@ final class CalDAVBench {
                 for offset in 0..<servers.count {
                     let index = (round + offset) % servers.count
                     let server = servers[index]
-                    let timing: Timing
+                    var timing: Timing
+                    let cpuBefore = Stopwatch.processCPUNow()
                     var count: Int?
                     switch kind {
                     case .put:
@@ -258,6 +259,9 @@ final class CalDAVBench {
                     case .full:
                         (timing, count) = try report(server, fullBody)
                     }
+                    // This process's CPU in the request: CometCal's server and the client (for a
+                    // peer, the client alone).
+                    timing = Timing(wall: timing.wall, cpu: Stopwatch.processCPUNow() - cpuBefore)
                     guard round >= warmUp else { continue }
                     row.measurements[index].add(timing, rows: count ?? 1)
                     if let count { row.returned[index].append(count) }

@@ -482,19 +482,23 @@ struct Report {
         lines.append("\(name): CometCal's CalDAV server (the daemon's CalDAVService behind HTTPServer, in this process) beside Radicale and Xandikos "
                      + "(child processes, storage written to disk), each holding the same one-hour events (single, UTC) in one calendar; one client "
                      + "on a raw socket over loopback, keeping the connection where the server does; each round asks the three servers in turn, "
-                     + "the first changing every round. ms, wall clock, p50 (p90).")
+                     + "the first changing every round. ms, wall clock, p50 (p90); CometCal cpu: the p50 of this process's CPU time in each of CometCal's requests, its server's threads and the client's.")
+        if options.caldavWithoutPeers {
+            lines.append("  Radicale and Xandikos were not started (--caldav-without-peers): CometCal alone, no target checked.")
+        }
         for size in figures.sizes {
             lines.append("  \(ICalScenarios.thousands(size.events)) events; the month is \(size.month); connections made: "
                          + zip(size.servers, size.connections).map { "\($0) \($1)" }.joined(separator: ", ")
                          + "; first whole calendar after start: " + zip(size.servers, size.firstFullMilliseconds).map { "\($0) \(ms($1)) ms" }.joined(separator: ", "))
             var header = "    \(pad("request", 46)) \(lpad("n", 3))"
             for server in size.servers { header += " \(lpad(server, 20))" }
-            lines.append(header + "  speed-up vs the faster peer (target ≥ \(String(format: "%g", CalDAVScenarios.targetSpeedup))×)  events returned")
+            lines.append(header + " \(lpad("CometCal cpu", 12))  speed-up vs the faster peer (target ≥ \(String(format: "%g", CalDAVScenarios.targetSpeedup))×)  events returned")
             for row in size.rows {
                 var line = "    \(pad(row.kind.rawValue, 46)) \(lpad(String(row.measurements[0].summary.count), 3))"
                 for measurement in row.measurements {
                     line += " \(lpad("\(ms(measurement.summary.p50)) (\(ms(measurement.summary.p90)))", 20))"
                 }
+                line += " \(lpad(ms(row.measurements[0].cpuSummary.p50), 12))"
                 if let peer = size.fasterPeer(row), row.measurements[0].summary.p50 > 0 {
                     let speedup = peer.p50 / row.measurements[0].summary.p50
                     line += "  \(TargetCheck.speedupText(speedup)) than \(peer.name), " + (speedup >= CalDAVScenarios.targetSpeedup ? "met" : "NOT met")

@@ -13,6 +13,11 @@ enum Stopwatch {
         read(CLOCK_THREAD_CPUTIME_ID)
     }
 
+    /// CPU time of the whole process, every thread (a server in this process and its client).
+    static func processCPUNow() -> UInt64 {
+        read(CLOCK_PROCESS_CPUTIME_ID)
+    }
+
     private static func read(_ clock: clockid_t) -> UInt64 {
         var spec = timespec()
         clock_gettime(clock, &spec)

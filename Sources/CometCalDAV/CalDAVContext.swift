@@ -266,6 +266,7 @@ struct Context {
             let segment = (try? engine.collectionSegments())?[collection] ?? collection.lowercasedText
             return .precondition(409, .noUIDConflict(href: Paths.resource(user, segment, name)), refusal.message)
         case .refusedByStore: return Failure(.text(403, refusal.message + "\n"))
+        case .tooManyInstances: return .precondition(507, .numberOfMatchesWithinLimits, refusal.message)
         }
     }
 

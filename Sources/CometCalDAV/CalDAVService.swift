@@ -3,7 +3,6 @@ import CometHTTP
 import CometDAV
 import CometIntents
 import CometSchema
-import CometStore
 
 /// CalDAV (RFC 4791) over the engine: each HTTP request from `CometHTTP` is routed to a
 /// principal, a calendar home, a calendar (collection) or an event (resource), and answered
@@ -59,10 +58,6 @@ public final class CalDAVService: Sendable {
             response = try route(request, user: user)
         } catch let failure as Failure {
             response = failure.response
-        } catch let error as StoreError where error.code == .tooManyOccurrences {
-            // A time range too long for a dense series (calendar-query, expand, free-busy): a
-            // limit of this server, said with the engine's reason, never a partial answer.
-            response = Failure.precondition(507, .numberOfMatchesWithinLimits, error.message).response
         } catch {
             configuration.log?("caldav request failed", [("method", request.method), ("path", request.rawPath), ("error", "\(error)")])
             response = .text(500, "The server could not answer: \(error)\n")
@@ -97,10 +92,15 @@ public final class CalDAVService: Sendable {
             }
             let writes = ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "PROPPATCH"].contains(request.method)
             let answer = try configuration.serve(user, writes) { engine in
+                let context = Context(service: self, request: request, user: user, engine: engine)
                 do {
-                    return try Context(service: self, request: request, user: user, engine: engine).answer(target)
+                    return try context.answer(target)
                 } catch let failure as Failure {
                     return failure.response
+                } catch let refusal as ResourceRefusal {
+                    // A refusal of the engine while answering (a report over too many instances
+                    // of a series): its answer, as for a refused write.
+                    return context.failure(for: refusal, href: request.rawPath).response
                 }
             }
             return answer ?? .text(404, "\(user) has no calendars here.\n")

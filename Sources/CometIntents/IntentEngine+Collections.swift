@@ -173,7 +173,7 @@ extension IntentEngine {
     /// The UIDs of a calendar's resources with an occurrence overlapping [from, to), read from
     /// the engine's own expansion of every series (what a calendar-query's time-range asks).
     public func resourceUIDs(in calendar: UUID, overlapping from: Date, to: Date) throws -> Set<String> {
-        try store.readTransaction { transaction in
+        try expandingWithinLimit { try store.readTransaction { transaction in
             var uids = Set<String>()
             for entity in exportedEntities where entity.temporalFields != nil {
                 guard let filters = memberFilters(entity, in: calendar) else { continue }
@@ -182,7 +182,7 @@ extension IntentEngine {
                 }
             }
             return uids
-        }
+        } }
     }
 
     /// One instance of a resource in a range, as calendar-data's `expand` returns it: the
@@ -200,7 +200,7 @@ extension IntentEngine {
     /// The instances of a collection's resource (by UID) that overlap [from, to), from the
     /// engine's own expansion, in start order.
     public func expandedInstances(in collection: UUID, uid: String, from: Date, to: Date) throws -> [ExpandedInstance] {
-        try store.readTransaction { transaction in
+        try expandingWithinLimit { try store.readTransaction { transaction in
             var instances: [(Date, ExpandedInstance)] = []
             let writer = ICalWriter(registry: registry)
             for entity in exportedEntities where entity.temporalFields != nil {
@@ -221,7 +221,7 @@ extension IntentEngine {
                 }
             }
             return instances.sorted { $0.0 < $1.0 }.map(\.1)
-        }
+        } }
     }
 
     /// What a busy time is, as free-busy reports it (RFC 5545 FBTYPE).
@@ -235,7 +235,7 @@ extension IntentEngine {
     /// STATUS:CANCELLED), all-day ones included, clipped to the range; a tentative one is
     /// BUSY-TENTATIVE. Overlapping times of one kind are merged.
     public func busyPeriods(in calendar: UUID, from: Date, to: Date) throws -> [(start: Date, end: Date, kind: BusyKind)] {
-        try store.readTransaction { transaction in
+        try expandingWithinLimit { try store.readTransaction { transaction in
             var spans: [(start: Date, end: Date, kind: BusyKind)] = []
             for entity in exportedEntities where entity.temporalFields != nil {
                 guard let filters = memberFilters(entity, in: calendar) else { continue }
@@ -266,10 +266,20 @@ extension IntentEngine {
                 }
             }
             return merged
-        }
+        } }
     }
 
     // MARK: Helpers
+
+    /// Runs a read that expands series over a client's range; a series with more instances in
+    /// it than the store reads for one query is the resource refusal that says so.
+    private func expandingWithinLimit<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError where error.code == .tooManyOccurrences {
+            throw ResourceRefusal(reason: .tooManyInstances, message: error.message, problems: [])
+        }
+    }
 
     /// The instant of a time; a floating one (an all-day event's) read in the engine's zone.
     func instant(_ value: DateTimeValue) -> Date {

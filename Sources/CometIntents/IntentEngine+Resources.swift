@@ -40,6 +40,9 @@ public struct ResourceRefusal: Error, Sendable, Hashable, CustomStringConvertibl
         case uidConflict(collection: UUID, name: String)
         /// The store refused the change (a rule of the schema).
         case refusedByStore
+        /// A query would expand one repeating series past the instances the store reads for one
+        /// query (`OccurrenceAssembly.maximumExpandedPerSeries`): refused whole, never answered in part.
+        case tooManyInstances
     }
 
     public let reason: Reason

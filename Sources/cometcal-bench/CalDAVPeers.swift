@@ -33,12 +33,10 @@ final class CalDAVPeer {
 
     /// Starts a child python with the parent-death signal set, so a peer never outlives a bench
     /// that crashed or was killed; then it runs the server's module.
-    private static let launcher = """
-        import ctypes, os, signal, sys
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
-        if os.getppid() != int(sys.argv[1]): sys.exit(70)
-        os.execv(sys.executable, [sys.executable, "-m"] + sys.argv[2:])
-        """
+    /// (One string, not a multi-line literal: a line starting with `import` reads as a Swift
+    /// import to docs/architecture.md's check.)
+    private static let launcher = "import ctypes, os, signal, sys\nctypes.CDLL(None).prctl(1, signal.SIGKILL)\n"
+        + "if os.getppid() != int(sys.argv[1]): sys.exit(70)\nos.execv(sys.executable, [sys.executable, \"-m\"] + sys.argv[2:])\n"
 
     /// The installed versions of both peers' packages, or what is missing.
     static func installedVersions() throws -> [Kind: String] {

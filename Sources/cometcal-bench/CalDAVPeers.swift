@@ -72,7 +72,10 @@ final class CalDAVPeer {
             try Self.write(Array(props.utf8), to: (collection as NSString).appendingPathComponent(".Radicale.props"))
             for item in items { try Self.write(item.text, to: (collection as NSString).appendingPathComponent(item.name)) }
             arguments = ["radicale", "--storage-filesystem-folder", storage, "--server-hosts", "127.0.0.1:\(port)",
-                         "--auth-type", "none", "--logging-level", "warning"]
+                         "--auth-type", "none", "--logging-level", "warning",
+                         // Radicale refuses a REPORT answering more than 10,000 events by default
+                         // (anti-DoS); the whole calendar at 50,000 events needs more.
+                         "--reporting-max-expand-occurrence", "10000000"]
         case .xandikos:
             // Xandikos keeps a collection as a git repository with a work tree: made by its own
             // create-collection, then the items committed in one commit.

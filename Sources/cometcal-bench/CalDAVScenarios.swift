@@ -198,9 +198,11 @@ final class CalDAVBench {
             let name: String
             let client: BenchHTTPClient
             let path: String
+            /// The end of the server's log, for an error.
+            let log: () -> String
         }
-        let servers = [Server(name: "CometCal", client: BenchHTTPClient(port: http.port), path: "/dav/calendars/bench/\(segment)/")]
-            + peers.map { Server(name: $0.name, client: BenchHTTPClient(port: $0.port, user: $0.user), path: $0.collectionPath) }
+        let servers = [Server(name: "CometCal", client: BenchHTTPClient(port: http.port), path: "/dav/calendars/bench/\(segment)/", log: { "" })]
+            + peers.map { peer in Server(name: peer.name, client: BenchHTTPClient(port: peer.port, user: peer.user), path: peer.collectionPath, log: { peer.logTail }) }
         var figures = CalDAVSizeFigures(events: events, month: Self.month.name, servers: servers.map(\.name))
 
         let fullBody = Array(Self.query(range: nil).utf8)
@@ -210,7 +212,7 @@ final class CalDAVBench {
         func report(_ server: Server, _ body: [UInt8]) throws -> (Timing, Int) {
             let (answer, timing) = try Stopwatch.time { try server.client.send("REPORT", server.path, headers: reportHeaders, body: body) }
             guard answer.status == 207 else {
-                throw BenchError("\(server.name) answered the REPORT with \(answer.status): \(answer.text.prefix(500))")
+                throw BenchError("\(server.name) answered the REPORT with \(answer.status): \(answer.text.prefix(500)) \(server.log())")
             }
             return (timing, Self.count("BEGIN:VEVENT", in: answer.body))
         }
@@ -251,7 +253,7 @@ final class CalDAVBench {
                             try server.client.send("PUT", server.path + uid + ".ics", headers: [("Content-Type", "text/calendar; charset=utf-8"), ("If-None-Match", "*")], body: body)
                         }
                         guard answer.status == 201 || answer.status == 204 else {
-                            throw BenchError("\(server.name) answered a PUT with \(answer.status): \(answer.text.prefix(500))")
+                            throw BenchError("\(server.name) answered a PUT with \(answer.status): \(answer.text.prefix(500)) \(server.log())")
                         }
                         timing = took
                     case .month:

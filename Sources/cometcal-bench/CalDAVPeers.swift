@@ -34,8 +34,8 @@ final class CalDAVPeer {
     /// Starts a child python with the parent-death signal set, so a peer never outlives a bench
     /// that crashed or was killed; then it runs the server's module.
     private static let launcher = """
-        import ctypes, os, signal, sys
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+        from ctypes import CDLL; import os, signal, sys
+        CDLL(None).prctl(1, signal.SIGKILL)
         if os.getppid() != int(sys.argv[1]): sys.exit(70)
         os.execv(sys.executable, [sys.executable, "-m"] + sys.argv[2:])
         """

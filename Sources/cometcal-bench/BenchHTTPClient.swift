@@ -48,8 +48,7 @@ final class BenchHTTPClient {
             try connectIfNeeded()
             try write(request)
             return try readAnswer(method: method)
-        } catch let error as ConnectionClosed where reused {
-            _ = error
+        } catch is ConnectionClosed where reused {
             disconnect()
             try connectIfNeeded()
             try write(request)

@@ -115,8 +115,6 @@ final class CalDAVBench {
     private let folder: String
     private var random: SplitMix64
 
-    /// Events start on days of 2026 (the year of the bench's fixed clock), at 07:00–18:30 UTC.
-    static let firstDay = "20260101"
     /// The month the month REPORT asks for: that of the bench's clock (2026-06-10).
     static let month = (start: "20260601T000000Z", end: "20260701T000000Z", name: "2026-06")
 
@@ -146,8 +144,10 @@ final class CalDAVBench {
                       Int(seconds % 86_400 / 3_600), Int(seconds % 3_600 / 60), Int(seconds % 60))
     }
 
+    /// An event on a day of 2026 (the year of the bench's fixed clock), or of 2027 for the PUTs
+    /// (outside every query's month), starting at 07:00–18:30 UTC; half have a description.
     private func nextEvent(uid: String, year2027: Bool = false) -> String {
-        // 2026-01-01 is day 20,454 since 1970; the PUTs go into 2027, outside every query's month.
+        // 2026-01-01 is day 20,454 since 1970.
         let day = Int64(year2027 ? 20_819 : 20_454) + Int64(random.int(0...364))
         let start = day * 86_400 + Int64(7 * 3_600 + random.int(0...23) * 1_800)
         let description: String? = random.chance(0.5) ? "Notes for \(uid): agenda, people and the room." : nil
@@ -198,9 +198,11 @@ final class CalDAVBench {
             let name: String
             let client: BenchHTTPClient
             let path: String
+            /// The end of the server's log, for an error.
+            let log: () -> String
         }
-        let servers = [Server(name: "CometCal", client: BenchHTTPClient(port: http.port), path: "/dav/calendars/bench/\(segment)/")]
-            + peers.map { Server(name: $0.name, client: BenchHTTPClient(port: $0.port, user: $0.user), path: $0.collectionPath) }
+        let servers = [Server(name: "CometCal", client: BenchHTTPClient(port: http.port), path: "/dav/calendars/bench/\(segment)/", log: { "" })]
+            + peers.map { peer in Server(name: peer.name, client: BenchHTTPClient(port: peer.port, user: peer.user), path: peer.collectionPath, log: { peer.logTail }) }
         var figures = CalDAVSizeFigures(events: events, month: Self.month.name, servers: servers.map(\.name))
 
         let fullBody = Array(Self.query(range: nil).utf8)
@@ -210,7 +212,7 @@ final class CalDAVBench {
         func report(_ server: Server, _ body: [UInt8]) throws -> (Timing, Int) {
             let (answer, timing) = try Stopwatch.time { try server.client.send("REPORT", server.path, headers: reportHeaders, body: body) }
             guard answer.status == 207 else {
-                throw BenchError("\(server.name) answered the REPORT with \(answer.status): \(answer.text.prefix(500))")
+                throw BenchError("\(server.name) answered the REPORT with \(answer.status): \(answer.text.prefix(500)) \(server.log())")
             }
             return (timing, Self.count("BEGIN:VEVENT", in: answer.body))
         }
@@ -251,7 +253,7 @@ final class CalDAVBench {
                             try server.client.send("PUT", server.path + uid + ".ics", headers: [("Content-Type", "text/calendar; charset=utf-8"), ("If-None-Match", "*")], body: body)
                         }
                         guard answer.status == 201 || answer.status == 204 else {
-                            throw BenchError("\(server.name) answered a PUT with \(answer.status): \(answer.text.prefix(500))")
+                            throw BenchError("\(server.name) answered a PUT with \(answer.status): \(answer.text.prefix(500)) \(server.log())")
                         }
                         timing = took
                     case .month:

@@ -130,7 +130,12 @@ struct BenchSmokeTests {
     /// event written to it before anything is timed): a run that exits 0 asked all three.
     @Test("the caldav scenario measures CometCal, Radicale 3.9.0 and Xandikos 0.4.10 on the same requests, with the events each returned, as JSON")
     func caldavJSON() throws {
-        let result = try CLIRunner.run(["--scenario", "caldav", "--caldav-events", "60,120", "--samples", "3", "--json"], program: "cometcal-bench")
+        // Its own temporary folder, so that the check below sees only this run's peers.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let result = try CLIRunner.run(["--scenario", "caldav", "--caldav-events", "60,120", "--samples", "3", "--json"], environment: ["TMPDIR": scratch.path],
+                                       program: "cometcal-bench")
         #expect(result.status == 0, "\(result.stderr)")
         let root = try JSONParser.parse(result.stdout)
         guard case .array(let scenarios)? = root["scenarios"], let scenario = scenarios.first, case .array(let sizes)? = scenario["caldav"] else {
@@ -168,11 +173,11 @@ struct BenchSmokeTests {
             #expect(["Radicale 3.9.0", "Xandikos 0.4.10"].contains(target["referenceName"]?.stringValue ?? ""), "\(target)")
             if case .bool? = target["met"] {} else { Issue.record("no verdict: \(target)") }
         }
-        // No peer outlives the run: no process serves a scratch folder of the bench's.
+        // No peer outlives the run: no process serves a scratch folder of this run's.
         let peers = try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { Int($0) != nil }.compactMap { pid -> String? in
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
             let arguments = String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
-            return arguments.contains("cometcal-bench-caldav-") ? arguments : nil
+            return arguments.contains(scratch.path) ? arguments : nil
         }
         #expect(peers.isEmpty, "\(peers)")
     }

@@ -141,24 +141,17 @@ enum ICalendarComponents {
         if let tzid = startProperty.parameters.first(where: { $0.name == "TZID" })?.values.first, let named = TimeZone(identifier: tzid) { seriesZone = named }
         guard let wall = isDate ? CalendarDate(parsing: value).flatMap({ LocalDateTime(date: $0, hour: 0, minute: 0) })
                                 : LocalDateTime(parsing: isUTC ? String(value.dropLast()) : value) else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = seriesZone
-        func wallTime(_ date: Date) -> LocalDateTime? {
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-            guard let year = parts.year, let month = parts.month, let day = parts.day,
-                  let civil = CalendarDate(year: year, month: month, day: day) else { return nil }
-            return LocalDateTime(date: civil, hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0)
+        // The engine's own conversions between instants and the series' wall clock.
+        func wallTime(_ date: Date) -> LocalDateTime {
+            DateTimeValue(kind: .zoned(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)), timeZone: seriesZone.identifier)).localTime
         }
-        func instantOf(_ local: LocalDateTime) -> Date? {
-            calendar.date(from: DateComponents(year: local.date.year, month: local.date.month, day: local.date.day,
-                                               hour: local.hour, minute: local.minute, second: local.second))
-        }
-        let set = RecurrenceSet(start: wall, timeZone: isUTC ? TimeZone(identifier: "UTC") : seriesZone, rule: rule, isAllDay: isDate)
+        func instantOf(_ local: LocalDateTime) -> Date? { local.dateTime(in: seriesZone).instant }
+        let set = RecurrenceSet(start: wall, timeZone: seriesZone, rule: rule, isAllDay: isDate)
         // The first occurrences that end at or after the range's start decide: an earlier one
         // ends before the range, and if none of the first few overlaps, none later starts
         // inside the range (§9.9's edges are inclusive, so a few, not one).
-        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970) - max(length, 0) - 1) }.flatMap(wallTime)
-        let through = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) }.flatMap(wallTime)
+        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970) - max(length, 0) - 1) }.map(wallTime)
+        let through = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) }.map(wallTime)
         let starts = set.occurrences(from: from, through: through, limit: limit)
         return starts.compactMap(instantOf).map { start in
             var properties = todo.properties.filter { !["DTSTART", "DUE", "DURATION", "RRULE", "RDATE", "EXDATE"].contains($0.name) }

@@ -52,8 +52,8 @@ extension Context {
     /// RFC 4791 §9.6.5: one component per instance in the range, with its RECURRENCE-ID when
     /// it belongs to a series, times in UTC, no recurrence properties and no VTIMEZONE.
     private func expanded(_ resource: CalendarResource, _ text: String, _ range: DAVTimeRange, in collection: CalendarCollection) throws -> String {
-        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantPast
-        let to = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantFuture
+        let from = range.startDate ?? .distantPast
+        let to = range.endDate ?? .distantFuture
         let original = ICalendarComponents.parse(text)
         let dropped: Set<String> = ["DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "EXRULE", "EXDATE", "RECURRENCE-ID"]
         var components: [DAVComponent] = []
@@ -120,8 +120,8 @@ extension Context {
                 guard let instant = ICalendarComponents.instant(of: property, zone: engine.timeZone) else {
                     throw Failure.precondition(403, .supportedFilter, "the time-range on \(property.name) cannot read its value \(property.value)")
                 }
-                return (range.start.map { instant >= Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? true)
-                    && (range.end.map { instant < Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? true)
+                return (range.startDate.map { instant >= $0 } ?? true)
+                    && (range.endDate.map { instant < $0 } ?? true)
             })
         var matched: [(CalendarResource, String)] = []
         for (resource, text) in try engine.resourceTexts(in: collection.id, uids: uids) {
@@ -141,8 +141,7 @@ extension Context {
     /// range. A relative trigger fires for each occurrence of its event, from the engine's own
     /// expansion; an alarm of the series fires for the occurrences no override replaces.
     private func alarmFires(_ alarm: DAVComponent, of owner: DAVComponent, in range: DAVTimeRange, collection: CalendarCollection) throws -> Bool {
-        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: -62_135_596_800)
-        let to = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: 253_402_300_799)
+        let (from, to) = range.bounds
         guard let trigger = alarm.properties.first(where: { $0.name.uppercased() == "TRIGGER" }) else {
             throw Failure.precondition(403, .supportedFilter, "an alarm of \(owner.name) has no TRIGGER, so no time-range can be answered for it")
         }
@@ -194,8 +193,7 @@ extension Context {
 
     /// The UIDs of the calendar's events with an occurrence in the range (the engine's expansion).
     private func overlapping(_ range: DAVTimeRange, in collection: CalendarCollection) throws -> Set<String> {
-        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: -62_135_596_800)
-        let to = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? Date(timeIntervalSince1970: 253_402_300_799)
+        let (from, to) = range.bounds
         return try engine.resourceUIDs(in: collection.id, overlapping: from, to: to)
     }
 
@@ -290,7 +288,7 @@ extension Context {
             throw Failure(.text(400, "A free-busy-query needs a time-range with a start.\n"))
         }
         let from = Date(timeIntervalSince1970: TimeInterval(start.secondsSince1970))
-        let to = query.timeRange.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? from.addingTimeInterval(366 * 86_400)
+        let to = query.timeRange.endDate ?? from.addingTimeInterval(366 * 86_400)
         let busy = try engine.busyPeriods(in: collection.id, from: from, to: to)
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//CometCal//CalDAV//EN", "BEGIN:VFREEBUSY",
                      "DTSTAMP:" + ICalendarComponents.utcText(Date()), "DTSTART:" + ICalendarComponents.utcText(from), "DTEND:" + ICalendarComponents.utcText(to)]

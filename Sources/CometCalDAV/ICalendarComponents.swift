@@ -99,8 +99,8 @@ enum ICalendarComponents {
         func time(_ name: String) -> Date? {
             todo.properties.first { $0.name == name }.flatMap { instant(of: $0, zone: zone) }
         }
-        let start = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantPast
-        let end = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } ?? .distantFuture
+        let start = range.startDate ?? .distantPast
+        let end = range.endDate ?? .distantFuture
         let dtstart = time("DTSTART")
         var due = time("DUE")
         if due == nil, let dtstart, let duration = todo.properties.first(where: { $0.name == "DURATION" }).flatMap({ seconds(ofDuration: $0.value) }) {
@@ -150,8 +150,8 @@ enum ICalendarComponents {
         // The first occurrences that end at or after the range's start decide: an earlier one
         // ends before the range, and if none of the first few overlaps, none later starts
         // inside the range (§9.9's edges are inclusive, so a few, not one).
-        let from = range.start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970) - max(length, 0) - 1) }.map(wallTime)
-        let through = range.end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) }.map(wallTime)
+        let from = range.startDate.map { wallTime($0.addingTimeInterval(-max(length, 0) - 1)) }
+        let through = range.endDate.map(wallTime)
         let starts = set.occurrences(from: from, through: through, limit: limit)
         return starts.compactMap(instantOf).map { start in
             var properties = todo.properties.filter { !["DTSTART", "DUE", "DURATION", "RRULE", "RDATE", "EXDATE"].contains($0.name) }
@@ -236,5 +236,16 @@ enum ICalendarComponents {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+}
+
+extension DAVTimeRange {
+    var startDate: Date? { start.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } }
+    var endDate: Date? { end.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSince1970)) } }
+
+    /// The range with an open side bounded by the first or last instant an iCalendar date can
+    /// name (years 1 and 9999), for the engine's reads.
+    var bounds: (from: Date, to: Date) {
+        (startDate ?? Date(timeIntervalSince1970: -62_135_596_800), endDate ?? Date(timeIntervalSince1970: 253_402_300_799))
     }
 }

@@ -169,9 +169,7 @@ extension Context {
         let fromEnd = trigger.parameters.contains { $0.name.uppercased() == "RELATED" && $0.values.first?.uppercased() == "END" }
         func property(_ name: String) -> DAVComponentProperty? { owner.properties.first { $0.name.uppercased() == name } }
         if owner.name.uppercased() == "VTODO" {
-            let start = property("DTSTART").flatMap { ICalendarComponents.instant(of: $0, zone: engine.timeZone) }
-            var due = property("DUE").flatMap { ICalendarComponents.instant(of: $0, zone: engine.timeZone) }
-            if due == nil, let start, let length = property("DURATION").flatMap({ ICalendarComponents.seconds(ofDuration: $0.value) }) { due = start.addingTimeInterval(length) }
+            let (start, due) = ICalendarComponents.todoTimes(owner, zone: engine.timeZone)
             guard let base = fromEnd ? due : (start ?? due) else { return false }
             return fires(base.addingTimeInterval(offset))
         }

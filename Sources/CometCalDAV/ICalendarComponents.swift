@@ -101,11 +101,7 @@ enum ICalendarComponents {
         }
         let start = range.startDate ?? .distantPast
         let end = range.endDate ?? .distantFuture
-        let dtstart = time("DTSTART")
-        var due = time("DUE")
-        if due == nil, let dtstart, let duration = todo.properties.first(where: { $0.name == "DURATION" }).flatMap({ seconds(ofDuration: $0.value) }) {
-            due = dtstart.addingTimeInterval(duration)
-        }
+        let (dtstart, due) = todoTimes(todo, zone: zone)
         let completed = time("COMPLETED")
         let created = time("CREATED")
         switch (dtstart, due) {
@@ -122,6 +118,15 @@ enum ICalendarComponents {
         }
     }
 
+    /// A to-do's DTSTART, and its DUE or, without one, DTSTART + DURATION.
+    static func todoTimes(_ todo: DAVComponent, zone: TimeZone) -> (start: Date?, due: Date?) {
+        func time(_ name: String) -> Date? { todo.properties.first { $0.name == name }.flatMap { instant(of: $0, zone: zone) } }
+        let start = time("DTSTART")
+        if let due = time("DUE") { return (start, due) }
+        let duration = todo.properties.first { $0.name == "DURATION" }.flatMap { seconds(ofDuration: $0.value) }
+        return (start, start.flatMap { start in duration.map { start.addingTimeInterval($0) } })
+    }
+
     /// A to-do with an RRULE and a DTSTART (kept as written: the tasks schema has no recurrence):
     /// its instances that can overlap the range, each with its DTSTART and DUE moved to that
     /// occurrence (§9.9 applies to each). RDATE and EXDATE are not read. Nil for a to-do that
@@ -130,9 +135,8 @@ enum ICalendarComponents {
         guard let rruleText = todo.properties.first(where: { $0.name == "RRULE" })?.value,
               let startProperty = todo.properties.first(where: { $0.name == "DTSTART" }),
               let rule = try? RecurrenceRule(parsing: rruleText),
-              let first = instant(of: startProperty, zone: zone) else { return nil }
-        let due = todo.properties.first { $0.name == "DUE" }.flatMap { instant(of: $0, zone: zone) }
-        let length = due.map { $0.timeIntervalSince(first) } ?? todo.properties.first { $0.name == "DURATION" }.flatMap { seconds(ofDuration: $0.value) } ?? 0
+              case let (first?, due) = todoTimes(todo, zone: zone) else { return nil }
+        let length = due.map { $0.timeIntervalSince(first) } ?? 0
         let value = startProperty.value
         let isUTC = value.hasSuffix("Z")
         let isDate = value.count == 8

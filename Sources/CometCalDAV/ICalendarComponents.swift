@@ -129,7 +129,7 @@ enum ICalendarComponents {
 
     /// A to-do with an RRULE and a DTSTART (kept as written: the tasks schema has no recurrence):
     /// its instances that can overlap the range, each with its DTSTART and DUE moved to that
-    /// occurrence (§9.9 applies to each). RDATE and EXDATE are not read. Nil for a to-do that
+    /// occurrence (§9.9 applies to each), RDATEs added and EXDATEs left out. Nil for a to-do that
     /// does not recur, or whose rule or start cannot be read (then its own times answer).
     static func recurringToDoInstances(_ todo: DAVComponent, _ range: DAVTimeRange, zone: TimeZone, limit: Int = 4) -> [DAVComponent]? {
         guard let rruleText = todo.properties.first(where: { $0.name == "RRULE" })?.value,
@@ -150,7 +150,15 @@ enum ICalendarComponents {
             DateTimeValue(kind: .zoned(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)), timeZone: seriesZone.identifier)).localTime
         }
         func instantOf(_ local: LocalDateTime) -> Date? { local.dateTime(in: seriesZone).instant }
-        let set = RecurrenceSet(start: wall, timeZone: seriesZone, rule: rule, isAllDay: isDate)
+        // RDATE and EXDATE (each may list several values, in any zone) on the series' clock.
+        func walls(_ name: String) -> [LocalDateTime] {
+            todo.properties.filter { $0.name == name }.flatMap { property in
+                property.value.split(separator: ",").compactMap { piece in
+                    instant(of: DAVComponentProperty(name: name, value: String(piece.split(separator: "/").first ?? piece), parameters: property.parameters), zone: zone)
+                }.map(wallTime)
+            }
+        }
+        let set = RecurrenceSet(start: wall, timeZone: seriesZone, rule: rule, additions: walls("RDATE"), exclusions: walls("EXDATE"), isAllDay: isDate)
         // The first occurrences that end at or after the range's start decide: an earlier one
         // ends before the range, and if none of the first few overlaps, none later starts
         // inside the range (§9.9's edges are inclusive, so a few, not one).

@@ -122,6 +122,21 @@ struct CalDAVRecurringToDoTests {
         #expect(body.contains("RECURRENCE-ID:20260312T110000Z\r\nDTSTART:20260312T110000Z\r\nDUE:20260312T120000Z\r\n"))
         #expect(!body.contains("RRULE"))
     }
+
+    @Test("EXDATE leaves an occurrence out and RDATE adds one, in their own zones, for time ranges and expand")
+    func exceptions() throws {
+        let server = try LiveServer()
+        let todo = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VTODO\r\nUID:water\r\nDTSTAMP:20260101T080000Z\r\n"
+            + "DTSTART;TZID=Europe/Berlin:20260105T090000\r\nDUE;TZID=Europe/Berlin:20260105T093000\r\nRRULE:FREQ=WEEKLY;COUNT=4\r\n"
+            + "EXDATE:20260112T080000Z\r\nRDATE;TZID=Europe/Berlin:20260115T090000\r\nSUMMARY:Water the plants\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/tasks/water.ics", body: todo, headers: ["Content-Type": "text/calendar"]).status == 201)
+        func found(_ start: String, _ end: String) throws -> [String] {
+            try CalDAVQueryTests.hrefs(server, "tasks", "<C:comp-filter name=\"VTODO\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:comp-filter>")
+        }
+        #expect(try found("20260112T000000Z", "20260113T000000Z").isEmpty)
+        #expect(try found("20260115T000000Z", "20260116T000000Z") == ["/dav/calendars/alice/tasks/water.ics"])
+        #expect(try found("20260119T000000Z", "20260120T000000Z") == ["/dav/calendars/alice/tasks/water.ics"])
+    }
 }
 
 /// calendar-multiget and free-busy-query (RFC 4791 §7.9, §7.10).

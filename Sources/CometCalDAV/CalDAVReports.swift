@@ -124,7 +124,12 @@ extension Context {
                     && (range.endDate.map { instant < $0 } ?? true)
             })
         var matched: [(CalendarResource, String)] = []
+        let decided = Self.componentTest(query.filter, rangeAnswered: uids != nil)
         for (resource, text) in try engine.resourceTexts(in: collection.id, uids: uids) {
+            if let decided {
+                if decided(resource.components) { matched.append((resource, text)) }
+                continue
+            }
             let calendar = ICalendarComponents.parse(text)
             do {
                 if try evaluator.matches(query.filter, calendar: calendar) { matched.append((resource, text)) }
@@ -135,6 +140,23 @@ extension Context {
             }
         }
         return Self.multistatus(responses(try expanding(matched, query.calendarData, in: collection), segment: segment, selection: query.properties))
+    }
+
+    /// The answer of a filter that asks only which components a resource holds (what most
+    /// clients send: VCALENDAR > VEVENT, with a time-range answered already when `rangeAnswered`),
+    /// from the resource's component names, without parsing its text; nil for any other filter.
+    static func componentTest(_ filter: DAVCompFilter, rangeAnswered: Bool) -> ((Set<String>) -> Bool)? {
+        guard filter.name == "VCALENDAR", case .matches(nil, let props, let inner) = filter.test, props.isEmpty else { return nil }
+        guard let only = inner.first else { return { _ in true } }
+        let named: Set<String> = ["VEVENT", "VTODO", "VJOURNAL"]
+        guard inner.count == 1, named.contains(only.name) else { return nil }
+        switch only.test {
+        case .isNotDefined:
+            return { !$0.contains(only.name) }
+        case .matches(let range, let props, let compFilters):
+            guard props.isEmpty, compFilters.isEmpty, range == nil || (rangeAnswered && only.name == "VEVENT") else { return nil }
+            return { $0.contains(only.name) }
+        }
     }
 
     /// RFC 4791 §9.9 for VALARM: whether the alarm fires (its trigger or a repeat of it) in the

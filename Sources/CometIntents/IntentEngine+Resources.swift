@@ -20,6 +20,9 @@ public struct CalendarResource: Sendable, Hashable {
     public let name: String
     public let uid: String
     public let etag: String
+    /// The components its text holds besides time zones (VEVENT, VTODO), read from its records'
+    /// entities: a filter on component names alone needs no parse of the text.
+    public let components: Set<String>
 }
 
 /// Why a resource was not written or deleted; each maps to an HTTP status and a precondition.
@@ -153,49 +156,6 @@ extension IntentEngine {
         try store.readTransaction { try $0.changeHead() }
     }
 
-    /// Every resource of a collection, by name.
-    public func resources(in calendar: UUID) throws -> [CalendarResource] {
-        try store.readTransaction { transaction in
-            let names = try resourceNames(calendar, transaction)
-            return try members(of: calendar, transaction).map { uid, records in resource(uid: uid, records: records, names: names) }
-                .sorted { $0.name < $1.name }
-        }
-    }
-
-    /// The resources with these names and their text, as a GET returns it; a name with no
-    /// resource is left out.
-    public func resourceTexts(in calendar: UUID, named names: [String]) throws -> [(resource: CalendarResource, text: String)] {
-        try store.readTransaction { transaction in
-            let known = try resourceNames(calendar, transaction)
-            var found: [(CalendarResource, String)] = []
-            for name in names {
-                guard let (uid, records) = try lookUp(name, in: calendar, names: known, transaction) else { continue }
-                found.append((resource(uid: uid, records: records, names: known), try text(of: records)))
-            }
-            return found
-        }
-    }
-
-    /// Every resource of a collection with its text, by name, or those of these UIDs: the
-    /// calendar's records read once (not once to list the resources and again for each of
-    /// them), each ETag computed once. What a calendar-query answers from.
-    public func resourceTexts(in calendar: UUID, uids: Set<String>? = nil) throws -> [(resource: CalendarResource, text: String)] {
-        try store.readTransaction { transaction in
-            let names = try resourceNames(calendar, transaction)
-            let members: [(uid: String, records: [EntityRecord])]
-            if let uids {
-                members = try uids.sorted().compactMap { uid in
-                    let records = try self.members(uid: uid, of: calendar, transaction)
-                    return records.isEmpty ? nil : (uid, records)
-                }
-            } else {
-                members = try self.members(of: calendar, transaction)
-            }
-            return try members.map { uid, records in (resource(uid: uid, records: records, names: names), try text(of: records)) }
-                .sorted { $0.resource.name < $1.resource.name }
-        }
-    }
-
     /// What changed in a collection after `since` (a point of the change feed); nil when the
     /// store cannot say any more (the client starts over).
     public func collectionChanges(in calendar: UUID, since: Int64) throws -> CollectionChanges? {
@@ -229,7 +189,7 @@ extension IntentEngine {
                 let records = try members(uid: uid, of: calendar, transaction)
                 let name: String
                 if records.isEmpty {
-                    name = names[uid] ?? Vdir.safeName(uid) + ".ics"
+                    name = resourceName(uid, names)
                     removed.append(name)
                 } else {
                     let found = resource(uid: uid, records: records, names: names)
@@ -262,7 +222,7 @@ extension IntentEngine {
                                       message: "this resource holds UID '\(existing.uid)'; a PUT may not change it (write the new UID to a new resource)", problems: [])
             }
             if existing == nil, !(try members(uid: incoming.uid, of: calendar, transaction)).isEmpty {
-                let taken = names[incoming.uid] ?? Vdir.safeName(incoming.uid) + ".ics"
+                let taken = resourceName(incoming.uid, names)
                 throw ResourceRefusal(reason: .uidConflict(collection: calendar, name: taken),
                                       message: "UID '\(incoming.uid)' is already the resource \(taken) of this calendar; write to that name", problems: [])
             }
@@ -370,7 +330,7 @@ extension IntentEngine {
     }
 
     /// The records on a calendar, by UID (a record without a UID is its own resource, by id).
-    private func members(of calendar: UUID, _ transaction: any StoreReader) throws -> [(uid: String, records: [EntityRecord])] {
+    func members(of calendar: UUID, _ transaction: any StoreReader) throws -> [(uid: String, records: [EntityRecord])] {
         var byUID: [String: [EntityRecord]] = [:]
         var order: [String] = []
         for entity in exportedEntities {
@@ -385,7 +345,7 @@ extension IntentEngine {
     }
 
     /// The records with this UID on a calendar.
-    private func members(uid: String, of calendar: UUID, _ transaction: any StoreReader) throws -> [EntityRecord] {
+    func members(uid: String, of calendar: UUID, _ transaction: any StoreReader) throws -> [EntityRecord] {
         var found: [EntityRecord] = []
         for entity in exportedEntities {
             guard let filters = memberFilters(entity, in: calendar), let uidProperty = uidProperty(of: entity) else { continue }
@@ -418,23 +378,38 @@ extension IntentEngine {
             for record in try transaction.fetchAll(entity.name, matching: [.equals(uidProperty, .string(uid))], limit: nil) {
                 guard let other = collectionID(of: record, entity: entity), other != calendar else { continue }
                 let names = try resourceNames(other, transaction)
-                return (other, names[uid] ?? Vdir.safeName(uid) + ".ics")
+                return (other, resourceName(uid, names))
             }
         }
         return nil
     }
 
-    private func resource(uid: String, records: [EntityRecord], names: [String: String]) -> CalendarResource {
-        // Each record's id and digest, in id order: the same records, the same text.
+    func resource(uid: String, records: [EntityRecord], names: [String: String]) -> CalendarResource {
+        CalendarResource(name: resourceName(uid, names), uid: uid, etag: etag(of: records), components: components(of: records))
+    }
+
+    /// The name a resource has: the one a client chose, else the one made from its UID.
+    func resourceName(_ uid: String, _ names: [String: String]) -> String {
+        names[uid] ?? Vdir.safeName(uid) + ".ics"
+    }
+
+    /// Each record's id and digest, in id order: the same records, the same text, the same ETag.
+    func etag(of records: [EntityRecord]) -> String {
         var hash = RecordDigest.FNV1a()
         for record in records.sorted(by: { $0.id.lowercasedText < $1.id.lowercasedText }) {
             hash.add(text: record.id.lowercasedText)
             hash.add(bits: RecordDigest.of(record, registry: registry))
         }
-        return CalendarResource(name: names[uid] ?? Vdir.safeName(uid) + ".ics", uid: uid, etag: "\"" + String(format: "%016llx", hash.value) + "\"")
+        return "\"" + String(format: "%016llx", hash.value) + "\""
     }
 
-    private func text(of records: [EntityRecord]) throws -> String {
+    func components(of records: [EntityRecord]) -> Set<String> {
+        Set(records.compactMap { record in
+            registry.entity(record.entity).map { $0.annotations.first(named: "ical")?.firstString?.uppercased() ?? $0.name.name.uppercased() }
+        })
+    }
+
+    func text(of records: [EntityRecord]) throws -> String {
         do {
             return try ICalWriter(registry: registry).document(calendar: nil, records: records)
         } catch let error as ICalWriter.WriteError {
@@ -531,7 +506,7 @@ extension IntentEngine {
     private func namesKey(_ calendar: UUID) -> String { "caldav.names." + calendar.lowercasedText }
 
     /// The names clients gave resources that differ from the names made from their UIDs, by UID.
-    private func resourceNames(_ calendar: UUID, _ transaction: any StoreReader) throws -> [String: String] {
+    func resourceNames(_ calendar: UUID, _ transaction: any StoreReader) throws -> [String: String] {
         guard let text = try transaction.meta(namesKey(calendar)), case .object(let object)? = try? JSONParser.parse(text) else { return [:] }
         var names: [String: String] = [:]
         for (uid, value) in object { if let name = value.stringValue { names[uid] = name } }

@@ -15,6 +15,9 @@ public final class IntentEngine {
     /// How replies, cards, prompts and errors write a time of day (the config's time_format).
     public let timeFormat: TimeFormat
     let clock: @Sendable () -> Date
+    /// Calendar resources' texts and ETags kept between requests (`ResourceCache`): share one
+    /// among the engines serving a store to sync clients; nil makes them again on every read.
+    public var resourceCache: ResourceCache?
 
     public init(store: any EntityStore, timeZone: TimeZone = .current, timeFormat: TimeFormat = .twentyFourHour,
                 clock: @escaping @Sendable () -> Date = { Date() }) {

@@ -43,7 +43,9 @@ final class CalDAVAccounts: @unchecked Sendable {
             if let open = others[user] { return open }
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let store = try opener.open(.file(storePath(of: user)), registry: service.registry)
-            let opened = (IntentEngine(store: store, timeZone: timeZone), NSLock())
+            let engine = IntentEngine(store: store, timeZone: timeZone)
+            engine.resourceCache = ResourceCache()
+            let opened = (engine, NSLock())
             others[user] = opened
             return opened
         }

@@ -187,3 +187,48 @@ struct CalDAVMultigetFreeBusyTests {
                          "FREEBUSY;FBTYPE=BUSY:20260614T220000Z/20260615T220000Z"])
     }
 }
+
+/// Filters that ask only which components a resource holds are answered from the resources'
+/// component names, without parsing each text (`Context.componentTest`); these check that those
+/// answers are the filter's, on an events calendar and a to-do collection, and that a change made
+/// beside the server (the CLI's own engine) shows in the next answer though the server keeps
+/// resources between requests.
+@Suite("CalDAV calendar-query: filters on components alone")
+struct CalDAVComponentFilterTests {
+    static func event(_ uid: String, _ day: Int) -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260601T080000Z\r\n"
+            + "DTSTART:202606\(day)T090000Z\r\nDTEND:202606\(day)T100000Z\r\nSUMMARY:\(uid)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    }
+
+    @Test("VCALENDAR alone, VEVENT, VTODO, is-not-defined and VEVENT with a time-range give the events or to-dos they name, before and after the CLI's engine deletes one and adds one")
+    func componentFilters() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/team/").status == 201)
+        for (uid, day) in [("picnic", 10), ("lunch", 12), ("dinner", 20)] {
+            #expect(try server.send("PUT", "/dav/calendars/alice/team/\(uid).ics", body: Self.event(uid, day), headers: ["Content-Type": "text/calendar"]).status == 201)
+        }
+        let todo = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VTODO\r\nUID:rent\r\nDTSTAMP:20260101T080000Z\r\nSUMMARY:Pay rent\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        #expect(try server.send("PUT", "/dav/calendars/alice/tasks/rent.ics", body: todo, headers: ["Content-Type": "text/calendar"]).status == 201)
+        let team = "/dav/calendars/alice/team/"
+        let midJune = "<C:comp-filter name=\"VEVENT\"><C:time-range start=\"20260611T000000Z\" end=\"20260615T000000Z\"/></C:comp-filter>"
+        #expect(try CalDAVQueryTests.hrefs(server, "team", "") == [team + "dinner.ics", team + "lunch.ics", team + "picnic.ics"])
+        #expect(try CalDAVQueryTests.hrefs(server, "team", "<C:comp-filter name=\"VEVENT\"/>") == [team + "dinner.ics", team + "lunch.ics", team + "picnic.ics"])
+        #expect(try CalDAVQueryTests.hrefs(server, "team", "<C:comp-filter name=\"VTODO\"/>") == [])
+        #expect(try CalDAVQueryTests.hrefs(server, "team", "<C:comp-filter name=\"VEVENT\"><C:is-not-defined/></C:comp-filter>") == [])
+        #expect(try CalDAVQueryTests.hrefs(server, "team", "<C:comp-filter name=\"VTODO\"><C:is-not-defined/></C:comp-filter>").count == 3)
+        #expect(try CalDAVQueryTests.hrefs(server, "team", midJune) == [team + "lunch.ics"])
+        #expect(try CalDAVQueryTests.hrefs(server, "tasks", "<C:comp-filter name=\"VTODO\"/>") == ["/dav/calendars/alice/tasks/rent.ics"])
+        #expect(try CalDAVQueryTests.hrefs(server, "tasks", "<C:comp-filter name=\"VEVENT\"/>") == [])
+        #expect(try CalDAVQueryTests.hrefs(server, "tasks", "<C:comp-filter name=\"VEVENT\"><C:is-not-defined/></C:comp-filter>") == ["/dav/calendars/alice/tasks/rent.ics"])
+
+        // Beside the server, as `cometcal` would: lunch deleted, brunch added on 13 June.
+        let cli = try CalDAVConcurrencyTests.ownEngine(server)
+        let calendar = try #require(try cli.calendarCollections().first { $0.title == "team" })
+        guard case .success = cli.deleteResource(in: calendar.id, named: "lunch.ics") else { Issue.record("lunch was not deleted"); return }
+        guard case .success = cli.putResource(in: calendar.id, named: "brunch.ics", text: Self.event("brunch", 13)) else { Issue.record("brunch was not added"); return }
+        #expect(try CalDAVQueryTests.hrefs(server, "team", "<C:comp-filter name=\"VEVENT\"/>") == [team + "brunch.ics", team + "dinner.ics", team + "picnic.ics"])
+        #expect(try CalDAVQueryTests.hrefs(server, "team", midJune) == [team + "brunch.ics"])
+        let body = try server.send("GET", team + "brunch.ics").body
+        #expect(body.contains("SUMMARY:brunch"))
+    }
+}

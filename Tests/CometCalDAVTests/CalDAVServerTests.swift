@@ -26,6 +26,8 @@ final class LiveServer: @unchecked Sendable {
                                                  Self.repository.appendingPathComponent("Examples/Schemas/tasks").path])
         let store = try SQLiteStore.opener.open(.file(folder.appendingPathComponent("store.sqlite").path), registry: registry)
         let engine = IntentEngine(store: store, timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        // As cometcald serves CalDAV: resources kept between requests.
+        engine.resourceCache = ResourceCache()
         self.engine = engine
         let passwords = try PasswordFile(path: folder.appendingPathComponent("users").path, cost: 4, allowMissing: true)
         _ = try passwords.setPassword("secret", for: "alice")

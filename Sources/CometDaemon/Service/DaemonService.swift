@@ -64,10 +64,14 @@ public final class DaemonService: @unchecked Sendable {
         let registry = try Registry.load(paths: configuration.schemaPaths)
         registryValue = registry
         book = ConversationBook(registry: registry)
+        // One cache of calendar resources for all the engines on the store (CalDAV's reads).
+        let resources = ResourceCache()
         func engine(checkpointing checkpointer: Checkpointer? = nil) throws -> IntentEngine {
             let store = try configuration.opener.open(configuration.store, registry: registry, now: configuration.clock())
             if let checkpointer { store.deferUpkeep { pages in checkpointer.committed(pages: pages) } }
-            return IntentEngine(store: store, timeZone: configuration.timeZone, timeFormat: configuration.timeFormat, clock: configuration.clock)
+            let engine = IntentEngine(store: store, timeZone: configuration.timeZone, timeFormat: configuration.timeFormat, clock: configuration.clock)
+            engine.resourceCache = resources
+            return engine
         }
         let limit = configuration.requestSeconds
         let checkpointer = Checkpointer(maintainer: try configuration.opener.maintainer(for: configuration.store))
@@ -556,6 +560,9 @@ public final class DaemonService: @unchecked Sendable {
             writingStore.deferUpkeep { pages in checkpointer.committed(pages: pages) }
             let writing = IntentEngine(store: writingStore, timeZone: zone, timeFormat: configuration.timeFormat, clock: clock)
             var reading = try (0..<readers.count).map { _ in IntentEngine(store: try opener.open(location, registry: registry, now: clock()), timeZone: zone, timeFormat: configuration.timeFormat, clock: clock) }
+            // Texts written with the old schemas are not the new ones': a new cache.
+            let resources = ResourceCache()
+            for engine in reading + [writing] { engine.resourceCache = resources }
             writer.replace(writing)
             readers.replaceAll { reading.removeLast() }
         } catch let error as StoreError {

@@ -11,6 +11,18 @@ struct Context {
     let request: HTTPRequest
     let user: String
     let engine: IntentEngine
+    /// What every URL of the user answers for the principal, owner and privileges: made once a
+    /// request (a calendar of 4,000 events repeats it 4,000 times).
+    let common: [DAVProperty]
+
+    init(service: CalDAVService, request: HTTPRequest, user: String, engine: IntentEngine) {
+        self.service = service
+        self.request = request
+        self.user = user
+        self.engine = engine
+        let principal = Paths.principal(user)
+        common = [DAVProperty(.dav("current-user-principal"), .hrefs([principal])), DAVProperty(.dav("owner"), .hrefs([principal])), Self.privileges]
+    }
 
     /// What each kind of URL answers: OPTIONS lists it in Allow, and every other method there
     /// is 405 with the same Allow (RFC 9110 §10.2.1). An unmapped URL lists what makes

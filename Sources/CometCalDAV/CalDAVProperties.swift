@@ -54,16 +54,10 @@ extension Context {
     private static func element(_ name: DAVName) -> DAVXMLElement { DAVXMLElement(name: name) }
 
     /// What the owner may do: everything (a user sees only their own calendars).
-    private static let privileges: DAVProperty = DAVProperty(.dav("current-user-privilege-set"), .elements(
+    static let privileges: DAVProperty = DAVProperty(.dav("current-user-privilege-set"), .elements(
         ["read", "write", "write-properties", "write-content", "bind", "unbind", "read-current-user-privilege-set"].map {
             DAVXMLElement(name: .dav("privilege"), children: [element(.dav($0))])
         }))
-
-    private func common() -> [DAVProperty] {
-        [DAVProperty(.dav("current-user-principal"), .hrefs([Paths.principal(user)])),
-         DAVProperty(.dav("owner"), .hrefs([Paths.principal(user)])),
-         Self.privileges]
-    }
 
     func propfindPrincipal() throws -> HTTPResponse {
         let selection = try Self.propertySelection(request)
@@ -72,7 +66,7 @@ extension Context {
             DAVProperty(.dav("displayname"), .text(user)),
             DAVProperty(.dav("principal-URL"), .hrefs([Paths.principal(user)])),
             DAVProperty(.caldav("calendar-home-set"), .hrefs([Paths.home(user)])),
-        ] + common()
+        ] + common
         return Self.multistatus([Self.response(href: Paths.principal(user), available: properties, selection: selection)])
     }
 
@@ -84,7 +78,7 @@ extension Context {
             DAVProperty(.dav("resourcetype"), .elements([Self.element(.dav("collection"))])),
             DAVProperty(.dav("displayname"), .text("\(user)'s calendars")),
             DAVProperty(.caldav("calendar-home-set"), .hrefs([Paths.home(user)])),
-        ] + common(), selection: selection)]
+        ] + common, selection: selection)]
         if depth == 1 {
             let segments = try engine.collectionSegments()
             for collection in try engine.calendarCollections() {
@@ -121,7 +115,7 @@ extension Context {
         for (key, value) in try engine.collectionClientProperties(collection.id).sorted(by: { $0.key < $1.key }) {
             if let name = Self.deadName(key) { properties.append(DAVProperty(name, .text(value))) }
         }
-        return properties + common()
+        return properties + common
     }
 
     func propfindCollection(_ collection: CalendarCollection, segment: String) throws -> HTTPResponse {
@@ -166,7 +160,7 @@ extension Context {
             properties.append(DAVProperty(.dav("getcontentlength"), .text(String(text.utf8.count))))
             properties.append(DAVProperty(.caldav("calendar-data"), .text(text)))
         }
-        return properties + common()
+        return properties + common
     }
 
     // MARK: PROPPATCH

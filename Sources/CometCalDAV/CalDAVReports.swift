@@ -81,8 +81,9 @@ extension Context {
     }
 
     private func responses(_ found: [(resource: CalendarResource, text: String)], segment: String, selection: DAVPropertySelection) -> [DAVResponse] {
-        found.map { resource, text in
-            Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: text, selection: selection),
+        let collection = Paths.collection(user, segment)
+        return found.map { resource, text in
+            Self.response(href: collection + DAVHref.encodeSegment(resource.name), available: resourceProperties(resource, text: text, selection: selection),
                           selection: selection, expensive: [.caldav("calendar-data")])
         }
     }

@@ -11,15 +11,17 @@ public enum DAVHref {
     /// Percent-encodes one path segment: every byte of its UTF-8 except the unreserved
     /// characters (ALPHA DIGIT - . _ ~) and "@" (common in UIDs, allowed in a segment).
     public static func encodeSegment(_ segment: String) -> String {
-        var result = ""
+        if segment.utf8.allSatisfy({ isUnreserved($0) || $0 == UInt8(ascii: "@") }) { return segment }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(segment.utf8.count * 3)
         for byte in segment.utf8 {
             if isUnreserved(byte) || byte == UInt8(ascii: "@") {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
+                bytes.append(byte)
             } else {
-                result += "%" + hexDigits[Int(byte >> 4)] + hexDigits[Int(byte & 0x0F)]
+                bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             }
         }
-        return result
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes one segment. Refused: a malformed "%" escape, bytes that are not UTF-8, and a
@@ -102,7 +104,7 @@ public enum DAVHref {
         return collection && !segments.isEmpty ? joined + "/" : joined
     }
 
-    private static let hexDigits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {

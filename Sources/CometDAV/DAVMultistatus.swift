@@ -99,6 +99,7 @@ public struct DAVMultistatus: Hashable, Sendable {
 
     public func document() -> DAVXMLDocument {
         var writer = DAVXMLWriter()
+        writer.reserve(responses.count * 1_024)
         writer.open(.dav("multistatus"))
         for response in responses { write(response, to: &writer) }
         if let description { writer.element(.dav("responsedescription"), text: description) }
@@ -182,8 +183,16 @@ public struct DAVErrorBody: Hashable, Sendable {
 /// Status lines as DAV:status carries them.
 public enum DAVStatus {
     public static func line(_ code: Int) -> String {
-        "HTTP/1.1 \(code) \(reason(code))"
+        switch code {
+        case 200: ok
+        case 404: notFound
+        default: "HTTP/1.1 \(code) \(reason(code))"
+        }
     }
+
+    /// The lines a multistatus repeats for every event, made once.
+    private static let ok = "HTTP/1.1 200 OK"
+    private static let notFound = "HTTP/1.1 404 Not Found"
 
     public static func reason(_ code: Int) -> String {
         switch code {

@@ -15,7 +15,9 @@ struct DAVXMLWriter {
     }
 
     mutating func close(_ name: DAVName) {
-        append("</\(qualified(name))>")
+        append("</")
+        appendQualified(name)
+        append(">")
     }
 
     mutating func empty(_ name: DAVName, attributes: [DAVXMLAttribute] = []) {
@@ -47,7 +49,7 @@ struct DAVXMLWriter {
     }
 
     private mutating func writeName(_ name: DAVName, attributes: [DAVXMLAttribute]) {
-        append(qualified(name))
+        appendQualified(name)
         if !rootWritten {
             rootWritten = true
             for (prefix, namespace) in DAVNamespace.rootPrefixes {
@@ -92,10 +94,14 @@ struct DAVXMLWriter {
 
     static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
-    private func qualified(_ name: DAVName) -> String {
-        if name.namespace.isEmpty { return name.local }
-        if name.namespace == Self.xmlNamespace { return "xml:\(name.local)" }
-        return "\(Self.prefix(of: name.namespace) ?? "X"):\(name.local)"
+    /// The name with its prefix, appended piece by piece: a multistatus writes ten names per
+    /// event, and a string made for each was a tenth of its time.
+    private mutating func appendQualified(_ name: DAVName) {
+        if !name.namespace.isEmpty {
+            append(name.namespace == Self.xmlNamespace ? "xml" : Self.prefix(of: name.namespace) ?? "X")
+            append(":")
+        }
+        append(name.local)
     }
 
     static func prefix(of namespace: String) -> String? {
@@ -103,7 +109,13 @@ struct DAVXMLWriter {
     }
 
     private mutating func append(_ text: String) {
-        output.append(contentsOf: text.utf8)
+        var text = text
+        text.withUTF8 { output.append(contentsOf: $0) }
+    }
+
+    /// Room for about this many bytes, so that a long multistatus is not copied as it grows.
+    mutating func reserve(_ bytes: Int) {
+        output.reserveCapacity(bytes)
     }
 
     /// Escapes for both text and double-quoted attribute values. Carriage returns are written as

@@ -24,10 +24,10 @@ extension IntentEngine {
     /// What a calendar-query answers from.
     public func resourceTexts(in calendar: UUID, uids: Set<String>? = nil) throws -> [(resource: CalendarResource, text: String)] {
         try reading(calendar) { reading in
-            let found = if let uids {
+            let found: [(resource: CalendarResource, text: String)] = if let uids {
                 try uids.compactMap { try reading.withText($0) }
             } else {
-                try reading.all(withText: true).compactMap { try reading.withText($0.uid) }
+                try reading.all(withText: true).compactMap { uid, entry in entry.text.map { (resource: reading.resource(uid, entry), text: $0) } }
             }
             return found.sorted { $0.resource.name < $1.resource.name }
         }
@@ -89,7 +89,7 @@ struct ResourceReading {
     func finish() { cache?.keep(state) }
 
     func resource(_ uid: String, _ entry: ResourceCache.Entry) -> CalendarResource {
-        CalendarResource(name: engine.resourceName(uid, names), uid: uid, etag: entry.etag, components: entry.components)
+        CalendarResource(name: names[uid] ?? entry.standardName, uid: uid, etag: entry.etag, components: entry.components)
     }
 
     /// The resource of this UID with its text, if the collection has it.
@@ -122,7 +122,7 @@ struct ResourceReading {
             state.forget(uid, in: collection)
             return nil
         }
-        let entry = try make(records, withText: withText)
+        let entry = try make(uid, records, withText: withText)
         state.keep(entry, at: ResourceCache.Place(collection: collection, uid: uid))
         return entry
     }
@@ -144,7 +144,7 @@ struct ResourceReading {
             let reusable = previous[uid].flatMap { kept in
                 kept.recordIDs == records.map(\.id) && (kept.text != nil || !withText) ? kept : nil
             }
-            let entry = try reusable ?? make(records, withText: withText)
+            let entry = try reusable ?? make(uid, records, withText: withText)
             state.keep(entry, at: ResourceCache.Place(collection: collection, uid: uid))
             found.append((uid, entry))
         }
@@ -153,9 +153,9 @@ struct ResourceReading {
     }
 
     /// With a cache, the text is always made: it is kept for the next read.
-    private func make(_ records: [EntityRecord], withText: Bool) throws -> ResourceCache.Entry {
+    private func make(_ uid: String, _ records: [EntityRecord], withText: Bool) throws -> ResourceCache.Entry {
         cache?.countMade()
-        return ResourceCache.Entry(recordIDs: records.map(\.id), etag: engine.etag(of: records),
+        return ResourceCache.Entry(recordIDs: records.map(\.id), standardName: engine.resourceName(uid, [:]), etag: engine.etag(of: records),
                             text: withText || cache != nil ? try engine.text(of: records) : nil,
                             components: engine.components(of: records))
     }

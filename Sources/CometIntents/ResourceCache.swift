@@ -18,6 +18,8 @@ public final class ResourceCache: Sendable {
     /// One resource as of the cache's point: its records, ETag, text and component names.
     struct Entry: Sendable {
         let recordIDs: [UUID]
+        /// The name made from its UID (a client's own name for it is kept elsewhere).
+        let standardName: String
         let etag: String
         let text: String?
         let components: Set<String>

@@ -124,36 +124,52 @@ struct DAVXMLWriter {
     mutating func appendEscaped(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
-            var runStart = 0
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                let replacement: StaticString?
-                var width = 1
-                switch byte {
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "\""): replacement = "&quot;"
-                case UInt8(ascii: "\r"): replacement = "&#13;"
-                case UInt8(ascii: "\t"), UInt8(ascii: "\n"): replacement = nil
-                case 0..<0x20:
-                    replacement = "\u{FFFD}"
-                    replacedCharacters += 1
-                case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBF && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF):
-                    replacement = "\u{FFFD}"
-                    replacedCharacters += 1
-                    width = 3
-                default: replacement = nil
+            Self.needsCare.withUnsafeBufferPointer { needsCare in
+                var runStart = 0
+                var index = 0
+                while index < bytes.count {
+                    // Most bytes need nothing: skip them by table before looking closer.
+                    let byte = bytes[index]
+                    guard needsCare[Int(byte)] else {
+                        index += 1
+                        continue
+                    }
+                    let replacement: StaticString?
+                    var width = 1
+                    switch byte {
+                    case UInt8(ascii: "<"): replacement = "&lt;"
+                    case UInt8(ascii: ">"): replacement = "&gt;"
+                    case UInt8(ascii: "&"): replacement = "&amp;"
+                    case UInt8(ascii: "\""): replacement = "&quot;"
+                    case UInt8(ascii: "\r"): replacement = "&#13;"
+                    case 0..<0x20:
+                        replacement = "\u{FFFD}"
+                        replacedCharacters += 1
+                    case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBF && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF):
+                        replacement = "\u{FFFD}"
+                        replacedCharacters += 1
+                        width = 3
+                    default: replacement = nil
+                    }
+                    if let replacement {
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                        replacement.withUTF8Buffer { output.append(contentsOf: $0) }
+                        runStart = index + width
+                    }
+                    index += width
                 }
-                if let replacement {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                    replacement.withUTF8Buffer { output.append(contentsOf: $0) }
-                    runStart = index + width
-                }
-                index += width
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+    }
+
+    /// The bytes `appendEscaped` looks at closer: markup, quotes, C0 controls but tab and line
+    /// feed, and 0xEF (the first byte of U+FFFE and U+FFFF).
+    private static let needsCare: [Bool] = (0...255).map { (byte: Int) -> Bool in
+        switch byte {
+        case 0x09, 0x0A: false
+        case 0..<0x20, 0x22, 0x26, 0x3C, 0x3E, 0xEF: true
+        default: false
         }
     }
 }

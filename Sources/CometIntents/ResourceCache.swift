@@ -15,14 +15,23 @@ import CometStore
 /// far, or a bulk change (an import), empties it. A reader whose view is older than the cache's
 /// point does not use it.
 public final class ResourceCache: Sendable {
-    /// One resource as of the cache's point: its records, ETag, text and component names.
-    struct Entry: Sendable {
+    /// One resource as of the cache's point: its records, ETag, text and component names. A
+    /// class: a read of 4,000 resources passes each along several times, one retain each.
+    final class Entry: Sendable {
         let recordIDs: [UUID]
         /// The name made from its UID (a client's own name for it is kept elsewhere).
         let standardName: String
         let etag: String
         let text: String?
         let components: Set<String>
+
+        init(recordIDs: [UUID], standardName: String, etag: String, text: String?, components: Set<String>) {
+            self.recordIDs = recordIDs
+            self.standardName = standardName
+            self.etag = etag
+            self.text = text
+            self.components = components
+        }
     }
 
     /// Where a record is a member: its collection and its resource's UID.

@@ -135,6 +135,8 @@ final class ChangeRecorder: StoreWriter {
     func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try transaction.snoozedAlarms(from: from, to: to) }
     func lastFiredOccurrence(of record: UUID) throws -> Int64? { try transaction.lastFiredOccurrence(of: record) }
     func meta(_ key: String) throws -> String? { try transaction.meta(key) }
+    func metaEntries() throws -> [(key: String, value: String)] { try transaction.metaEntries() }
+    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] { try transaction.firedAlarms() }
     func changeHead() throws -> Int64 { try transaction.changeHead() }
     func changes(since: Int64) throws -> [StoreChange]? { try transaction.changes(since: since) }
     func setMeta(_ key: String, _ value: String) throws { try writing().setMeta(key, value) }

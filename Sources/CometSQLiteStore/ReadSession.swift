@@ -34,6 +34,8 @@ struct ReadSession: StoreReader {
     func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try session.snoozedAlarms(from: from, to: to) }
     func lastFiredOccurrence(of record: UUID) throws -> Int64? { try session.lastFiredOccurrence(of: record) }
     func meta(_ key: String) throws -> String? { try session.meta(key) }
+    func metaEntries() throws -> [(key: String, value: String)] { try session.metaEntries() }
+    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] { try session.firedAlarms() }
     func changeHead() throws -> Int64 { try session.changeHead() }
     func changes(since: Int64) throws -> [StoreChange]? { try session.changes(since: since) }
 }

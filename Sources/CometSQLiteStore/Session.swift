@@ -219,6 +219,31 @@ struct Session: StoreWriter {
         return nil
     }
 
+    func metaEntries() throws -> [(key: String, value: String)] {
+        var entries: [(key: String, value: String)] = []
+        try connection.prepare("SELECT key, value FROM _meta ORDER BY key").query([]) { row in
+            guard let key = row.text(0), let value = row.text(1), !Session.isBookkeeping(key) else { return }
+            entries.append((key, value))
+        }
+        return entries
+    }
+
+    /// The store's own keys in `_meta`: the layout's fingerprint, the window, the occurrence
+    /// index's format and how far the change feed was forgotten.
+    static func isBookkeeping(_ key: String) -> Bool {
+        key == "layout" || key == "window" || key.hasPrefix("occurrences:") || key == forgottenKey
+    }
+
+    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] {
+        var fired: [(key: AlarmKey, firedAt: Date, late: Bool)] = []
+        try connection.prepare("SELECT record, occurrence, trigger_at, fired_at, late FROM _alarms_fired ORDER BY record, occurrence, trigger_at").query([]) { row in
+            guard let text = row.text(0), let record = UUID(uuidString: text), let occurrence = row.integer(1), let trigger = row.integer(2),
+                  let firedAt = row.integer(3) else { return }
+            fired.append((AlarmKey(record: record, occurrence: occurrence, trigger: trigger), Date(timeIntervalSince1970: TimeInterval(firedAt)), row.integer(4) == 1))
+        }
+        return fired
+    }
+
     func setMeta(_ key: String, _ value: String) throws {
         try connection.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)").run([.text(key), .text(value)])
     }

@@ -102,6 +102,11 @@ public protocol StoreReader {
     func lastFiredOccurrence(of record: UUID) throws -> Int64?
     /// Small facts the store keeps about itself (`alarms.checkedUntil`).
     func meta(_ key: String) throws -> String?
+    /// Every fact set with `setMeta`, by key; not the store's own bookkeeping (its layout, its
+    /// window), which belongs to the store and is not copied to another.
+    func metaEntries() throws -> [(key: String, value: String)]
+    /// Every alarm recorded as fired, with when and whether late, in key order.
+    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)]
 
     /// The newest number of the change feed (`ChangeFeed`); 0 before the first change.
     func changeHead() throws -> Int64

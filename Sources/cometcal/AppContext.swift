@@ -91,7 +91,7 @@ final class AppContext {
 
     /// Commands that only read the store: on a store that does not exist they say so (66).
     static let readCommands: Set<[String]> = [["agenda"], ["today"], ["search"], ["export"], ["history"], ["event", "show"], ["event", "list"],
-                                              ["calendar", "list"], ["backup"], ["alarms"]]
+                                              ["calendar", "list"], ["backup"], ["alarms"], ["migrate"]]
 }
 
 /// A command that could not run: what to print and which exit code to use.

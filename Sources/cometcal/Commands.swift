@@ -66,7 +66,7 @@ enum Commands {
         if !event.subcommands.isEmpty { subcommands.append(event) }
         if registry.flatMap({ try? intentDefinition("searchEvents", in: $0) }) != nil { subcommands += [agenda, today, free] }
         subcommands += topLevel
-        if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand] }
+        if registry != nil { subcommands += [importCommand, exportCommand, backupCommand, restoreCommand, migrateCommand] }
         subcommands += [undo, redo, history, alarms, remind, snooze, dismiss, intentCommand, whenCommand]
         if registry != nil { subcommands += [addCommand, chatCommand, understandCommand] }
         subcommands += [converseCommand, schema, UserCommands.spec, completionsCommand]
@@ -244,6 +244,13 @@ enum Commands {
         discussion: "Checks the backup first (SQLite's integrity check, a CometCal store, these schemas can open it) and changes nothing when it fails. Then keeps the current content beside the store (cal.sqlite.before-restore-DATE) and replaces it in one transaction, so an interrupted restore leaves the store as it was. The undo history is the backup's. With cometcald running, stop it first or restart it after.",
         positionals: [PositionalSpec("path", help: "The backup to restore.")],
         examples: ["cometcal restore ~/cometcal-2026-06-01.sqlite", "cometcal restore backup.sqlite --yes"]
+    )
+
+    static let migrateCommand = CommandSpec(
+        name: "migrate", abstract: "Copy the store into another, empty one: a new .sqlite file or a PostgreSQL database.",
+        discussion: "Copies every record, the undo history (undone entries stay undone, so redo works on the copy), the CalDAV names and properties clients set, and which alarms have fired, in one transaction: a failure leaves the destination empty. Then checks the copy: both stores must export the same bytes. The store copied from is only read. CalDAV clients of the new store start with a full sync: its change feed begins anew.",
+        options: [.value("to", valueName: "location", help: "The store to copy into: a new file's path, or postgresql://… (an empty database).")],
+        examples: ["cometcal migrate --to 'postgresql:///cometcal?host=/run/postgresql'", "cometcal --db 'postgresql:///cometcal' migrate --to ~/cometcal-copy.sqlite"]
     )
 
     static let completionsCommand = CommandSpec(

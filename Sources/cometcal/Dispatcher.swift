@@ -96,6 +96,7 @@ struct CalendarCommands {
             let runner = IntentRunner(context: context, intent: intent)
             return perform(try runner.request(fromPairs: pairs, clears: [], confirmed: parsed.flag("yes")), with: runner)
         case ["backup"]: return try backup()
+        case ["migrate"]: return try MigrateCommand(context: context).run()
         case ["restore"]: return try restore()
         case ["intent", "list"]: return listIntents()
         case ["intent", "run"]:

@@ -71,6 +71,8 @@ struct CalendarQueryReadsTests {
         func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try base.snoozedAlarms(from: from, to: to) }
         func lastFiredOccurrence(of record: UUID) throws -> Int64? { try base.lastFiredOccurrence(of: record) }
         func meta(_ key: String) throws -> String? { try base.meta(key) }
+        func metaEntries() throws -> [(key: String, value: String)] { try base.metaEntries() }
+        func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] { try base.firedAlarms() }
         func changeHead() throws -> Int64 { try base.changeHead() }
         func changes(since: Int64) throws -> [StoreChange]? { try base.changes(since: since) }
     }

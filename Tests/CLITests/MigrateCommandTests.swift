@@ -39,7 +39,7 @@ struct MigrateCommandTests: CLISuite {
     func refusals() throws {
         _ = try run(["calendar", "add", "Work"])
         let existing = scratch.url.appendingPathComponent("there.sqlite").path
-        FileManager.default.createFile(atPath: existing, contents: Data("keep me".utf8))
+        #expect(FileManager.default.createFile(atPath: existing, contents: Data("keep me".utf8)))
         #expect(try run(["migrate"], expect: 64).stderr.contains("give the store to copy into"))
         #expect(try run(["migrate", "--to", storePath], expect: 64).stderr.contains("names the store being copied"))
         #expect(try run(["migrate", "--to", existing], expect: 64).stderr.contains("exists; migrate writes a new store"))

@@ -80,11 +80,25 @@ extension Context {
         return ICalendarComponents.text(of: DAVComponent(name: "VCALENDAR", properties: original.properties, components: components))
     }
 
-    private func responses(_ found: [(resource: CalendarResource, text: String)], segment: String, selection: DAVPropertySelection) -> [DAVResponse] {
+    /// Each resource's `<D:response>`. With `data` asking for whole events (not expanded), one
+    /// written before for the same resource, unchanged, the same name and the same properties
+    /// is put in as it was written: an unchanged event is written once, not at every query.
+    private func responses(_ found: [(resource: CalendarResource, text: String)], segment: String, selection: DAVPropertySelection,
+                           in calendar: CalendarCollection, data: DAVCalendarDataRequest?) -> [DAVResponse] {
         let collection = Paths.collection(user, segment)
+        let keeps = data?.expand == nil
+        let kind = "caldav.response\n\(user)\n\(selection)\n\(data.map { "\($0)" } ?? "")"
         return found.map { resource, text in
-            Self.response(href: collection + DAVHref.encodeSegment(resource.name), available: resourceProperties(resource, text: text, selection: selection),
-                          selection: selection, expensive: [.caldav("calendar-data")])
+            let href = collection + DAVHref.encodeSegment(resource.name)
+            let key = kind + "\n" + href
+            if keeps, let bytes = engine.keptRendering(of: resource, in: calendar.id, key: key) {
+                return DAVResponse(href: href, body: .written(bytes))
+            }
+            let response = Self.response(href: href, available: resourceProperties(resource, text: text, selection: selection),
+                                         selection: selection, expensive: [.caldav("calendar-data")])
+            guard keeps, let written = response.written(), case .written(let bytes) = written.body else { return response }
+            engine.keepRendering(bytes, of: resource, in: calendar.id, key: key)
+            return written
         }
     }
 
@@ -140,7 +154,8 @@ extension Context {
                 throw Failure.precondition(403, .supportedFilter, "\(error)")
             }
         }
-        return Self.multistatus(responses(try expanding(matched, query.calendarData, in: collection), segment: segment, selection: query.properties))
+        return Self.multistatus(responses(try expanding(matched, query.calendarData, in: collection), segment: segment, selection: query.properties,
+                                          in: collection, data: query.calendarData))
     }
 
     /// The answer of a filter that asks only which components a resource holds (what most
@@ -236,7 +251,7 @@ extension Context {
         for name in names where !foundNames.contains(name) {
             missing.append(DAVResponse(href: Paths.resource(user, segment, name), body: .status(404)))
         }
-        return Self.multistatus(responses(found, segment: segment, selection: multiget.properties) + missing)
+        return Self.multistatus(responses(found, segment: segment, selection: multiget.properties, in: collection, data: multiget.calendarData) + missing)
     }
 
     private func syncCollection(_ sync: DAVSyncCollection, collection: CalendarCollection, segment: String) throws -> HTTPResponse {
@@ -288,7 +303,7 @@ extension Context {
         var responses: [DAVResponse] = []
         if Self.asks(sync.properties, for: .caldav("calendar-data")) {
             responses = self.responses(try expanding(try engine.resourceTexts(in: collection.id, named: changed.map(\.name)), sync.calendarData, in: collection),
-                                       segment: segment, selection: sync.properties)
+                                       segment: segment, selection: sync.properties, in: collection, data: sync.calendarData)
         } else {
             responses = changed.map { resource in
                 Self.response(href: Paths.resource(user, segment, resource.name), available: resourceProperties(resource, text: nil, selection: sync.properties),

@@ -44,6 +44,9 @@ public struct DAVResponse: Hashable, Sendable {
         /// A whole-resource status: 404 for a multiget href that does not exist, 507 for the
         /// request-URI of a truncated result (RFC 6578 §3.6), 403 …
         case status(Int)
+        /// The whole `<D:response>` written before (`written()`), kept by the server and put in
+        /// as it is: a calendar's unchanged events are not written again at every query.
+        case written([UInt8])
     }
 
     /// The href as it goes on the wire: already percent-encoded (see `DAVHref.encodePath`).
@@ -63,6 +66,16 @@ public struct DAVResponse: Hashable, Sendable {
     /// the server's own (RFC 6578 §3.6, RFC 5323 DAV:number-of-matches-within-limits): 507.
     public static func truncated(requestURI href: String, description: String? = nil) -> DAVResponse {
         DAVResponse(href: href, body: .status(507), error: .numberOfMatchesWithinLimits, description: description)
+    }
+
+    /// This response as the bytes a multistatus would hold for it, to keep and give back as
+    /// `.written`; nil when the writer had to replace a character (the multistatus that holds
+    /// it must count those, so such a response is written each time).
+    public func written() -> DAVResponse? {
+        var writer = DAVXMLWriter(fragment: true)
+        DAVMultistatus.write(self, to: &writer)
+        guard writer.replacedCharacters == 0 else { return nil }
+        return DAVResponse(href: href, body: .written(writer.output))
     }
 
     /// Properties found with 200 and those asked for but absent with 404, in the order given.
@@ -101,19 +114,25 @@ public struct DAVMultistatus: Hashable, Sendable {
         var writer = DAVXMLWriter()
         writer.reserve(responses.count * 1_024)
         writer.open(.dav("multistatus"))
-        for response in responses { write(response, to: &writer) }
+        for response in responses { Self.write(response, to: &writer) }
         if let description { writer.element(.dav("responsedescription"), text: description) }
         if let syncToken { writer.element(.dav("sync-token"), text: syncToken) }
         writer.close(.dav("multistatus"))
         return DAVXMLDocument(bytes: writer.output, replacedCharacters: writer.replacedCharacters)
     }
 
-    private func write(_ response: DAVResponse, to writer: inout DAVXMLWriter) {
+    static func write(_ response: DAVResponse, to writer: inout DAVXMLWriter) {
+        if case .written(let bytes) = response.body {
+            writer.appendWritten(bytes)
+            return
+        }
         writer.open(.dav("response"))
         writer.element(.dav("href"), text: response.href)
         switch response.body {
         case .status(let status):
             writer.element(.dav("status"), text: DAVStatus.line(status))
+        case .written:
+            break
         case .propstats(let groups):
             for group in groups where !group.properties.isEmpty {
                 writer.open(.dav("propstat"))
@@ -131,7 +150,7 @@ public struct DAVMultistatus: Hashable, Sendable {
         writer.close(.dav("response"))
     }
 
-    private func write(_ property: DAVProperty, to writer: inout DAVXMLWriter) {
+    private static func write(_ property: DAVProperty, to writer: inout DAVXMLWriter) {
         switch property.value {
         case .empty:
             writer.empty(property.name)

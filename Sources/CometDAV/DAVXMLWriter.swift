@@ -8,6 +8,22 @@ struct DAVXMLWriter {
     private(set) var replacedCharacters = 0
     private var rootWritten = false
 
+    init() {}
+
+    /// A writer of one element inside a document written elsewhere: no XML declaration, and the
+    /// root's prefixes taken as declared (the document's root declares them).
+    init(fragment: Bool) {
+        if fragment {
+            output = []
+            rootWritten = true
+        }
+    }
+
+    /// Bytes a fragment writer wrote, put in as they are.
+    mutating func appendWritten(_ bytes: [UInt8]) {
+        output.append(contentsOf: bytes)
+    }
+
     mutating func open(_ name: DAVName, attributes: [DAVXMLAttribute] = []) {
         append("<")
         writeName(name, attributes: attributes)

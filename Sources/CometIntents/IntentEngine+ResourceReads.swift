@@ -33,6 +33,21 @@ extension IntentEngine {
         }
     }
 
+    /// What a front end made of this resource before (its `key` says of what, such as a CalDAV
+    /// response with some properties), while the resource is unchanged; nil without a cache.
+    public func keptRendering(of resource: CalendarResource, in calendar: UUID, key: String) -> [UInt8]? {
+        resourceCache?.entry(resource.uid, in: calendar, etag: resource.etag)?.renderings.withLock { $0[key] }
+    }
+
+    /// Keeps what a front end made of this resource, until the resource changes.
+    public func keepRendering(_ bytes: [UInt8], of resource: CalendarResource, in calendar: UUID, key: String) {
+        guard let entry = resourceCache?.entry(resource.uid, in: calendar, etag: resource.etag) else { return }
+        entry.renderings.withLock { kept in
+            if kept[key] == nil, kept.count >= ResourceCache.renderingsKept { return }
+            kept[key] = bytes
+        }
+    }
+
     /// How many resources the cache holds, for tests (0 without one).
     var cachedResourceCount: Int { resourceCache?.count ?? 0 }
 

@@ -24,6 +24,9 @@ public final class ResourceCache: Sendable {
         let etag: String
         let text: String?
         let components: Set<String>
+        /// What front ends made of the text (a CalDAV server, its `<D:response>`), by their own
+        /// key: they go with the entry when the resource changes. At most `renderingsKept`.
+        let renderings = Mutex<[String: [UInt8]]>([:])
 
         init(recordIDs: [UUID], standardName: String, etag: String, text: String?, components: Set<String>) {
             self.recordIDs = recordIDs
@@ -74,6 +77,17 @@ public final class ResourceCache: Sendable {
         mutating func forget(_ uid: String, in collection: UUID) {
             drop(Place(collection: collection, uid: uid))
             collections[collection]?.stale.remove(uid)
+        }
+    }
+
+    /// Kinds of rendering kept per resource (the property selections clients ask for): enough
+    /// for the few clients of one person, bounded for anything stranger.
+    static let renderingsKept = 4
+
+    /// The resource of this UID in this collection when the cache holds it with this ETag.
+    func entry(_ uid: String, in collection: UUID, etag: String) -> Entry? {
+        state.withLock { current in
+            current?.collections[collection]?.entries[uid].flatMap { $0.etag == etag ? $0 : nil }
         }
     }
 

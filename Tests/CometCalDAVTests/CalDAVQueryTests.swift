@@ -232,3 +232,48 @@ struct CalDAVComponentFilterTests {
         #expect(body.contains("SUMMARY:brunch"))
     }
 }
+
+/// A resource's `<D:response>` is written once and given again while the resource is unchanged
+/// (`IntentEngine.keptRendering`); these check that a kept response never outlives a change.
+@Suite("CalDAV responses kept between queries")
+struct CalDAVKeptResponseTests {
+    static func query(_ server: LiveServer, _ properties: String) throws -> String {
+        let body = """
+            <C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop>\(properties)</D:prop>
+            <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"/></C:comp-filter></C:filter></C:calendar-query>
+            """
+        let answer = try server.send("REPORT", "/dav/calendars/alice/team/", body: body, headers: ["Depth": "1"])
+        #expect(answer.status == 207, "\(answer.body)")
+        return answer.body
+    }
+
+    @Test("the same query twice gives the same bytes; after the CLI's engine changes the event, a client renames it and another property set is asked, each answer is the event as it now is")
+    func keptUntilChanged() throws {
+        let server = try LiveServer()
+        #expect(try server.send("MKCALENDAR", "/dav/calendars/alice/team/").status == 201)
+        #expect(try server.send("PUT", "/dav/calendars/alice/team/picnic.ics", body: CalDAVComponentFilterTests.event("picnic", 10), headers: ["Content-Type": "text/calendar"]).status == 201)
+        let data = "<D:getetag/><C:calendar-data/>"
+        let first = try Self.query(server, data)
+        #expect(first.contains("SUMMARY:picnic"))
+        #expect(try Self.query(server, data) == first)
+
+        let cli = try CalDAVConcurrencyTests.ownEngine(server)
+        let calendar = try #require(try cli.calendarCollections().first { $0.title == "team" })
+        let moved = CalDAVComponentFilterTests.event("picnic", 11).replacingOccurrences(of: "SUMMARY:picnic", with: "SUMMARY:picnic in the park")
+        guard case .success = cli.putResource(in: calendar.id, named: "picnic.ics", text: moved) else { Issue.record("the CLI's change was refused"); return }
+        let changed = try Self.query(server, data)
+        #expect(changed.contains("SUMMARY:picnic in the park"))
+        #expect(changed.contains("20260611T090000Z"))
+        #expect(!changed.contains("20260610T090000Z"))
+
+        // A client's own name for a new event with the same text: its href is its own.
+        #expect(try server.send("PUT", "/dav/calendars/alice/team/My%20Lunch.ics", body: CalDAVComponentFilterTests.event("lunch", 12), headers: ["Content-Type": "text/calendar"]).status == 201)
+        let named = try Self.query(server, data)
+        #expect(named.contains("/dav/calendars/alice/team/My%20Lunch.ics"))
+        #expect(named.contains("SUMMARY:lunch"))
+
+        let etagsOnly = try Self.query(server, "<D:getetag/>")
+        #expect(!etagsOnly.contains("BEGIN:VCALENDAR"))
+        #expect(etagsOnly.components(separatedBy: "<D:getetag>").count == 3)
+    }
+}

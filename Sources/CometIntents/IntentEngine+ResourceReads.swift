@@ -33,6 +33,15 @@ extension IntentEngine {
         }
     }
 
+    /// Reads every collection whole into the cache (a daemon does it once at start, off the
+    /// request path, so that a client's first full read is as fast as the next ones): how many
+    /// resources it holds then. Nothing without a cache.
+    @discardableResult
+    public func fillResourceCache() throws -> Int {
+        guard resourceCache != nil else { return 0 }
+        return try calendarCollections().reduce(0) { $0 + (try resources(in: $1.id).count) }
+    }
+
     /// What a front end made of this resource before (its `key` says of what, such as a CalDAV
     /// response with some properties), while the resource is unchanged; nil without a cache.
     public func keptRendering(of resource: CalendarResource, in calendar: UUID, key: String) -> [UInt8]? {

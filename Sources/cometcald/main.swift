@@ -179,6 +179,7 @@ do {
             throw Daemon.StartError(description: "cannot serve CalDAV: \(error)")
         }
         FileHandle.standardError.write(Data("cometcald: CalDAV on http://\(caldav!.address)/dav/ (owner \(caldavOwner))\n".utf8))
+        daemon.service.warmCalendarResources()
     })
     caldav?.stop()
     exit(0)

@@ -85,6 +85,23 @@ struct ResourceCacheTests {
         #expect(texts.contains { $0.text.contains("bring a rug") })
     }
 
+    @Test("filling the cache (as a daemon does at start) makes every text once; the reads after it make none")
+    func filledAtStart() throws {
+        let fixture = try TestStore(label: "resource-cache-fill")
+        let work = try fixture.makeCalendar("Work")
+        let home = try fixture.makeCalendar("Home")
+        _ = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        _ = try fixture.makeEvent("Lunch", start: "2026-06-14T12:00:00+02:00[Europe/Berlin]", ["calendar": reference(home)])
+        let engine = try cached(fixture)
+        let cache = try #require(engine.resourceCache)
+        #expect(try engine.fillResourceCache() == 2)
+        #expect(cache.textsMade == 2)
+        #expect(try engine.resourceTexts(in: work.id).count == 1)
+        #expect(try engine.resourceTexts(in: home.id).count == 1)
+        #expect(cache.textsMade == 2)
+        #expect(try uncached(fixture).fillResourceCache() == 0)
+    }
+
     @Test("a bulk change larger than the cache follows (an import of 2,001 events) empties it, and the next read is whole")
     func bulkChangeStartsOver() throws {
         let fixture = try TestStore(label: "resource-cache-bulk")

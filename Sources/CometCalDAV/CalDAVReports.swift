@@ -87,10 +87,15 @@ extension Context {
                            in calendar: CalendarCollection, data: DAVCalendarDataRequest?) -> [DAVResponse] {
         let collection = Paths.collection(user, segment)
         let keeps = data?.expand == nil
-        let kind = "caldav.response\n\(user)\n\(selection)\n\(data.map { "\($0)" } ?? "")"
+        // What the response depends on besides the resource and its name, as a short key: a
+        // long one was hashed and compared again for every event.
+        // (Hasher's seed is the process's, and the keys live no longer than it.)
+        var hasher = Hasher()
+        hasher.combine("caldav.response\n\(user)\n\(selection)\n\(data.map { "\($0)" } ?? "")")
+        let kind = String(UInt(bitPattern: hasher.finalize()), radix: 16) + "/"
         return found.map { resource, text in
             let href = collection + DAVHref.encodeSegment(resource.name)
-            let key = kind + "\n" + href
+            let key = kind + resource.name
             if keeps, let bytes = engine.keptRendering(of: resource, in: calendar.id, key: key) {
                 return DAVResponse(href: href, body: .written(bytes))
             }

@@ -1,0 +1,66 @@
+import Testing
+import Foundation
+import CometSchema
+import PostgresTestSupport
+
+/// The command line on a PostgreSQL store: `--db postgresql:///DB?host=SOCKETFOLDER` against the
+/// test process's private cluster (`PostgresCluster`), a database of its own per test.
+@Suite("PostgreSQL through the command line")
+final class PostgresCommandTests {
+    let cluster: PostgresCluster
+    let database: String
+    let scratch: ScratchDirectory
+
+    init() throws {
+        cluster = try PostgresCluster.shared.get()
+        database = try cluster.newDatabase("cli" + UUID().uuidString)
+        scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+    }
+
+    deinit { cluster.dropDatabase(database) }
+
+    private func cometcal(_ arguments: [String], owner: String? = nil) throws -> CLIResult {
+        try CLIRunner.run(["--db", cluster.address(database: database, owner: owner)] + arguments,
+                          environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"], currentDirectory: scratch.url)
+    }
+
+    @Test("an event added through --db postgresql:///DB?host=… is there for the next command: search finds it and undo takes it back")
+    func addFindUndo() throws {
+        let added = try cometcal(["event", "add", "Picnic in the park", "--start", "2026-06-13T12:00"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let found = try cometcal(["search", "picnic"])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout.contains("Picnic in the park"), "\(found.stdout)")
+        // Accents are ignored by the search (unaccent): "pícnic" finds "Picnic".
+        #expect(try cometcal(["search", "pícnic"]).stdout.contains("Picnic in the park"))
+        let undone = try cometcal(["undo"])
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(!(try cometcal(["search", "picnic"]).stdout.contains("Picnic in the park")))
+        // Nothing was written beside the command: the store is the database.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
+    @Test("two owners named by cometcal_user in one database each see only their own events")
+    func ownersApart() throws {
+        #expect(try cometcal(["event", "add", "Alice's dentist", "--start", "2026-06-13T09:00"], owner: "alice").status == 0)
+        #expect(try cometcal(["event", "add", "Bob's football", "--start", "2026-06-13T18:00"], owner: "bob").status == 0)
+        let alice = try cometcal(["search", "dentist"], owner: "alice").stdout
+        #expect(alice.contains("Alice's dentist"))
+        #expect(!(try cometcal(["search", "dentist"], owner: "bob").stdout.contains("Alice's dentist")))
+        #expect(!(try cometcal(["search", "football"], owner: "alice").stdout.contains("Bob's football")))
+        #expect(try cometcal(["search", "football"], owner: "bob").stdout.contains("Bob's football"))
+    }
+
+    @Test("backup and restore of a PostgreSQL store are refused, pointing at pg_dump and pg_restore, and write no file")
+    func backupRefused() throws {
+        #expect(try cometcal(["calendar", "add", "Work"]).status == 0)
+        let target = scratch.url.appendingPathComponent("copy.sqlite").path
+        let backup = try cometcal(["backup", target])
+        #expect(backup.status == 74, "\(backup.stderr)")
+        #expect(backup.stderr.contains("pg_dump"), "\(backup.stderr)")
+        let restore = try cometcal(["restore", target, "--yes"])
+        #expect(restore.status != 0)
+        #expect(restore.stderr.contains("pg_restore"), "\(restore.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+}

@@ -62,20 +62,24 @@ struct PGOccurrenceIndex {
         }
     }
 
+    /// One statement: the rows this record's overrides stood in for come back (unless another
+    /// override of the same occurrence remains), and its rows and series row go. The parts
+    /// touch different rows (an override's row is never one it stands in for).
     func remove(_ id: UUID) throws {
         let key = PGValue.text(id.lowercasedText)
-        // The rows this record's overrides stood in for come back, unless another override of
-        // the same occurrence remains.
         try connection.run("""
-            UPDATE \(table) o SET overridden = false
-            WHERE o.owner = ? AND NOT o.is_override
-              AND (o.series_uid, o.original_key) IN (SELECT series_uid, original_key FROM \(table) WHERE owner = ? AND entity_id = ? AND is_override)
-              AND NOT EXISTS (
-                SELECT 1 FROM \(table) other WHERE other.owner = o.owner AND other.series_uid = o.series_uid AND other.is_override
-                  AND other.original_key = o.original_key AND other.entity_id <> ?)
-            """, [owner, owner, key, key])
-        try connection.run("DELETE FROM \(table) WHERE owner = ? AND entity_id = ?", [owner, key])
-        try connection.run("DELETE FROM \(seriesTable) WHERE owner = ? AND entity_id = ?", [owner, key])
+            WITH restored AS (
+                UPDATE \(table) o SET overridden = false
+                WHERE o.owner = ? AND NOT o.is_override AND o.overridden
+                  AND (o.series_uid, o.original_key) IN (SELECT series_uid, original_key FROM \(table) WHERE owner = ? AND entity_id = ? AND is_override)
+                  AND NOT EXISTS (
+                    SELECT 1 FROM \(table) other WHERE other.owner = o.owner AND other.series_uid = o.series_uid AND other.is_override
+                      AND other.original_key = o.original_key AND other.entity_id <> ?)
+            ), series AS (
+                DELETE FROM \(seriesTable) WHERE owner = ? AND entity_id = ?
+            )
+            DELETE FROM \(table) WHERE owner = ? AND entity_id = ?
+            """, [owner, owner, key, key, owner, key, owner, key])
     }
 
     /// Rows that may overlap [from, to), of the selected records (all of the owner's when nil).

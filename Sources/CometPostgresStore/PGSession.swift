@@ -117,19 +117,20 @@ final class PGSession: StoreWriter {
 
     func delete(_ entity: QualifiedName, id: UUID) throws {
         let layout = try store.layout(entity)
-        guard let gone = try fetch(entity, id: id) else { return }
-        changed = true
-        // In a savepoint: a refusal (still referred to) leaves the transaction usable, as the
-        // embedded store's does, for a caller that goes on after it.
-        try connection.execute("SAVEPOINT cometcal_delete")
+        // One round trip: the row goes, and comes back as what the change feed keeps of it. A
+        // refusal (still referred to) fails the write, as any failed statement does here
+        // (`PGConnection.commit`); no caller goes on after one.
+        var gone: EntityRecord?
         do {
-            try connection.run("DELETE FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ?", [owner, .text(id.lowercasedText)])
-            try connection.execute("RELEASE SAVEPOINT cometcal_delete")
-        } catch let error as StoreError {
-            try? connection.execute("ROLLBACK TO SAVEPOINT cometcal_delete")
-            guard error.code == .constraint else { throw error }
+            try connection.query("DELETE FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ? RETURNING \(layout.selectList)",
+                                 [owner, .text(id.lowercasedText)]) { row in
+                gone = try store.coding.record(from: row, layout: layout)
+            }
+        } catch let error as StoreError where error.code == .constraint {
             throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", detail: error.detail)
         }
+        guard let gone else { return }
+        changed = true
         if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).remove(id) }
         try noteChange(entity, id: id, gone: gone)
     }

@@ -31,8 +31,11 @@ final class PostgresCommandTests {
         let found = try cometcal(["search", "picnic"])
         #expect(found.status == 0, "\(found.stderr)")
         #expect(found.stdout.contains("Picnic in the park"), "\(found.stdout)")
-        // Accents are ignored by the search (unaccent): "pícnic" finds "Picnic".
+        // Accents are ignored by the search (unaccent): "pícnic" finds "Picnic"; every word
+        // must match, as a prefix.
         #expect(try cometcal(["search", "pícnic"]).stdout.contains("Picnic in the park"))
+        #expect(try cometcal(["search", "pic par"]).stdout.contains("Picnic in the park"))
+        #expect(!(try cometcal(["search", "picnic zoo"]).stdout.contains("Picnic in the park")))
         let undone = try cometcal(["undo"])
         #expect(undone.status == 0, "\(undone.stderr)")
         #expect(!(try cometcal(["search", "picnic"]).stdout.contains("Picnic in the park")))

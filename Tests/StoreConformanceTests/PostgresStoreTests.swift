@@ -109,6 +109,29 @@ struct PostgresStoreTests {
         #expect(try stores.stores[0].othersVersion() - before == Int64(rounds))
     }
 
+    @Test("another owner's write does not wait for an owner's open write")
+    func ownersWriteInParallel() throws {
+        let fixture = try fixture()
+        let stores = OneStorePerThread([try open(fixture, owner: "alice"), try open(fixture, owner: "bob")])
+        let aliceWriting = DispatchSemaphore(value: 0)
+        let bobDone = DispatchSemaphore(value: 0)
+        let waited = Claims()
+        let alice = Thread {
+            _ = try? stores.stores[0].transaction { writer in
+                try writer.setMeta("writing", "yes")
+                aliceWriting.signal()
+                // Still inside alice's write: bob's must be able to finish meanwhile.
+                waited.add(bobDone.wait(timeout: .now() + 5) == .success)
+            }
+        }
+        alice.start()
+        aliceWriting.wait()
+        try stores.stores[1].transaction { try $0.setMeta("writing", "too") }
+        bobDone.signal()
+        while !alice.isFinished { usleep(10_000) }
+        #expect(waited.count == 1)
+    }
+
     @Test("an alarm raced by two stores at once is claimed by exactly one")
     func alarmClaimedOnce() throws {
         let fixture = try fixture()
@@ -178,6 +201,49 @@ struct PostgresStoreTests {
         }
         #expect(swallowed?.message.contains("nothing of it was kept") == true, "\(String(describing: swallowed))")
         #expect(try fixture.store.readTransaction { try $0.meta("before") } == nil)
+    }
+
+    @Test("a migration that would lose data is refused and changes nothing: the store opens again with its schemas")
+    func destructiveMigrationRefused() throws {
+        let fixture = try fixture()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        // A new required property without a default, on a table with rows.
+        let schemas = fixture.scratch.appendingPathComponent("schemas")
+        try FileManager.default.copyItem(atPath: ConformanceStore.schemas, toPath: schemas.path)
+        let calendarFile = schemas.appendingPathComponent("calendar/calendar.cal")
+        let text = try String(contentsOf: calendarFile, encoding: .utf8)
+        #expect(text.contains("    isDefault: Bool = false\n"))
+        try text.replacingOccurrences(of: "    isDefault: Bool = false\n", with: "    isDefault: Bool = false\n    conformanceRequired: String\n")
+            .write(to: calendarFile, atomically: true, encoding: .utf8)
+        let changed = try Registry.load(paths: [schemas.path])
+        let refused = #expect(throws: StoreError.self) {
+            _ = try fixture.factory.opener.open(fixture.location, registry: changed, now: ConformanceStore.now)
+        }
+        #expect(refused?.code == .destructiveMigration)
+        #expect(refused?.message.contains("conformanceRequired") == true, "\(String(describing: refused?.message))")
+        let again = try fixture.openAgain()
+        #expect(try again.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        let column = try PostgresCluster.shared.get().administer(
+            "SELECT count(*) FROM information_schema.columns WHERE column_name = 'conformanceRequired'", database: database(fixture))
+        #expect(column == "0")
+    }
+
+    @Test("NUL is kept in the tables as U+0001 \"0\" and U+0001 as U+0001 \"1\"; text with neither is stored as it is")
+    func escapes() throws {
+        let fixture = try fixture()
+        try fixture.save(fixture.calendar("a\u{0}b\u{1}c"), fixture.calendar("plain"))
+        let stored = try PostgresCluster.shared.get().administer(
+            "SELECT string_agg(replace(title, chr(1), '<1>'), ',' ORDER BY title) FROM \"calendar__Calendar\"", database: database(fixture))
+        #expect(stored == "a<1>0b<1>1c,plain")
+    }
+
+    @Test("the test cluster listens on its Unix socket only, with fsync off")
+    func privateCluster() throws {
+        let cluster = try PostgresCluster.shared.get()
+        #expect(try cluster.administer("SHOW listen_addresses") == "")
+        #expect(try cluster.administer("SHOW unix_socket_directories") == cluster.folder)
+        #expect(try cluster.administer("SHOW fsync") == "off")
     }
 
     @Test("a connection refused names the address and what to check")

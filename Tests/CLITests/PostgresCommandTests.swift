@@ -66,4 +66,27 @@ final class PostgresCommandTests {
         #expect(restore.stderr.contains("pg_restore"), "\(restore.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
+
+    @Test("two cometcald on one database serve the same calendar: an import through one is found, listed and undone through the other")
+    func twoDaemons() throws {
+        let address = cluster.address(database: database)
+        let first = try DaemonHarness(store: address)
+        let second = try DaemonHarness(store: address)
+        let picnic = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:picnic-pg@example.com\r\n"
+            + "DTSTAMP:20260601T000000Z\r\nDTSTART:20260613T190000Z\r\nDTEND:20260613T210000Z\r\nSUMMARY:Picnic\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let imported = try first.client().call("ical.import", .object(JSONObject([("content", .string(picnic))])))
+        #expect(imported["added"] == .int(1), "\(imported)\n\(first.readLog())")
+        let other = try second.client()
+        let found = try other.call("entity.search", .object(JSONObject([("entity", "Event"), ("text", "picnic")])))
+        guard case .array(let entities)? = found["entities"] else { Issue.record("\(found)"); return }
+        #expect(entities.count == 1)
+        let agenda = try other.call("agenda", .object(JSONObject([("from", "2026-06-13T00:00:00Z"), ("to", "2026-06-14T00:00:00Z")])))
+        guard case .array(let occurrences)? = agenda["occurrences"] else { Issue.record("\(agenda)"); return }
+        #expect(occurrences.count == 1)
+        #expect(try other.call("undo")["outcome"] == "done")
+        let gone = try first.client().call("entity.search", .object(JSONObject([("entity", "Event"), ("text", "picnic")])))
+        #expect(gone["entities"] == .array([]), "\(gone)")
+        #expect(first.stop() == 0)
+        #expect(second.stop() == 0)
+    }
 }

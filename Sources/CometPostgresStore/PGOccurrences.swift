@@ -166,7 +166,13 @@ extension PGSession {
         guard fromKey < toKey, selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
         let within = selection.isEverything ? nil : selection
         let index = PGOccurrenceIndex(store: store, layout: layout)
-        let maximumDuration = try index.maximumDuration()
+        let maximumDuration: Int64
+        if let known = store.cache.maximumDurations[entity] {
+            maximumDuration = known
+        } else {
+            maximumDuration = try index.maximumDuration()
+            if !writing { store.cache.maximumDurations[entity] = maximumDuration }
+        }
         let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
         let expanded = try index.seriesOverlapping(from: fromKey, to: toKey, within: within, onlyDense: !outsideWindow)
 
@@ -194,11 +200,14 @@ extension PGSession {
 
         let page = OccurrenceAssembly.page(placed, limit: limit, offset: offset)
         // The page's records in one query, not one each.
+        for id in Set(page.map(\.row.id)) where records[id] == nil {
+            if let cached = store.cache[RecordCache.Key(entity: entity, id: id)] { records[id] = cached }
+        }
         let missing = Array(Set(page.map(\.row.id)).subtracting(records.keys))
         if !missing.isEmpty {
             try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ANY(?::text[])",
                                  [owner, .text("{" + missing.map(\.lowercasedText).joined(separator: ",") + "}")]) { row in
-                let record = try store.coding.record(from: row, layout: layout)
+                let record = try self.record(from: row, layout: layout)
                 records[record.id] = record
             }
         }

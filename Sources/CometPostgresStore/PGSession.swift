@@ -31,6 +31,7 @@ final class PGSession: StoreWriter {
             found = true
             if row.text(0) == "changes" { head = row.integer(1) ?? 0 }
         }
+        try bringCache(to: head)
         guard found else {
             throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
         }
@@ -45,13 +46,17 @@ final class PGSession: StoreWriter {
         try connection.run("UPDATE _counters SET value = CASE name WHEN 'changes' THEN ? ELSE value + 1 END WHERE owner = ?", [.integer(head), owner])
     }
 
+    /// The change head this write reached (for the cache, once it commits).
+    var reachedHead: Int64 { head }
+
     // MARK: Reading
 
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
         let layout = try store.layout(entity)
+        if let cached = store.cache[RecordCache.Key(entity: entity, id: id)] { return cached }
         var result: EntityRecord?
         try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ?", [owner, .text(id.lowercasedText)]) { row in
-            result = try store.coding.record(from: row, layout: layout)
+            result = try record(from: row, layout: layout)
         }
         return result
     }
@@ -67,7 +72,7 @@ final class PGSession: StoreWriter {
         let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)"
         var records: [EntityRecord] = []
         try connection.query(sql, selection.values + selection.orderValues + PGSelection.pageValues(limit: limit, offset: offset)) { row in
-            records.append(try store.coding.record(from: row, layout: layout))
+            records.append(try record(from: row, layout: layout))
         }
         return records
     }
@@ -103,6 +108,7 @@ final class PGSession: StoreWriter {
             throw StoreError(.invalidData, "\(record.entity.name) \(record.id.lowercasedText): \(error)")
         }
         changed = true
+        store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
         var isNew = true
         do {
             try connection.query(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner)) { row in
@@ -111,7 +117,13 @@ final class PGSession: StoreWriter {
         } catch let error as StoreError where error.code == .constraint {
             throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", detail: error.detail)
         }
-        if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).update(record, isNew: isNew) }
+        if let temporal = layout.temporal {
+            try PGOccurrenceIndex(store: store, layout: layout).update(record, isNew: isNew)
+            if let known = store.cache.maximumDurations[record.entity], let shape = SeriesShape(record: record, temporal: temporal),
+               shape.durationSeconds > known {
+                store.cache.maximumDurations[record.entity] = shape.durationSeconds
+            }
+        }
         try noteChange(record.entity, id: record.id, gone: nil)
     }
 
@@ -131,6 +143,7 @@ final class PGSession: StoreWriter {
         }
         guard let gone else { return }
         changed = true
+        store.cache.forget(RecordCache.Key(entity: entity, id: id))
         if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).remove(id) }
         try noteChange(entity, id: id, gone: gone)
     }

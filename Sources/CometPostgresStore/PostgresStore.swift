@@ -29,6 +29,8 @@ public final class PostgresStore: OpenedStore {
     private let readOnly: Bool
     /// Write transactions this connection committed (their count is in `_counters` too).
     private var ownCommits: Int64 = 0
+    /// Records decoded by earlier reads, kept true by the change feed.
+    let cache = RecordCache()
     /// The time limit of the work running now (`withTimeLimit`), in milliseconds.
     private var timeLimitMilliseconds: Int?
 
@@ -110,15 +112,16 @@ public final class PostgresStore: OpenedStore {
         guard !readOnly else {
             throw StoreError(.permissions, "the store at \(PostgresAddress(locationText).shown) was opened to read only; nothing was changed")
         }
-        let result = try PostgresStore.retryingConflicts {
+        let (result, head) = try PostgresStore.retryingConflicts {
             let session = PGSession(store: self, writing: true)
             return try inTransaction("BEGIN ISOLATION LEVEL READ COMMITTED") {
                 try session.lockOwner()
                 let result = try body(session)
                 try session.finish()
-                return result
+                return (result, session.reachedHead)
             }
         }
+        cache.committed(at: head)
         ownCommits += 1
         return result
     }
@@ -145,7 +148,9 @@ public final class PostgresStore: OpenedStore {
 
     public func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-            try body(PGReadSession(session: PGSession(store: self, writing: false)))
+            let session = PGSession(store: self, writing: false)
+            try session.synchronizeCache()
+            return try body(PGReadSession(session: session))
         }
     }
 

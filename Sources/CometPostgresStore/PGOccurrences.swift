@@ -97,16 +97,21 @@ struct PGOccurrenceIndex {
               AND (o.end_key > ? OR (o.end_key = o.start_key AND o.start_key >= ?))
             """
         let values: [PGValue] = [.integer(from - maximumDuration), .integer(to), .integer(from), .integer(from)]
-        let rows = try select(condition, values, within: selection, orderByID: true, limit: count)
-        let total = try connection.scalarInteger("SELECT count(*) FROM \(table) o WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))",
-                                                 [owner] + values + (selection?.values ?? [])) ?? 0
-        return (rows, Int(total))
+        // The total comes with the rows (a window count, taken before the LIMIT); only a page
+        // past the end, which has no row to carry it, asks for it apart.
+        var total: Int?
+        let rows = try select(condition, values, within: selection, orderByID: true, limit: count) { total = $0 }
+        if let total { return (rows, total) }
+        let counted = try connection.scalarInteger("SELECT count(*) FROM \(table) o WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))",
+                                                   [owner] + values + (selection?.values ?? [])) ?? 0
+        return (rows, Int(counted))
     }
 
-    private func select(_ condition: String, _ values: [PGValue], within selection: PGSelection?, orderByID: Bool = false, limit: Int? = nil) throws -> [OccurrenceRow] {
+    private func select(_ condition: String, _ values: [PGValue], within selection: PGSelection?, orderByID: Bool = false, limit: Int? = nil,
+                        total: ((Int) -> Void)? = nil) throws -> [OccurrenceRow] {
         var result: [OccurrenceRow] = []
         let sql = """
-            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating
+            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating\(total == nil ? "" : ", count(*) OVER ()")
             FROM \(table) o
             WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))
             ORDER BY o.start_key\(orderByID ? ", o.entity_id" : "")\(limit == nil ? "" : " LIMIT ?")
@@ -116,6 +121,7 @@ struct PGOccurrenceIndex {
             guard let id = row.text(0).flatMap(UUID.init(parsing:)), let start = row.integer(1), let end = row.integer(2),
                   let original = row.integer(3) else { return }
             result.append(OccurrenceRow(id: id, start: start, end: end, original: original, isInstance: row.bool(4) == true, isFloating: row.bool(5) == true))
+            if let total, let count = row.integer(6) { total(Int(count)) }
         }
         return result
     }

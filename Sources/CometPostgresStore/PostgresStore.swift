@@ -29,6 +29,8 @@ public final class PostgresStore: OpenedStore {
     private let readOnly: Bool
     /// Write transactions this connection committed (their count is in `_counters` too).
     private var ownCommits: Int64 = 0
+    /// The owner's change head, as SQL with the owner written in (sent with a read's BEGIN).
+    private let headQuery: String
     /// Records decoded by earlier reads, kept true by the change feed.
     let cache = RecordCache()
     /// The time limit of the work running now (`withTimeLimit`), in milliseconds.
@@ -66,6 +68,7 @@ public final class PostgresStore: OpenedStore {
             throw StoreError(.cannotOpen, "the address \(parsed.shown) names an empty \(PostgresAddress.ownerParameter); give the owner's name, or leave the parameter out to use the login role's")
         }
         self.owner = owner
+        headQuery = "SELECT value FROM _counters WHERE owner = \(try connection.literal(owner)) AND name = 'changes'"
         coding = PGCoding(registry: registry)
         var layouts: [QualifiedName: PGLayout] = [:]
         for entity in registry.allEntities where entity.kind == .indexed {
@@ -87,7 +90,7 @@ public final class PostgresStore: OpenedStore {
             return
         }
         if try !migrator.isCurrent() {
-            try inTransaction("BEGIN") { try migrator.migrate() }
+            try inTransaction("BEGIN") { _ in try migrator.migrate() }
         }
         // The owner's counters: the row every write of this owner locks first.
         try connection.run("INSERT INTO _counters (owner, name, value) VALUES (?, 'changes', 0), (?, 'commits', 0) ON CONFLICT DO NOTHING",
@@ -95,11 +98,15 @@ public final class PostgresStore: OpenedStore {
         try refreshWindowIfNeeded()
     }
 
-    private func inTransaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
-        try connection.execute(begin)
+    /// Runs `body` in a transaction opened by `begin` (and the time limit, when there is one),
+    /// sent with `first` in one round trip; `body` gets `first`'s value.
+    private func inTransaction<T>(_ begin: String, first: String? = nil, _ body: (String?) throws -> T) throws -> T {
+        var opening = begin
+        if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
+        if let first { opening += "; " + first }
+        let value = try connection.executeReturning(opening)
         do {
-            if let timeLimitMilliseconds { try connection.execute("SET LOCAL statement_timeout = \(timeLimitMilliseconds)") }
-            let result = try body()
+            let result = try body(value)
             try connection.commit()
             return result
         } catch {
@@ -114,7 +121,7 @@ public final class PostgresStore: OpenedStore {
         }
         let (result, head) = try PostgresStore.retryingConflicts {
             let session = PGSession(store: self, writing: true)
-            return try inTransaction("BEGIN ISOLATION LEVEL READ COMMITTED") {
+            return try inTransaction("BEGIN ISOLATION LEVEL READ COMMITTED") { _ in
                 try session.lockOwner()
                 let result = try body(session)
                 try session.finish()
@@ -147,9 +154,11 @@ public final class PostgresStore: OpenedStore {
     }
 
     public func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+        // The owner's change head is the read's first statement (it fixes the snapshot), sent
+        // with BEGIN; the cache is brought to it.
+        try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", first: headQuery) { head in
             let session = PGSession(store: self, writing: false)
-            try session.synchronizeCache()
+            try session.bringCache(to: head.flatMap { Int64($0) } ?? 0)
             return try body(PGReadSession(session: session))
         }
     }

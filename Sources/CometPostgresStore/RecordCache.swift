@@ -53,13 +53,6 @@ final class RecordCache {
 }
 
 extension PGSession {
-    /// The first statement of a read: the owner's change head, which also fixes the read's
-    /// snapshot; the cache is brought to it.
-    func synchronizeCache() throws {
-        let current = try connection.scalarInteger("SELECT value FROM _counters WHERE owner = ? AND name = 'changes'", [owner]) ?? 0
-        try bringCache(to: current)
-    }
-
     func bringCache(to current: Int64) throws {
         try store.cache.advance(to: current) { known in
             guard known >= (try meta(PGSession.forgottenKey).flatMap { Int64($0) } ?? 0) else { return nil }

@@ -123,6 +123,25 @@ final class PGConnection {
         try check(result, sql: sql)
     }
 
+    /// Runs statements without values in one round trip; the first column of the last one's
+    /// first row, if any (a read's BEGIN and its first query go together).
+    func executeReturning(_ sql: String) throws -> String? {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        guard let result, PQntuples(result) > 0 else { return nil }
+        return PGRow(result: result, row: 0).text(0)
+    }
+
+    /// A text as an SQL literal, quoted and escaped by libpq for this connection.
+    func literal(_ text: String) throws -> String {
+        guard let escaped = PQescapeLiteral(handle, text, text.utf8.count) else {
+            throw StoreError(.invalidData, "libpq cannot quote '\(text.prefix(40))': \(PGConnection.trimmed(PQerrorMessage(handle)))")
+        }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+
     /// Commits. PostgreSQL answers COMMIT of a transaction a failed statement aborted with a
     /// ROLLBACK, not an error: that is turned into one, so a write that did not land never
     /// looks as if it had.

@@ -48,16 +48,18 @@ public final class PostgresStore: OpenedStore {
     }
 
     /// Opens PostgreSQL stores (`postgresql://` and `postgres://` locations).
-    public static let opener = StoreOpener(engineDescription: "PostgreSQL, libpq \(libraryVersion)") { location, registry, now, _, access in
+    public static let opener = StoreOpener(engineDescription: "PostgreSQL, libpq \(libraryVersion)") { location, registry, now, creating, access in
         guard case .postgres(let address) = location else {
             throw StoreError(.unsupportedLocation, "'\(location)' is not a PostgreSQL address (postgresql://…)")
         }
-        return try PostgresStore(address: address, registry: registry, now: now, access: access)
+        return try PostgresStore(address: address, registry: registry, now: now, creating: creating, access: access)
     }
 
     /// Connects, migrates the database to the registry (unless `access` reads only: then a
     /// database that would need a migration is refused), and moves the owner's window when due.
-    public init(address: String, registry: Registry, now: Date = Date(), access: StoreAccess = .readWrite) throws {
+    /// The database must exist; its tables are made on first use, unless `creating` is
+    /// `.nothing` (a command that only reads creates no store).
+    public init(address: String, registry: Registry, now: Date = Date(), creating: StoreCreation = .fileOnly, access: StoreAccess = .readWrite) throws {
         let parsed = PostgresAddress(address)
         self.registry = registry
         location = .postgres(address)
@@ -79,6 +81,9 @@ public final class PostgresStore: OpenedStore {
         try connection.run("SELECT set_config('\(PostgresStore.ownerSetting)', ?, false)", [.text(owner)])
         try connection.execute("SET TIME ZONE 'UTC'")
         let migrator = PGMigrator(connection: connection, layouts: layouts.values.sorted { $0.table < $1.table }, coding: coding)
+        if creating == .nothing || readOnly, try !migrator.hasStore() {
+            throw StoreError(.notFound, "there is no CometCal store in the database at \(parsed.shown) yet, and reading creates none; add a calendar or an event to start one")
+        }
         if readOnly {
             try connection.execute("SET default_transaction_read_only = on")
             guard try migrator.isCurrent() else {

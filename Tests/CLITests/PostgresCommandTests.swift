@@ -43,6 +43,16 @@ final class PostgresCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
+    @Test("a command that only reads, on a database with no store yet, says so (66) and creates no table; a write then makes the store")
+    func readsCreateNothing() throws {
+        let agenda = try cometcal(["agenda"])
+        #expect(agenda.status == 66, "\(agenda.stderr)")
+        #expect(agenda.stderr.contains("there is no CometCal store in the database at"), "\(agenda.stderr)")
+        #expect(try cluster.administer("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: database) == "0")
+        #expect(try cometcal(["calendar", "add", "Work"]).status == 0)
+        #expect(try cometcal(["agenda"]).status == 0)
+    }
+
     @Test("two owners named by cometcal_user in one database each see only their own events")
     func ownersApart() throws {
         #expect(try cometcal(["event", "add", "Alice's dentist", "--start", "2026-06-13T09:00"], owner: "alice").status == 0)

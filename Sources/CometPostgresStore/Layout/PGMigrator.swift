@@ -38,6 +38,11 @@ struct PGMigrator {
         return parts.joined(separator: ";")
     }
 
+    /// Whether the database holds a CometCal store at all (reads only).
+    func hasStore() throws -> Bool {
+        try connection.scalar("SELECT to_regclass('public._cometcal_schema')::text") != nil
+    }
+
     /// Whether the database already matches (reads only).
     func isCurrent() throws -> Bool {
         guard try connection.scalar("SELECT to_regclass('public._cometcal_schema')::text") != nil else { return false }

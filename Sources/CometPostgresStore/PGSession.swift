@@ -23,27 +23,29 @@ final class PGSession: StoreWriter {
 
     // MARK: The write's bookends
 
-    /// The first statement of every write: the owner's counters, locked until the commit, so
-    /// that one owner's writes take turns (see `PostgresStore`).
-    func lockOwner() throws {
-        var found = false
-        try connection.query("SELECT name, value FROM _counters WHERE owner = ? FOR UPDATE", [owner]) { row in
-            found = true
-            if row.text(0) == "changes" { head = row.integer(1) ?? 0 }
-        }
-        try bringCache(to: head)
-        guard found else {
-            throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
-        }
+    /// The first statement of every write (sent with its BEGIN): the owner's change counter,
+    /// locked until the commit, so that one owner's writes take turns (see `PostgresStore`).
+    /// Only writes update the owner's counters, and each locks this row first.
+    static func lockStatement(owner literal: String) -> String {
+        "SELECT value FROM _counters WHERE owner = \(literal) AND name = 'changes' FOR UPDATE"
     }
 
-    /// The last statements of a write that changed anything: the feed's head and the commit
-    /// count, and the deletions the feed no longer keeps. Where a NOTIFY to other daemons would
-    /// go: it is transactional, delivered at the commit that follows.
-    func finish() throws {
-        guard changed else { return }
+    /// The lock's answer: the change head the write starts from.
+    func locked(head text: String?) throws {
+        guard let text, let current = Int64(text) else {
+            throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
+        }
+        head = current
+        try bringCache(to: head)
+    }
+
+    /// The last statements of a write that changed anything, sent with its COMMIT: the feed's
+    /// head and the commit count (the deletions the feed no longer keeps are dropped first).
+    /// Where a NOTIFY to other daemons would go: it is transactional, delivered at the commit.
+    func closingStatements(owner literal: String) throws -> String {
+        guard changed else { return "" }
         if deletedSome { try forgetOldGone() }
-        try connection.run("UPDATE _counters SET value = CASE name WHEN 'changes' THEN ? ELSE value + 1 END WHERE owner = ?", [.integer(head), owner])
+        return "UPDATE _counters SET value = CASE name WHEN 'changes' THEN \(head) ELSE value + 1 END WHERE owner = \(literal); "
     }
 
     /// The change head this write reached (for the cache, once it commits).

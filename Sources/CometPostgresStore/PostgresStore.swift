@@ -29,6 +29,8 @@ public final class PostgresStore: OpenedStore {
     private let readOnly: Bool
     /// Write transactions this connection committed (their count is in `_counters` too).
     private var ownCommits: Int64 = 0
+    /// The owner as an SQL literal, for statements sent with BEGIN or COMMIT (which take no values).
+    private let ownerLiteral: String
     /// The owner's change head, as SQL with the owner written in (sent with a read's BEGIN).
     private let headQuery: String
     /// Records decoded by earlier reads, kept true by the change feed.
@@ -70,7 +72,8 @@ public final class PostgresStore: OpenedStore {
             throw StoreError(.cannotOpen, "the address \(parsed.shown) names an empty \(PostgresAddress.ownerParameter); give the owner's name, or leave the parameter out to use the login role's")
         }
         self.owner = owner
-        headQuery = "SELECT value FROM _counters WHERE owner = \(try connection.literal(owner)) AND name = 'changes'"
+        ownerLiteral = try connection.literal(owner)
+        headQuery = "SELECT value FROM _counters WHERE owner = \(ownerLiteral) AND name = 'changes'"
         coding = PGCoding(registry: registry)
         var layouts: [QualifiedName: PGLayout] = [:]
         for entity in registry.allEntities where entity.kind == .indexed {
@@ -126,11 +129,17 @@ public final class PostgresStore: OpenedStore {
         }
         let (result, head) = try PostgresStore.retryingConflicts {
             let session = PGSession(store: self, writing: true)
-            return try inTransaction("BEGIN ISOLATION LEVEL READ COMMITTED") { _ in
-                try session.lockOwner()
+            // BEGIN and the owner's lock in one round trip, the counters and COMMIT in another.
+            var opening = "BEGIN ISOLATION LEVEL READ COMMITTED"
+            if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
+            do {
+                try session.locked(head: try connection.executeReturning(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
                 let result = try body(session)
-                try session.finish()
+                try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
                 return (result, session.reachedHead)
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
             }
         }
         cache.committed(at: head)

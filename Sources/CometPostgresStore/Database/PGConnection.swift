@@ -145,10 +145,11 @@ final class PGConnection {
     /// Commits. PostgreSQL answers COMMIT of a transaction a failed statement aborted with a
     /// ROLLBACK, not an error: that is turned into one, so a write that did not land never
     /// looks as if it had.
-    func commit() throws {
-        let result = PQexec(handle, "COMMIT")
+    func commit(after statements: String = "") throws {
+        let sql = statements + "COMMIT"
+        let result = PQexec(handle, sql)
         defer { PQclear(result) }
-        try check(result, sql: "COMMIT")
+        try check(result, sql: sql)
         if let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
             throw StoreError(.engineFailure, "the transaction was rolled back, not committed: a statement in it had failed (nothing of it was kept)",
                              detail: "SQLSTATE 25P02: current transaction is aborted", statement: "COMMIT")

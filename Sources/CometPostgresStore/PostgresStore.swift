@@ -108,14 +108,14 @@ public final class PostgresStore: OpenedStore {
 
     /// Runs `body` in a transaction opened by `begin` (and the time limit, when there is one),
     /// sent with `first` in one round trip; `body` gets `first`'s value.
-    private func inTransaction<T>(_ begin: String, first: String? = nil, _ body: (String?) throws -> T) throws -> T {
+    private func inTransaction<T>(_ begin: String, first: String? = nil, readOnly: Bool = false, _ body: (String?) throws -> T) throws -> T {
         var opening = begin
         if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
         if let first { opening += "; " + first }
         let value = try connection.executeReturning(opening)
         do {
             let result = try body(value)
-            try connection.commit()
+            if readOnly { try connection.commitReadOnly() } else { try connection.commit() }
             return result
         } catch {
             try? connection.execute("ROLLBACK")
@@ -170,7 +170,7 @@ public final class PostgresStore: OpenedStore {
     public func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         // The owner's change head is the read's first statement (it fixes the snapshot), sent
         // with BEGIN; the cache is brought to it.
-        try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", first: headQuery) { head in
+        try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", first: headQuery, readOnly: true) { head in
             let session = PGSession(store: self, writing: false)
             try session.bringCache(to: head.flatMap { Int64($0) } ?? 0)
             return try body(PGReadSession(session: session))

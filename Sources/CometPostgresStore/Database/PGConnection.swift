@@ -105,6 +105,11 @@ final class PGConnection {
                              detail: message)
         }
         handle = connection
+        // libpq prints the server's notices on standard error by default ("policy … does not
+        // exist, skipping" from a migration's DROP POLICY IF EXISTS, "there is no transaction in
+        // progress" from a ROLLBACK after a failed COMMIT): chatter, never a result, and the
+        // command line's standard error is the user's. Failures come back as errors.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
 
     deinit { PQfinish(handle) }

@@ -246,6 +246,24 @@ struct PostgresStoreTests {
         #expect(try cluster.administer("SHOW fsync") == "off")
     }
 
+    @Test("a store whose cached records are older than what the change feed still remembers forgets them all")
+    func cacheForgetsAllPastTheFeed() throws {
+        let fixture = try fixture()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let reader = try fixture.openAgain()
+        #expect(try reader.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        // Behind the store's back: the record changes, and the feed moves past what it remembers
+        // (as after more than ChangeFeed.goneKept deletions), with no row naming the record.
+        let owner = PostgresCluster.superuser
+        try PostgresCluster.shared.get().administer("""
+            UPDATE "calendar__Calendar" SET title = 'Office' WHERE id = '\(work.id.lowercasedText)';
+            UPDATE _counters SET value = value + 20000 WHERE owner = '\(owner)' AND name = 'changes';
+            INSERT INTO _meta (owner, key, value) SELECT '\(owner)', 'changes.forgotten', (value - 10) FROM _counters WHERE owner = '\(owner)' AND name = 'changes'
+            """, database: database(fixture))
+        #expect(try reader.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) }?["title"] == .string("Office"))
+    }
+
     @Test("a connection refused names the address and what to check")
     func refused() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-pg-none-\(UUID().uuidString)")

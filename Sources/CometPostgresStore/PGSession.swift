@@ -112,8 +112,10 @@ final class PGSession: StoreWriter {
         changed = true
         store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
         var isNew = true
+        head += 1
+        let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
         do {
-            try connection.query(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner)) { row in
+            try connection.query(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner) + noted) { row in
                 isNew = row.bool(0) ?? true
             }
         } catch let error as StoreError where error.code == .constraint {
@@ -126,7 +128,6 @@ final class PGSession: StoreWriter {
                 store.cache.maximumDurations[record.entity] = shape.durationSeconds
             }
         }
-        try noteChange(record.entity, id: record.id, gone: nil)
     }
 
     func delete(_ entity: QualifiedName, id: UUID) throws {

@@ -29,6 +29,13 @@ let package = Package(
             providers: [.apt(["libedit-dev"])]
         ),
 
+        // The PostgreSQL client library (Debian's libpq-dev), for the PostgreSQL store.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+
         // The schema language, the typed registry and typed values.
         .target(name: "CometSchema", dependencies: ["CometText"]),
         // Small text utilities shared by the front ends and the schema compiler.
@@ -40,6 +47,9 @@ let package = Package(
         // The embedded store behind the seam: SQLite tables derived from the registry, full-text
         // and occurrence indexes, the undo journal, backups. Only the composition roots use it.
         .target(name: "CometSQLiteStore", dependencies: ["CometStore", "CometSchema", "CometText", "CSQLite"]),
+        // The server store behind the same seam: PostgreSQL through libpq, one owner's rows per
+        // opened store (row-level security behind the queries' own scoping). docs/postgresql.md.
+        .target(name: "CometPostgresStore", dependencies: ["CometStore", "CometSchema", "CometText", "CLibPQ"]),
         // iCalendar through libical: a streaming reader with line numbers, the schema-driven
         // mapping entity ⇄ component, and the writer.
         .target(name: "CometICal", dependencies: ["CometSchema", "CLibical"]),
@@ -67,11 +77,11 @@ let package = Package(
         .executableTarget(
             name: "cometcal",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments",
-                           "CometText", "CEditLine", "CometHTTP"]
+                           "CometText", "CEditLine", "CometHTTP", "CometPostgresStore"]
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText",
-                                                            "CometIntents", "CometHTTP", "CometCalDAV"]),
+                                                            "CometIntents", "CometHTTP", "CometCalDAV", "CometPostgresStore"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
         // run, the conversation's turns against the engine calls they make, and the daemon's requests
@@ -79,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "cometcal-bench",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite",
-                           "CometHTTP", "CometCalDAV"]
+                           "CometHTTP", "CometCalDAV", "CometPostgresStore"]
         ),
 
         .testTarget(
@@ -113,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["CometSchema", "CometHTTP"],
+            dependencies: ["CometSchema", "CometHTTP", "PostgresTestSupport"],
             // Golden transcripts, read from the source tree.
             exclude: ["Golden"]
         ),
@@ -121,8 +131,11 @@ let package = Package(
         // and run on each factory in StoreFactory.all (SQLite today); and the seam's own checks.
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["CometStore", "CometSchema", "CometSQLiteStore"]
+            dependencies: ["CometStore", "CometSchema", "CometSQLiteStore", "CometPostgresStore", "PostgresTestSupport"]
         ),
+        // A private PostgreSQL cluster for tests (initdb and pg_ctl in a temporary folder, a Unix
+        // socket only), shared by the test targets that run against PostgreSQL.
+        .target(name: "PostgresTestSupport", dependencies: ["CLibPQ"], path: "Tests/PostgresTestSupport"),
         // CalDAV part B (issue 22): the RFCs' example bodies, hostile XML, writers read back, filters.
         .testTarget(
             name: "CometDAVTests",
@@ -130,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CSQLite", "CLibical"]
+            dependencies: ["CSQLite", "CLibical", "CLibPQ"]
         ),
 
         // ── Issue 22, the HTTP side of CalDAV (helper branch i22-http): libmicrohttpd and

@@ -34,7 +34,8 @@ public final class Daemon: @unchecked Sendable {
     let options: Options
     public let service: DaemonService
     private var server: SocketServer!
-    private let lockFile: LockFile
+    /// One daemon per store file; none for a server database, which several daemons share.
+    private let lockFile: LockFile?
     let logger: Logger
     private var signals: [DispatchSourceSignal] = []
     private var alarms: AlarmScheduler?
@@ -46,7 +47,11 @@ public final class Daemon: @unchecked Sendable {
         self.options = options
         logger = Logger(verbose: options.verbose)
         do {
-            lockFile = try LockFile.acquire(path: options.service.storePath + ".lock", socket: options.socketPath)
+            if let path = options.service.store.filePath {
+                lockFile = try LockFile.acquire(path: path + ".lock", socket: options.socketPath)
+            } else {
+                lockFile = nil
+            }
         } catch {
             throw StartError(description: error.description)
         }
@@ -114,7 +119,7 @@ public final class Daemon: @unchecked Sendable {
             if handlingSignals { installSignals() }
             try server.start()
         } catch {
-            lockFile.release()
+            lockFile?.release()
             throw StartError(description: error.description)
         }
         let notify = options.notifyCommand.map { command in
@@ -220,7 +225,7 @@ public final class Daemon: @unchecked Sendable {
         service.drain()
         service.checkpoints.stop()
         server?.stop()
-        lockFile.release()
+        lockFile?.release()
         logger.info("stopped", [])
         stopped.signal()
     }

@@ -56,10 +56,15 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The refusal for a kind of store this build cannot open yet.
-    public var unsupported: StoreError? {
-        guard case .postgres = self else { return nil }
-        return StoreError(.unsupportedLocation, "this build has no PostgreSQL store yet; give a store file's path, or leave --db and COMETCAL_DB out for the default store")
+    /// The refusal for a kind of store this build cannot open: none now (a file, `:memory:` and
+    /// a PostgreSQL address all open); kept so that a location a later build adds is refused
+    /// plainly until its store exists.
+    public var unsupported: StoreError? { nil }
+
+    /// Whether the store is a PostgreSQL database.
+    public var isPostgres: Bool {
+        if case .postgres = self { return true }
+        return false
     }
 }
 
@@ -142,5 +147,17 @@ public struct StoreOpener: Sendable {
                      access: StoreAccess = .readWrite) throws -> any OpenedStore {
         if let refusal = location.unsupported { throw refusal }
         return try opening(location, registry, now, creating, access)
+    }
+}
+
+extension StoreOpener {
+    /// One opener for both kinds of location: files and `:memory:` through `embedded`,
+    /// `postgresql://` addresses through `server`. The composition roots make theirs so.
+    public static func byKind(embedded: StoreOpener, server: StoreOpener) -> StoreOpener {
+        StoreOpener(engineDescription: "\(embedded.engineDescription); \(server.engineDescription)", maintainer: { location in
+            try (location.isPostgres ? server : embedded).maintainer(for: location)
+        }) { location, registry, now, creating, access in
+            try (location.isPostgres ? server : embedded).open(location, registry: registry, now: now, creating: creating, access: access)
+        }
     }
 }

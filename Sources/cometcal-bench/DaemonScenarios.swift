@@ -305,7 +305,7 @@ final class DaemonBench {
         let socket = (folder as NSString).appendingPathComponent("d.sock")
         let lockPath = storePath + ".lock"
         let lockExisted = FileManager.default.fileExists(atPath: lockPath)
-        var service = DaemonService.Configuration(store: .file(storePath), opener: SQLiteStore.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
+        var service = DaemonService.Configuration(store: .file(storePath), opener: BenchStores.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
                                                   timeZone: run.frame.zone)
         service.clock = { now }
         let daemon: Daemon

@@ -3,12 +3,17 @@ import CometArguments
 import CometSchema
 import CometStore
 import CometSQLiteStore
+import CometPostgresStore
 import CometDaemon
 import CometText
 import CometHTTP
 import CometCalDAV
 
 /// `cometcald`: serves one store over JSON-RPC 2.0 on a Unix socket (docs/daemon.md).
+
+/// The daemon's composition root for storage: a file (or `:memory:`) opens as SQLite, a
+/// `postgresql://` address as PostgreSQL (docs/postgresql.md).
+let storeOpener = StoreOpener.byKind(embedded: SQLiteStore.opener, server: PostgresStore.opener)
 
 // Two malloc arenas, not glibc's eight per core: every connection has threads of its own, and
 // each thread's arena kept the memory it once needed, so RSS grew with the number of clients
@@ -56,7 +61,7 @@ if parsed.isHelpRequested {
     exit(0)
 }
 if parsed.flag("version") {
-    print("cometcald \(DaemonService.version) (\(SQLiteStore.opener.engineDescription))")
+    print("cometcald \(DaemonService.version) (\(storeOpener.engineDescription))")
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)
@@ -70,7 +75,7 @@ if let refusal = store.unsupported {
 var options = Daemon.Options(
     socketPath: parsed.value("socket") ?? DaemonPaths.defaultSocket(),
     service: DaemonService.Configuration(
-        store: store, opener: SQLiteStore.opener,
+        store: store, opener: storeOpener,
         schemaPaths: SchemaLocator.directories(flag: parsed.values("schemas")),
         timeZone: environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? .current))
 options.verbose = parsed.flag("verbose")
@@ -162,7 +167,7 @@ do {
     var caldav: HTTPServer?
     try daemon.run(listening: { () throws(Daemon.StartError) in
         guard let caldavListen else { return }
-        let accounts = CalDAVAccounts(owner: caldavOwner, service: daemon.service, ownerStore: store, opener: SQLiteStore.opener, timeZone: options.service.timeZone)
+        let accounts = CalDAVAccounts(owner: caldavOwner, service: daemon.service, ownerStore: store, opener: storeOpener, timeZone: options.service.timeZone)
         let service = CalDAVService(configuration: CalDAVService.Configuration(
             serve: { user, writes, body in try accounts.serve(user, writes: writes, body) }, anonymousUser: caldavOwner))
         do {

@@ -24,22 +24,28 @@ struct StorePathTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("calender").path))
     }
 
-    @Test("a postgresql:// or postgres:// store is refused by cometcal and cometcald with what to do instead (64), and nothing is created", arguments: [
-        "postgresql://localhost/calendar", "postgres://someone@db.example/cal",
+    @Test("a postgresql:// or postgres:// address with no server behind it is refused by cometcal and cometcald, naming the address and what to check (74), and nothing is created", arguments: [
+        "postgresql:///calendar", "postgres://someone@/cal",
     ])
-    func postgresRefused(_ address: String) throws {
+    func postgresUnreachable(_ base: String) throws {
         let scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+        // A socket folder with no server in it: libpq fails at once, without the network.
+        let address = base + "?host=" + scratch.url.appendingPathComponent("no-server").path
         for (arguments, environment) in [(["--db", address, "calendar", "add", "Work"], [String: String]()),
                                          (["agenda"], ["COMETCAL_DB": address]),
                                          (["--db", address, "understand", "lunch tomorrow"], [:])] {
             let result = try CLIRunner.run(arguments, environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"].merging(environment) { $1 },
                                            currentDirectory: scratch.url)
-            #expect(result.status == 64, "\(arguments) → \(result.status)\n\(result.stderr)")
-            #expect(result.stderr.contains("this build has no PostgreSQL store yet; give a store file's path, or leave --db and COMETCAL_DB out for the default store"), "\(result.stderr)")
+            #expect(result.status == 74, "\(arguments) → \(result.status)\n\(result.stderr)")
+            #expect(result.stderr.contains("cannot connect to PostgreSQL at \(address)"), "\(result.stderr)")
+            #expect(result.stderr.contains("check that the server runs"), "\(result.stderr)")
         }
-        let daemon = try CLIRunner.run(["--db", address, "--socket", scratch.url.appendingPathComponent("d.sock").path], program: "cometcald")
-        #expect(daemon.status == 64, "cometcald → \(daemon.status)\n\(daemon.stderr)")
-        #expect(daemon.stderr.contains("this build has no PostgreSQL store yet; give a store file's path, or leave --db and COMETCAL_DB out for the default store"), "\(daemon.stderr)")
+        // Run in the scratch folder: the daemon's lock file is for store files only (several
+        // daemons share a database), so it must not make one named after the address there.
+        let daemon = try CLIRunner.run(["--db", address, "--socket", scratch.url.appendingPathComponent("d.sock").path],
+                                       currentDirectory: scratch.url, program: "cometcald")
+        #expect(daemon.status != 0, "cometcald → \(daemon.status)\n\(daemon.stderr)")
+        #expect(daemon.stderr.contains("cannot connect to PostgreSQL at \(address)"), "\(daemon.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 

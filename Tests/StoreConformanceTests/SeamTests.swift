@@ -67,7 +67,10 @@ struct SeamTests {
         #expect(StoreLocation(parsing: "POSTGRES://u@h/cal") == .postgres("POSTGRES://u@h/cal"))
         #expect(StoreLocation(parsing: "postgresql://localhost/cal").description == "postgresql://localhost/cal")
         #expect(StoreLocation.file("/tmp/cal.db").unsupported == nil)
-        #expect(StoreLocation(parsing: "postgres://h/cal").unsupported?.code == .unsupportedLocation)
+        // Every kind of location opens now: a PostgreSQL address is PostgreSQL's (issue 23).
+        #expect(StoreLocation(parsing: "postgres://h/cal").unsupported == nil)
+        #expect(StoreLocation(parsing: "postgres://h/cal").isPostgres)
+        #expect(!StoreLocation.file("/tmp/cal.db").isPostgres)
     }
 
     @Test("--db wins, then COMETCAL_DB, then the default path under XDG_DATA_HOME or ~/.local/share")

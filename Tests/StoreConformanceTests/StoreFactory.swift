@@ -3,6 +3,8 @@ import Testing
 import CometSchema
 import CometStore
 import CometSQLiteStore
+import CometPostgresStore
+import PostgresTestSupport
 
 /// One kind of store the conformance suite runs on: how to open one, and where a new empty one
 /// goes. Every suite here takes `StoreFactory.all` as its arguments, so a second store (issue 23)
@@ -11,7 +13,9 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
     let name: String
     let opener: StoreOpener
     /// A new, empty location of this kind, in (or named after) `scratch`.
-    let newLocation: @Sendable (URL) -> StoreLocation
+    let newLocation: @Sendable (URL) throws -> StoreLocation
+    /// Removes what `newLocation` made outside `scratch` (a database), when the fixture goes.
+    var dispose: @Sendable (StoreLocation) -> Void = { _ in }
 
     var testDescription: String { name }
 
@@ -19,7 +23,19 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
         .file(scratch.appendingPathComponent("store.db").path)
     }
 
-    static let all: [StoreFactory] = [.sqlite]
+    /// A database of its own in the test process's private cluster (`PostgresCluster`), dropped
+    /// after: the tests run in parallel.
+    static let postgresql = StoreFactory(name: "PostgreSQL", opener: PostgresStore.opener, newLocation: { scratch in
+        let cluster = try PostgresCluster.shared.get()
+        let database = try cluster.newDatabase(scratch.lastPathComponent)
+        return .postgres(cluster.address(database: database))
+    }, dispose: { location in
+        guard case .postgres(let address) = location, let cluster = try? PostgresCluster.shared.get(),
+              let name = address.split(separator: "?").first?.split(separator: "/").last else { return }
+        cluster.dropDatabase(String(name))
+    })
+
+    static let all: [StoreFactory] = [.sqlite, .postgresql]
 }
 
 /// A store of one factory on the calendar schemas, with the clock fixed, in a folder of its own
@@ -47,12 +63,15 @@ final class ConformanceStore {
         self.factory = factory
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        location = factory.newLocation(scratch)
+        location = try factory.newLocation(scratch)
         registry = try ConformanceStore.loaded.get()
         store = try factory.opener.open(location, registry: registry, now: ConformanceStore.now)
     }
 
-    deinit { try? FileManager.default.removeItem(at: scratch) }
+    deinit {
+        factory.dispose(location)
+        try? FileManager.default.removeItem(at: scratch)
+    }
 
     /// Another store on the same location (another process would open it so).
     func openAgain() throws -> any OpenedStore {

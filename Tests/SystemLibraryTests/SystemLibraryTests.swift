@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import CSQLite
 import CLibical
+import CLibPQ
 
 /// The system libraries the bootstrap installs are present, linkable and working.
 @Suite("System libraries")
@@ -24,5 +25,14 @@ struct SystemLibraryTests {
         #expect(icalcomponent_count_errors(component) == 0)
         let zone = icaltimezone_get_builtin_timezone("Europe/Berlin")
         #expect(zone != nil, "tzdata is missing: install the 'tzdata' package")
+    }
+
+    @Test("libpq is linked and is 13 or newer; a connection to no server fails with its reason, not a crash")
+    func libpqLinked() throws {
+        #expect(PQlibVersion() >= 130_000)
+        let connection = PQconnectdb("host=/nonexistent-cometcal-socket-folder dbname=none connect_timeout=1")
+        defer { PQfinish(connection) }
+        #expect(PQstatus(connection) == CONNECTION_BAD)
+        #expect(String(cString: PQerrorMessage(connection)).contains("/nonexistent-cometcal-socket-folder"))
     }
 }

@@ -1,0 +1,349 @@
+import Foundation
+import CometStore
+import CometSchema
+
+/// How one property is kept in its table.
+enum PGColumnKind: Hashable {
+    case text, integer, real, bool
+    /// An id of another indexed entity of the same owner (a foreign key on owner and id).
+    case reference(table: String)
+    /// RFC 9557 text plus a sortable instant key in `<column>__key` (see `OccurrenceKey`).
+    case dateTime
+    /// Anything structured (arrays, unions, Person, Place, transient objects): compact JSON text.
+    case json
+}
+
+struct PGColumn: Hashable {
+    let property: PropertyDefinition
+    let column: String
+    let kind: PGColumnKind
+
+    /// Text columns compare and sort by their bytes (COLLATE "C"), whatever the database's
+    /// locale: ids sort as their bytes do (the occurrence order needs it), titles as code points.
+    var sqlType: String {
+        switch kind {
+        case .integer: return "bigint"
+        case .bool: return "boolean"
+        case .real: return "double precision"
+        case .text, .reference, .dateTime, .json: return "text COLLATE \"C\""
+        }
+    }
+
+    var keyColumn: String? { kind == .dateTime ? column + "__key" : nil }
+
+    /// What the migration compares to see whether a column changed meaning.
+    var signature: String { "\(property.type.description)|\(sqlType)" }
+}
+
+/// The tables of one indexed entity, derived from its definition: the entity table (with a
+/// `__search` tsvector column when properties are `@searchable`) and its occurrence tables (when
+/// it maps DTSTART). Every table has an `owner` column, first in each key.
+struct PGLayout {
+    let entity: EntityDefinition
+    let table: String
+    let columns: [PGColumn]
+    let isSearchable: Bool
+    let occurrenceTable: String?
+    let temporal: TemporalFields?
+    let selectList: String
+    let aliasedSelectList: String
+    let upsertSQL: String
+
+    static let searchColumn = "__search"
+    /// The text search configuration: `simple` (no stemming, no stop words, any language) with
+    /// `unaccent` before it, so "cafe" finds "Café".
+    static let searchConfiguration = "cometcal_text"
+
+    init(entity: EntityDefinition, registry: Registry) {
+        self.entity = entity
+        table = "\(entity.name.domain)__\(entity.name.name)"
+        columns = entity.properties.filter { $0.name != "id" }.map { property in
+            PGColumn(property: property, column: property.name, kind: PGLayout.kind(of: property.type, registry: registry))
+        }
+        isSearchable = !entity.searchableProperties.isEmpty
+        temporal = entity.temporalFields
+        occurrenceTable = temporal == nil ? nil : table + "__occurrences"
+        let names = ["id"] + columns.flatMap { [$0.column] + ($0.keyColumn.map { [$0] } ?? []) }
+        selectList = names.map(pgQuote).joined(separator: ", ")
+        aliasedSelectList = names.map { "r." + pgQuote($0) }.joined(separator: ", ")
+        var insertNames = ["owner"] + names
+        var placeholders = Array(repeating: "?", count: insertNames.count)
+        if isSearchable {
+            insertNames.append(PGLayout.searchColumn)
+            placeholders.append("to_tsvector('\(PGLayout.searchConfiguration)', ?)")
+        }
+        let updates = insertNames.dropFirst(2).map { "\(pgQuote($0)) = EXCLUDED.\(pgQuote($0))" }
+        // One statement for a new record and a changed one (`xmax = 0` tells which it was), and
+        // its change in the feed: one round trip.
+        upsertSQL = "WITH saved AS (INSERT INTO \(pgQuote(table)) (\(insertNames.map(pgQuote).joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
+            + "ON CONFLICT (owner, id) DO UPDATE SET \(updates.isEmpty ? "id = EXCLUDED.id" : updates.joined(separator: ", ")) RETURNING (xmax = 0) AS created), "
+            + "noted AS (INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, NULL) "
+            + "ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = NULL) "
+            + "SELECT created FROM saved"
+    }
+
+    static func tableName(_ name: QualifiedName) -> String { "\(name.domain)__\(name.name)" }
+
+    static func kind(of type: TypeExpression, registry: Registry) -> PGColumnKind {
+        if type.isArray { return .json }
+        switch type.base {
+        case .builtin(let builtin):
+            switch builtin {
+            case .string, .url, .uuid, .date, .duration, .recurrence: return .text
+            case .int: return .integer
+            case .double: return .real
+            case .bool: return .bool
+            case .dateTime: return .dateTime
+            case .person, .place: return .json
+            }
+        case .enumeration: return .text
+        case .union: return .json
+        case .entity(let name):
+            return registry.entity(name)?.kind == .indexed ? .reference(table: tableName(name)) : .json
+        }
+    }
+
+    func column(_ property: String) -> PGColumn? { columns.first { $0.property.name == property } }
+
+    /// A column definition for CREATE TABLE and ALTER TABLE … ADD COLUMN (its foreign key apart).
+    func columnDefinition(_ column: PGColumn) -> String {
+        "\(pgQuote(column.column)) \(column.sqlType)"
+    }
+
+    /// The foreign key of a reference: to a record of the same owner, so no owner's record can
+    /// point at another's.
+    func foreignKey(_ column: PGColumn) -> String? {
+        guard case .reference(let target) = column.kind else { return nil }
+        return "ALTER TABLE \(pgQuote(table)) ADD CONSTRAINT \(pgQuote(table + "__" + column.column + "__fk")) "
+            + "FOREIGN KEY (owner, \(pgQuote(column.column))) REFERENCES \(pgQuote(target)) (owner, id)"
+    }
+
+    var createStatement: String {
+        var definitions = ["owner text COLLATE \"C\" NOT NULL", "id text COLLATE \"C\" NOT NULL"]
+        for column in columns {
+            definitions.append(columnDefinition(column))
+            if let key = column.keyColumn { definitions.append("\(pgQuote(key)) bigint") }
+        }
+        if isSearchable { definitions.append("\(pgQuote(PGLayout.searchColumn)) tsvector") }
+        definitions.append("PRIMARY KEY (owner, id)")
+        return "CREATE TABLE \(pgQuote(table)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// Indexes: references (filters, and the foreign keys' checks on delete), DateTime keys, the
+    /// iCalendar UID (how imports find what they imported), the search vector (GIN).
+    var indexStatements: [String] {
+        var statements: [String] = []
+        for column in columns {
+            if case .reference = column.kind {
+                statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__" + column.column)) ON \(pgQuote(table)) (owner, \(pgQuote(column.column)))")
+            }
+            if let key = column.keyColumn {
+                statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__" + key)) ON \(pgQuote(table)) (owner, \(pgQuote(key)))")
+            }
+        }
+        if let uid = entity.properties.first(where: { $0.icalName == "UID" && $0.icalParameter == nil })?.name {
+            statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__uid")) ON \(pgQuote(table)) (owner, \(pgQuote(uid)))")
+        }
+        if isSearchable {
+            statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__search")) ON \(pgQuote(table)) USING gin (\(pgQuote(PGLayout.searchColumn)))")
+        }
+        return statements
+    }
+
+    /// The words a record offers to search: its searchable properties' texts, joined.
+    func searchText(of record: EntityRecord) -> String {
+        entity.searchableProperties.compactMap { record[$0.name].map(PGLayout.text(of:)) }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// The words of a value: text, names and addresses of people and places, and the text inside
+    /// unions, objects and arrays.
+    static func text(of value: Value) -> String {
+        switch value {
+        case .string(let text): return text
+        case .url(let url): return url.absoluteString
+        case .person(let person): return [person.name, person.email, person.phone].compactMap { $0 }.joined(separator: " ")
+        case .place(let place): return [place.name, place.address].compactMap { $0 }.joined(separator: " ")
+        case .union(_, let payload): return text(of: payload)
+        case .object(let properties): return properties.keys.sorted().compactMap { properties[$0] }.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
+        case .array(let items): return items.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
+        default: return ""
+        }
+    }
+
+    /// The user's words as a tsquery: every word must match, as a prefix ("lun" finds "Lunar");
+    /// the words hold letters and digits only, so nothing in the input is an operator.
+    static func tsQuery(_ text: String) -> String? {
+        let words = text.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        guard !words.isEmpty else { return nil }
+        return words.map { "'\($0)':*" }.joined(separator: " & ")
+    }
+}
+
+/// Typed values as column values and back.
+struct PGCoding {
+    let registry: Registry
+
+    func values(_ value: Value?, for column: PGColumn) -> [PGValue] {
+        var values: [PGValue] = []
+        append(value, for: column, to: &values)
+        return values
+    }
+
+    func append(_ value: Value?, for column: PGColumn, to values: inout [PGValue]) {
+        values.append(pgValue(value, for: column))
+        guard column.keyColumn != nil else { return }
+        if case .dateTime(let dateTime)? = value {
+            values.append(.integer(OccurrenceKey.key(of: dateTime)))
+        } else {
+            values.append(.null)
+        }
+    }
+
+    private func pgValue(_ value: Value?, for column: PGColumn) -> PGValue {
+        guard let value else { return .null }
+        switch (column.kind, value) {
+        case (.bool, .bool(let flag)): return .bool(flag)
+        case (.integer, .int(let number)): return .integer(Int64(number))
+        case (.real, .double(let number)): return .real(number)
+        case (.real, .int(let number)): return .real(Double(number))
+        case (.text, .string(let text)): return .text(text)
+        case (.text, .enumCase(let name)): return .text(name)
+        case (.reference, .reference(let id)): return .text(id.lowercasedText)
+        case (.dateTime, .dateTime(let dateTime)): return .text(dateTime.description)
+        case (.text, _), (.json, _):
+            let json = registry.encode(value)
+            if case .string(let text) = json, column.kind == .text { return .text(text) }
+            return .text(JSONWriter.compact(json))
+        default:
+            return .text(JSONWriter.compact(registry.encode(value)))
+        }
+    }
+
+    /// A column read back; data that no longer fits its type is an error naming the column.
+    func value(from row: PGRow, at index: Int, for column: PGColumn, table: String) throws -> Value? {
+        guard let text = row.text(index) else { return nil }
+        let type = column.property.type.required
+        do {
+            switch column.kind {
+            case .bool: return .bool(text == "t")
+            case .integer:
+                guard let number = Int(text) else { throw ValueError(.typeMismatch, "'\(text)' is not an integer") }
+                return .int(number)
+            case .real:
+                guard let number = Double(text) else { throw ValueError(.typeMismatch, "'\(text)' is not a number") }
+                return .double(number)
+            case .reference:
+                guard let id = UUID(parsing: text) else { throw ValueError(.invalidUUID, "'\(text)' is not an id") }
+                return .reference(id)
+            case .text, .dateTime:
+                return try registry.decode(.string(text), as: type)
+            case .json:
+                return try registry.decode(try JSONParser.parse(text), as: type)
+            }
+        } catch {
+            throw StoreError(.invalidData, "stored value of \(table).\(column.column) does not fit type '\(column.property.type)': \(error)")
+        }
+    }
+
+    /// A row selected with the layout's select list (from `offset`) as a record.
+    func record(from row: PGRow, layout: PGLayout, offset: Int = 0) throws -> EntityRecord {
+        guard let idText = row.text(offset), let id = UUID(parsing: idText) else {
+            throw StoreError(.invalidData, "a row of \(layout.table) has no valid id")
+        }
+        var values: [String: Value] = [:]
+        var index = offset + 1
+        for column in layout.columns {
+            do {
+                if let value = try value(from: row, at: index, for: column, table: layout.table) { values[column.property.name] = value }
+            } catch let error as StoreError {
+                throw StoreError(error.code, "record \(idText) (\(layout.entity.name.name)): \(error.message)")
+            }
+            index += column.keyColumn == nil ? 1 : 2
+        }
+        return EntityRecord(entity: layout.entity.name, id: id, values: values)
+    }
+
+    /// The values of an upsert: owner, the select list's columns, and the search text.
+    func upsertValues(of record: EntityRecord, layout: PGLayout, owner: String) -> [PGValue] {
+        var values: [PGValue] = [.text(owner), .text(record.id.lowercasedText)]
+        values.reserveCapacity(3 + layout.columns.count * 2)
+        for column in layout.columns { append(record.values[column.property.name], for: column, to: &values) }
+        if layout.isSearchable { values.append(.text(layout.searchText(of: record))) }
+        return values
+    }
+}
+
+/// The records a query means: the owner's, every filter holding and, with text, the search
+/// matching. Listing, counting and the occurrence query share it, so they agree on what matched.
+struct PGSelection {
+    let from: String
+    let whereClause: String
+    /// The WHERE clause's values.
+    let values: [PGValue]
+    /// The ORDER BY's values (the query again, for its rank).
+    let orderValues: [PGValue]
+    /// Best match first (ts_rank) for text, else by title, case folded as ASCII; the id makes
+    /// the order total.
+    let orderBy: String
+    let canMatch: Bool
+    let isEverything: Bool
+
+    init(layout: PGLayout, coding: PGCoding, owner: String, filters: [RecordFilter], text: String?) throws {
+        var conditions = ["r.owner = ?"]
+        var values: [PGValue] = [.text(owner)]
+        var canMatch = true
+        var orderBy = "ORDER BY " + (layout.entity.titleProperty.map { "lower(r.\(pgQuote($0.name))), " } ?? "") + "r.id"
+        var isEverything = true
+        var orderValues: [PGValue] = []
+        if let text {
+            isEverything = false
+            if layout.isSearchable, let query = PGLayout.tsQuery(text) {
+                let vector = "r.\(pgQuote(PGLayout.searchColumn))"
+                conditions.append("\(vector) @@ to_tsquery('\(PGLayout.searchConfiguration)', ?)")
+                values.append(.text(query))
+                orderBy = "ORDER BY ts_rank(\(vector), to_tsquery('\(PGLayout.searchConfiguration)', ?)) DESC, r.id"
+                orderValues = [.text(query)]
+            } else {
+                canMatch = false
+            }
+        }
+        for filter in filters {
+            isEverything = false
+            if filter.property == "id" {
+                guard case .uuid(let id)? = filter.value else { continue }
+                conditions.append("r.id = ?")
+                values.append(.text(id.lowercasedText))
+                continue
+            }
+            guard let column = layout.column(filter.property) else {
+                throw StoreError(.notFound, "'\(filter.property)' is not a property of \(layout.entity.name.name)")
+            }
+            if let value = filter.value, let encoded = coding.values(value, for: column).first {
+                conditions.append("r.\(pgQuote(column.column)) = ?")
+                values.append(encoded)
+            } else {
+                conditions.append("r.\(pgQuote(column.column)) IS NULL")
+            }
+        }
+        from = "FROM \(pgQuote(layout.table)) r"
+        whereClause = "WHERE " + conditions.joined(separator: " AND ")
+        self.values = values
+        self.orderValues = orderValues
+        self.orderBy = orderBy
+        self.canMatch = canMatch
+        self.isEverything = isEverything && canMatch
+    }
+
+    static let pageClause = "LIMIT ? OFFSET ?"
+
+    /// NULL is no limit.
+    static func pageValues(limit: Int?, offset: Int) -> [PGValue] {
+        [limit.map { .integer(Int64(max(0, $0))) } ?? .null, .integer(Int64(max(0, offset)))]
+    }
+}
+
+/// Quotes an SQL identifier (schema names hold [A-Za-z0-9_] only; doubled quotes for safety).
+func pgQuote(_ identifier: String) -> String {
+    guard identifier.utf8.contains(0x22) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

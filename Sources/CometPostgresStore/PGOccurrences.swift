@@ -1,0 +1,230 @@
+import Foundation
+import CometStore
+import CometSchema
+
+/// The occurrence tables of one entity for one owner: a row per single event or override, a row
+/// per instance of a series inside the window (`OccurrenceWindow`), a row per series. A series'
+/// instances go in with one statement (an array of keys), not a statement each.
+struct PGOccurrenceIndex {
+    let store: PostgresStore
+    let layout: PGLayout
+
+    private var connection: PGConnection { store.connection }
+    private var table: String { pgQuote(layout.occurrenceTable ?? "") }
+    private var seriesTable: String { pgQuote((layout.occurrenceTable ?? "") + "_series") }
+    private var owner: PGValue { .text(store.owner) }
+
+    func update(_ record: EntityRecord, isNew: Bool) throws {
+        guard let temporal = layout.temporal else { return }
+        if !isNew { try remove(record.id) }
+        guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
+        let id = PGValue.text(record.id.lowercasedText)
+        let uid = shape.uid.map(PGValue.text) ?? .null
+        let floating = PGValue.bool(shape.isFloating)
+        let insert = """
+            INSERT INTO \(table) (owner, entity_id, start_key, end_key, floating, series_uid, original_key, is_override, is_instance)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """
+        if let recurrenceID = shape.recurrenceID {
+            try connection.run(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
+                                        .integer(recurrenceID), .bool(true), .bool(false)])
+            // This override stands in for the occurrence it replaces.
+            try connection.run("UPDATE \(table) SET overridden = true WHERE owner = ? AND series_uid = ? AND NOT is_override AND original_key = ?",
+                               [owner, uid, .integer(recurrenceID)])
+            return
+        }
+        if let series = shape.series {
+            let (starts, complete) = shape.instanceKeys(series, from: store.window.lowerBound, through: store.window.upperBound,
+                                                        reading: OccurrenceWindow.maximumInstancesPerSeries + 1)
+            let dense = OccurrenceWindow.isDense(instances: starts.count, complete: complete)
+            if !dense, !starts.isEmpty {
+                // ON CONFLICT: a rule and an RDATE may name the same instance; it is one occurrence.
+                try connection.run("""
+                    INSERT INTO \(table) (owner, entity_id, start_key, end_key, floating, series_uid, original_key, is_override, is_instance)
+                    SELECT ?, ?, k, k + ?, ?, ?, k, false, true FROM unnest(?::bigint[]) AS k ON CONFLICT DO NOTHING
+                    """, [owner, id, .integer(shape.durationSeconds), floating, uid, .text("{" + starts.map(String.init).joined(separator: ",") + "}")])
+            }
+            let last = series.isUnbounded || dense ? PGValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
+            try connection.run("""
+                INSERT INTO \(seriesTable) (owner, entity_id, first_key, last_key, dense) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (owner, entity_id) DO UPDATE SET first_key = EXCLUDED.first_key, last_key = EXCLUDED.last_key, dense = EXCLUDED.dense
+                """, [owner, id, .integer(shape.startKey), last, .bool(dense)])
+        } else {
+            try connection.run(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
+                                        .integer(shape.startKey), .bool(false), .bool(false)])
+        }
+        // Overrides already stored stand in for some of these rows.
+        if shape.uid != nil {
+            try connection.run("""
+                UPDATE \(table) SET overridden = true WHERE owner = ? AND entity_id = ? AND NOT is_override
+                  AND original_key IN (SELECT original_key FROM \(table) WHERE owner = ? AND series_uid = ? AND is_override)
+                """, [owner, id, owner, uid])
+        }
+    }
+
+    /// One statement: the rows this record's overrides stood in for come back (unless another
+    /// override of the same occurrence remains), and its rows and series row go. The parts
+    /// touch different rows (an override's row is never one it stands in for).
+    func remove(_ id: UUID) throws {
+        let key = PGValue.text(id.lowercasedText)
+        try connection.run("""
+            WITH restored AS (
+                UPDATE \(table) o SET overridden = false
+                WHERE o.owner = ? AND NOT o.is_override AND o.overridden
+                  AND (o.series_uid, o.original_key) IN (SELECT series_uid, original_key FROM \(table) WHERE owner = ? AND entity_id = ? AND is_override)
+                  AND NOT EXISTS (
+                    SELECT 1 FROM \(table) other WHERE other.owner = o.owner AND other.series_uid = o.series_uid AND other.is_override
+                      AND other.original_key = o.original_key AND other.entity_id <> ?)
+            ), series AS (
+                DELETE FROM \(seriesTable) WHERE owner = ? AND entity_id = ?
+            )
+            DELETE FROM \(table) WHERE owner = ? AND entity_id = ?
+            """, [owner, owner, key, key, owner, key, owner, key])
+    }
+
+    /// Rows that may overlap [from, to), of the selected records (all of the owner's when nil).
+    func rows(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, floatingOnly: Bool = false) throws -> [OccurrenceRow] {
+        let slack = OccurrenceKey.floatingSlack
+        return try select("\(floatingOnly ? "o.floating AND " : "")o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
+                          [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
+    }
+
+    /// For a page: the first `count` rows with fixed times that overlap [from, to) exactly as
+    /// `OccurrenceAssembly.place` defines it, in its order, and how many there are.
+    func fixedRows(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, first count: Int) throws -> (rows: [OccurrenceRow], total: Int) {
+        let condition = """
+            NOT o.floating AND o.start_key >= ? AND o.start_key < ? AND NOT o.overridden
+              AND (o.end_key > ? OR (o.end_key = o.start_key AND o.start_key >= ?))
+            """
+        let values: [PGValue] = [.integer(from - maximumDuration), .integer(to), .integer(from), .integer(from)]
+        // The total comes with the rows (a window count, taken before the LIMIT); only a page
+        // past the end, which has no row to carry it, asks for it apart.
+        var total: Int?
+        let rows = try select(condition, values, within: selection, orderByID: true, limit: count) { total = $0 }
+        if let total { return (rows, total) }
+        let counted = try connection.scalarInteger("SELECT count(*) FROM \(table) o WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))",
+                                                   [owner] + values + (selection?.values ?? [])) ?? 0
+        return (rows, Int(counted))
+    }
+
+    private func select(_ condition: String, _ values: [PGValue], within selection: PGSelection?, orderByID: Bool = false, limit: Int? = nil,
+                        total: ((Int) -> Void)? = nil) throws -> [OccurrenceRow] {
+        var result: [OccurrenceRow] = []
+        let sql = """
+            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating\(total == nil ? "" : ", count(*) OVER ()")
+            FROM \(table) o
+            WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))
+            ORDER BY o.start_key\(orderByID ? ", o.entity_id" : "")\(limit == nil ? "" : " LIMIT ?")
+            """
+        let bound = [owner] + values + (selection?.values ?? []) + (limit.map { [.integer(Int64($0))] } ?? [])
+        try connection.query(sql, bound) { row in
+            guard let id = row.text(0).flatMap(UUID.init(parsing:)), let start = row.integer(1), let end = row.integer(2),
+                  let original = row.integer(3) else { return }
+            result.append(OccurrenceRow(id: id, start: start, end: end, original: original, isInstance: row.bool(4) == true, isFloating: row.bool(5) == true))
+            if let total, let count = row.integer(6) { total(Int(count)) }
+        }
+        return result
+    }
+
+    /// Series of the selected records whose instances may fall in [from, to) but were not
+    /// materialized there (with `onlyDense`, only the dense ones).
+    func seriesOverlapping(from: Int64, to: Int64, within selection: PGSelection?, onlyDense: Bool) throws -> [(id: UUID, dense: Bool)] {
+        var found: [(id: UUID, dense: Bool)] = []
+        let sql = "SELECT o.entity_id, o.dense FROM \(seriesTable) o WHERE o.owner = ? AND o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) "
+            + (onlyDense ? "AND o.dense " : "") + PGOccurrenceIndex.restriction(selection) + " ORDER BY o.entity_id"
+        try connection.query(sql, [owner, .integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? [])) { row in
+            if let id = row.text(0).flatMap(UUID.init(parsing:)) { found.append((id, row.bool(1) == true)) }
+        }
+        return found
+    }
+
+    private static func restriction(_ selection: PGSelection?) -> String {
+        guard let selection else { return "" }
+        return "AND o.entity_id IN (SELECT r.id \(selection.from) \(selection.whereClause))"
+    }
+
+    func overriddenKeys(uid: String) throws -> Set<Int64> {
+        var keys = Set<Int64>()
+        try connection.query("SELECT original_key FROM \(table) WHERE owner = ? AND series_uid = ? AND is_override", [owner, .text(uid)]) { row in
+            if let key = row.integer(0) { keys.insert(key) }
+        }
+        return keys
+    }
+
+    /// The longest occurrence the owner has of this entity (how far back a range query looks).
+    func maximumDuration() throws -> Int64 {
+        try connection.scalarInteger("SELECT max(end_key - start_key) FROM \(table) WHERE owner = ?", [owner]) ?? 0
+    }
+}
+
+extension PGSession {
+    /// The occurrence query: index rows (and series expanded over the range where they are not
+    /// materialized), placed, ordered and paged by `OccurrenceAssembly`; only the page's records
+    /// are read.
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
+                     text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
+        let layout = try store.layout(entity)
+        guard let temporal = layout.temporal else {
+            throw StoreError(.notFound, "'\(entity.name)' has no start time (no property maps to DTSTART), so it has no occurrences")
+        }
+        let (fromKey, toKey) = OccurrenceAssembly.keys(from: from, to: to)
+        let selection = try selection(layout, filters, text)
+        guard fromKey < toKey, selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
+        let within = selection.isEverything ? nil : selection
+        let index = PGOccurrenceIndex(store: store, layout: layout)
+        let maximumDuration: Int64
+        if let known = store.cache.maximumDurations[entity] {
+            maximumDuration = known
+        } else {
+            maximumDuration = try index.maximumDuration()
+            if !writing { store.cache.maximumDurations[entity] = maximumDuration }
+        }
+        let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
+        let expanded = try index.seriesOverlapping(from: fromKey, to: toKey, within: within, onlyDense: !outsideWindow)
+
+        var records: [UUID: EntityRecord] = [:]
+        let placed: [OccurrenceAssembly.Placed]
+        let total: Int
+        if let limit, !outsideWindow, expanded.isEmpty {
+            let fixed = try index.fixedRows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, first: max(0, offset) + max(0, limit))
+            let floating = OccurrenceAssembly.place(try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, floatingOnly: true),
+                                                    from: fromKey, to: toKey, zone: zone)
+            placed = OccurrenceAssembly.merge(fixed: fixed.rows, floating: floating)
+            total = fixed.total + floating.count
+        } else {
+            var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
+            for (id, dense) in expanded {
+                guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
+                records[id] = record
+                let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
+                rows += try OccurrenceAssembly.expandedRows(of: id, shape: shape, series: series, from: fromKey, to: toKey,
+                                                            window: store.window, dense: dense, overridden: overridden)
+            }
+            placed = OccurrenceAssembly.place(rows, from: fromKey, to: toKey, zone: zone)
+            total = placed.count
+        }
+
+        let page = OccurrenceAssembly.page(placed, limit: limit, offset: offset)
+        // The page's records in one query, not one each.
+        for id in Set(page.map(\.row.id)) where records[id] == nil {
+            if let cached = store.cache[RecordCache.Key(entity: entity, id: id)] { records[id] = cached }
+        }
+        let missing = Array(Set(page.map(\.row.id)).subtracting(records.keys))
+        if !missing.isEmpty {
+            try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ANY(?::text[])",
+                                 [owner, .text("{" + missing.map(\.lowercasedText).joined(separator: ",") + "}")]) { row in
+                let record = try self.record(from: row, layout: layout)
+                records[record.id] = record
+            }
+        }
+        var result: [Occurrence] = []
+        result.reserveCapacity(page.count)
+        for placedRow in page {
+            guard let record = records[placedRow.row.id] else {
+                throw StoreError(.invalidData, "the occurrence index of \(entity.name) refers to a missing record \(placedRow.row.id.lowercasedText)")
+            }
+            result.append(try OccurrenceAssembly.occurrence(of: placedRow.row, record: record, temporal: temporal))
+        }
+        return OccurrencePage(occurrences: result, total: total)
+    }
+}

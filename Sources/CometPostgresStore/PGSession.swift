@@ -1,0 +1,374 @@
+import Foundation
+import CometStore
+import CometSchema
+
+/// The store inside one transaction, for one owner (a read sees only `PGReadSession`, its
+/// reading half). Every statement names the owner.
+final class PGSession: StoreWriter {
+    let store: PostgresStore
+    let writing: Bool
+    /// The change feed's head as this write moves it (read when the owner's row is locked,
+    /// written back at the end): one round trip per write, not per change.
+    private var head: Int64 = 0
+    private var changed = false
+    private var deletedSome = false
+
+    init(store: PostgresStore, writing: Bool) {
+        self.store = store
+        self.writing = writing
+    }
+
+    var connection: PGConnection { store.connection }
+    var owner: PGValue { .text(store.owner) }
+
+    // MARK: The write's bookends
+
+    /// The first statement of every write (sent with its BEGIN): the owner's change counter,
+    /// locked until the commit, so that one owner's writes take turns (see `PostgresStore`).
+    /// Only writes update the owner's counters, and each locks this row first.
+    static func lockStatement(owner literal: String) -> String {
+        "SELECT value FROM _counters WHERE owner = \(literal) AND name = 'changes' FOR UPDATE"
+    }
+
+    /// The lock's answer: the change head the write starts from.
+    func locked(head text: String?) throws {
+        guard let text, let current = Int64(text) else {
+            throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
+        }
+        head = current
+        try bringCache(to: head)
+    }
+
+    /// The last statements of a write that changed anything, sent with its COMMIT: the feed's
+    /// head and the commit count (the deletions the feed no longer keeps are dropped first).
+    /// Where a NOTIFY to other daemons would go: it is transactional, delivered at the commit.
+    func closingStatements(owner literal: String) throws -> String {
+        guard changed else { return "" }
+        if deletedSome { try forgetOldGone() }
+        return "UPDATE _counters SET value = CASE name WHEN 'changes' THEN \(head) ELSE value + 1 END WHERE owner = \(literal); "
+    }
+
+    /// The change head this write reached (for the cache, once it commits).
+    var reachedHead: Int64 { head }
+
+    // MARK: Reading
+
+    func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
+        let layout = try store.layout(entity)
+        if let cached = store.cache[RecordCache.Key(entity: entity, id: id)] { return cached }
+        var result: EntityRecord?
+        try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ?", [owner, .text(id.lowercasedText)]) { row in
+            result = try record(from: row, layout: layout)
+        }
+        return result
+    }
+
+    func selection(_ layout: PGLayout, _ filters: [RecordFilter], _ text: String?) throws -> PGSelection {
+        try PGSelection(layout: layout, coding: store.coding, owner: store.owner, filters: filters, text: text)
+    }
+
+    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord] {
+        let layout = try store.layout(entity)
+        let selection = try selection(layout, filters, text)
+        guard selection.canMatch else { return [] }
+        let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)"
+        var records: [EntityRecord] = []
+        try connection.query(sql, selection.values + selection.orderValues + PGSelection.pageValues(limit: limit, offset: offset)) { row in
+            records.append(try record(from: row, layout: layout))
+        }
+        return records
+    }
+
+    func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
+        let layout = try store.layout(entity)
+        let selection = try selection(layout, filters, text)
+        guard selection.canMatch else { return 0 }
+        return Int(try connection.scalarInteger("SELECT count(*) \(selection.from) \(selection.whereClause)", selection.values) ?? 0)
+    }
+
+    func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {
+        let target = PGLayout.tableName(entity)
+        var result: [(EntityRecord, String)] = []
+        for layout in store.layouts.values.sorted(by: { $0.table < $1.table }) {
+            for column in layout.columns {
+                guard case .reference(let table) = column.kind, table == target else { continue }
+                for record in try fetchAll(layout.entity.name, matching: [.equals(column.property.name, .reference(id))], limit: nil) {
+                    result.append((record, column.property.name))
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: Writing
+
+    func save(_ record: EntityRecord) throws {
+        let layout = try store.layout(record.entity)
+        do {
+            try store.registry.validateObject(record.values, of: layout.entity)
+        } catch {
+            throw StoreError(.invalidData, "\(record.entity.name) \(record.id.lowercasedText): \(error)")
+        }
+        changed = true
+        store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
+        var isNew = true
+        head += 1
+        let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
+        do {
+            try connection.query(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner) + noted) { row in
+                isNew = row.bool(0) ?? true
+            }
+        } catch let error as StoreError where error.code == .constraint {
+            throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", detail: error.detail)
+        }
+        if let temporal = layout.temporal {
+            try PGOccurrenceIndex(store: store, layout: layout).update(record, isNew: isNew)
+            if let known = store.cache.maximumDurations[record.entity], let shape = SeriesShape(record: record, temporal: temporal),
+               shape.durationSeconds > known {
+                store.cache.maximumDurations[record.entity] = shape.durationSeconds
+            }
+        }
+    }
+
+    func delete(_ entity: QualifiedName, id: UUID) throws {
+        let layout = try store.layout(entity)
+        // One round trip: the row goes, and comes back as what the change feed keeps of it. A
+        // refusal (still referred to) fails the write, as any failed statement does here
+        // (`PGConnection.commit`); no caller goes on after one.
+        var gone: EntityRecord?
+        do {
+            try connection.query("DELETE FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ? RETURNING \(layout.selectList)",
+                                 [owner, .text(id.lowercasedText)]) { row in
+                gone = try store.coding.record(from: row, layout: layout)
+            }
+        } catch let error as StoreError where error.code == .constraint {
+            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", detail: error.detail)
+        }
+        guard let gone else { return }
+        changed = true
+        store.cache.forget(RecordCache.Key(entity: entity, id: id))
+        if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).remove(id) }
+        try noteChange(entity, id: id, gone: gone)
+    }
+
+    // MARK: The change feed
+
+    static let forgottenKey = "changes.forgotten"
+
+    private func noteChange(_ entity: QualifiedName, id: UUID, gone: EntityRecord?) throws {
+        head += 1
+        var goneText = PGValue.null
+        if let gone {
+            deletedSome = true
+            let change = JournalEntry.Change(entity: entity, id: id, before: gone, after: nil)
+            goneText = .text(JSONWriter.compact(try JournalCoding.encode(change, inStore: .after, registry: store.registry)))
+        }
+        try connection.run("""
+            INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = EXCLUDED.gone
+            """, [owner, .integer(head), .text(entity.description), .text(id.lowercasedText), goneText])
+    }
+
+    /// Drops the deletions past the newest `ChangeFeed.goneKept`, and remembers the newest
+    /// number dropped: a point before it can no longer be answered.
+    private func forgetOldGone() throws {
+        guard let cutoff = try connection.scalarInteger(
+            "SELECT seq FROM _changes WHERE owner = ? AND gone IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            [owner, .integer(Int64(ChangeFeed.goneKept))]) else { return }
+        try connection.run("DELETE FROM _changes WHERE owner = ? AND gone IS NOT NULL AND seq <= ?", [owner, .integer(cutoff)])
+        try setMeta(PGSession.forgottenKey, String(max(try forgottenChanges(), cutoff)))
+    }
+
+    private func forgottenChanges() throws -> Int64 {
+        try meta(PGSession.forgottenKey).flatMap { Int64($0) } ?? 0
+    }
+
+    func changeHead() throws -> Int64 {
+        if writing { return head }
+        return try connection.scalarInteger("SELECT value FROM _counters WHERE owner = ? AND name = 'changes'", [owner]) ?? 0
+    }
+
+    func changes(since: Int64) throws -> [StoreChange]? {
+        guard since >= (try forgottenChanges()), since <= (try changeHead()) else { return nil }
+        var rows: [(Int64, String, String, String?)] = []
+        try connection.query("SELECT seq, entity, id, gone FROM _changes WHERE owner = ? AND seq > ? ORDER BY seq", [owner, .integer(since)]) { row in
+            guard let seq = row.integer(0), let entity = row.text(1), let id = row.text(2) else { return }
+            rows.append((seq, entity, id, row.text(3)))
+        }
+        return try rows.map { seq, entityText, idText, goneText in
+            let parts = entityText.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let id = UUID(parsing: idText) else {
+                throw StoreError(.invalidData, "change \(seq) of the change feed is damaged")
+            }
+            let gone = try goneText.map { try JournalCoding.decode(try JSONParser.parse($0), registry: store.registry).before } ?? nil
+            return StoreChange(sequence: seq, entity: QualifiedName(domain: parts[0], name: parts[1]), id: id, gone: gone)
+        }
+    }
+
+    // MARK: Journal
+
+    func appendJournal(_ entry: JournalEntry) throws -> Int64 {
+        changed = true
+        // A new action forgets what was undone: redo only follows undo.
+        try connection.run("DELETE FROM _journal WHERE owner = ? AND state = 'undone'", [owner])
+        let changes = try journalText(entry.changes, undone: false)
+        guard let sequence = try connection.scalarInteger("""
+            INSERT INTO _journal (owner, state, intent, summary, created, changes, change_count) VALUES (?, 'done', ?, ?, ?, ?, ?) RETURNING seq
+            """, [owner, .text(entry.intent), .text(entry.summary), .text(DateTimeValue.utc(entry.created).description), .text(changes),
+                  .integer(Int64(entry.changes.count))]) else {
+            throw StoreError(.engineFailure, "the journal entry was not given a number")
+        }
+        return sequence
+    }
+
+    func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
+        changed = true
+        let encoded = try journalText(changes, undone: undone)
+        try connection.run("UPDATE _journal SET state = ?, changes = ?, change_count = ? WHERE owner = ? AND seq = ?",
+                           [.text(undone ? "undone" : "done"), .text(encoded), .integer(Int64(changes.count)), owner, .integer(sequence)])
+    }
+
+    private static let entryColumns = "seq, state, intent, summary, created, changes"
+
+    func journalEntry(toUndo: Bool) throws -> JournalEntry? {
+        let sql = toUndo
+            ? "SELECT \(PGSession.entryColumns) FROM _journal WHERE owner = ? AND state = 'done' ORDER BY seq DESC LIMIT 1"
+            : "SELECT \(PGSession.entryColumns) FROM _journal WHERE owner = ? AND state = 'undone' ORDER BY seq ASC LIMIT 1"
+        return try journalEntries(sql, [owner]).first
+    }
+
+    func journalEntry(sequence: Int64) throws -> JournalEntry? {
+        try journalEntries("SELECT \(PGSession.entryColumns) FROM _journal WHERE owner = ? AND seq = ?", [owner, .integer(sequence)]).first
+    }
+
+    func journal(limit: Int) throws -> [JournalEntry] {
+        var entries: [JournalEntry] = []
+        try connection.query("SELECT seq, state, intent, summary, created, change_count FROM _journal WHERE owner = ? ORDER BY seq DESC LIMIT ?",
+                             [owner, .integer(Int64(max(0, limit)))]) { row in
+            guard let seq = row.integer(0), let state = row.text(1), let intent = row.text(2), let summary = row.text(3),
+                  let created = row.text(4), let count = row.integer(5) else { return }
+            entries.append(JournalEntry(sequence: seq, intent: intent, summary: summary, created: try PGSession.journalTime(created, of: seq),
+                                        changes: [], isUndone: state == "undone", changeCount: Int(count)))
+        }
+        return entries
+    }
+
+    func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] {
+        var heads: [(Int64, Bool)] = []
+        try connection.query("SELECT seq, state FROM _journal WHERE owner = ? ORDER BY seq DESC LIMIT ?", [owner, .integer(Int64(max(0, limit)))]) { row in
+            guard let seq = row.integer(0), let state = row.text(1) else { return }
+            heads.append((seq, state == "undone"))
+        }
+        return heads
+    }
+
+    private static func journalTime(_ text: String, of seq: Int64) throws -> Date {
+        guard let instant = (try? DateTimeValue(parsing: text))?.instant else {
+            throw StoreError(.invalidData, "journal entry \(seq) is damaged: its time '\(text.prefix(40))' is not a date and time")
+        }
+        return instant
+    }
+
+    private func journalEntries(_ sql: String, _ values: [PGValue]) throws -> [JournalEntry] {
+        var rows: [(Int64, String, String, String, String, String)] = []
+        try connection.query(sql, values) { row in
+            guard let seq = row.integer(0), let state = row.text(1), let intent = row.text(2), let summary = row.text(3),
+                  let created = row.text(4), let changes = row.text(5) else { return }
+            rows.append((seq, state, intent, summary, created, changes))
+        }
+        return try rows.map { seq, state, intent, summary, created, changesText in
+            guard case .array(let items) = try JSONParser.parse(changesText) else {
+                throw StoreError(.invalidData, "journal entry \(seq) is damaged")
+            }
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try PGSession.journalTime(created, of: seq),
+                                changes: try items.map { try JournalCoding.decode($0, registry: store.registry) }, isUndone: state == "undone")
+        }
+    }
+
+    /// The changes as one compact JSON array, written a change at a time.
+    private func journalText(_ changes: [JournalEntry.Change], undone: Bool) throws -> String {
+        var text = "["
+        for (index, change) in changes.enumerated() {
+            if index > 0 { text += "," }
+            text += JSONWriter.compact(try JournalCoding.encode(change, inStore: JournalCoding.storedSide(undone: undone), registry: store.registry))
+        }
+        return text + "]"
+    }
+
+    // MARK: Alarms and meta
+
+    func alarmFired(_ key: AlarmKey) throws -> Bool {
+        try connection.scalar("SELECT 1 FROM _alarms_fired WHERE owner = ? AND record = ? AND occurrence = ? AND trigger_at = ?",
+                              [owner, .text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger)]) != nil
+    }
+
+    /// The claim is the row: whichever daemon inserts it first fires the alarm; any other finds
+    /// it there (ON CONFLICT DO NOTHING) and does not.
+    func recordAlarm(_ key: AlarmKey, firedAt: Date, late: Bool) throws -> Bool {
+        changed = true
+        return try connection.run("""
+            INSERT INTO _alarms_fired (owner, record, occurrence, trigger_at, fired_at, late) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """, [owner, .text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger),
+                  .integer(Int64(firedAt.timeIntervalSince1970.rounded(.down))), .bool(late)]) == 1
+    }
+
+    func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws {
+        changed = true
+        try connection.run("INSERT INTO _alarms_snoozed (owner, record, occurrence, trigger_at, occurrence_text) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                           [owner, .text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger), .text(occurrence)])
+    }
+
+    func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] {
+        var found: [(key: AlarmKey, occurrence: String)] = []
+        try connection.query("SELECT record, occurrence, trigger_at, occurrence_text FROM _alarms_snoozed WHERE owner = ? AND trigger_at >= ? AND trigger_at < ? ORDER BY trigger_at, record",
+                             [owner, .integer(from), .integer(to)]) { row in
+            guard let record = row.text(0).flatMap(UUID.init(parsing:)), let occurrence = row.integer(1), let trigger = row.integer(2),
+                  let text = row.text(3) else { return }
+            found.append((AlarmKey(record: record, occurrence: occurrence, trigger: trigger), text))
+        }
+        return found
+    }
+
+    func lastFiredOccurrence(of record: UUID) throws -> Int64? {
+        try connection.scalarInteger("SELECT occurrence FROM _alarms_fired WHERE owner = ? AND record = ? ORDER BY fired_at DESC, trigger_at DESC LIMIT 1",
+                                     [owner, .text(record.lowercasedText)])
+    }
+
+    func meta(_ key: String) throws -> String? {
+        try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = ?", [owner, .text(key)])
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        changed = true
+        try connection.run("INSERT INTO _meta (owner, key, value) VALUES (?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value",
+                           [owner, .text(key), .text(value)])
+    }
+}
+
+/// The reading half of a `PGSession`, and nothing else: what a read's body gets.
+struct PGReadSession: StoreReader {
+    let session: PGSession
+
+    func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? { try session.fetch(entity, id: id) }
+    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord] {
+        try session.fetchAll(entity, matching: filters, text: text, limit: limit, offset: offset)
+    }
+    func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
+        try session.count(entity, matching: filters, text: text)
+    }
+    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
+                     text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
+        try session.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)
+    }
+    func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] { try session.referencing(entity, id: id) }
+    func journalEntry(toUndo: Bool) throws -> JournalEntry? { try session.journalEntry(toUndo: toUndo) }
+    func journal(limit: Int) throws -> [JournalEntry] { try session.journal(limit: limit) }
+    func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] { try session.journalHeads(limit: limit) }
+    func journalEntry(sequence: Int64) throws -> JournalEntry? { try session.journalEntry(sequence: sequence) }
+    func alarmFired(_ key: AlarmKey) throws -> Bool { try session.alarmFired(key) }
+    func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try session.snoozedAlarms(from: from, to: to) }
+    func lastFiredOccurrence(of record: UUID) throws -> Int64? { try session.lastFiredOccurrence(of: record) }
+    func meta(_ key: String) throws -> String? { try session.meta(key) }
+    func changeHead() throws -> Int64 { try session.changeHead() }
+    func changes(since: Int64) throws -> [StoreChange]? { try session.changes(since: since) }
+}

@@ -1,0 +1,104 @@
+import Testing
+import Foundation
+import CometSchema
+import PostgresTestSupport
+
+/// The command line on a PostgreSQL store: `--db postgresql:///DB?host=SOCKETFOLDER` against the
+/// test process's private cluster (`PostgresCluster`), a database of its own per test.
+@Suite("PostgreSQL through the command line")
+final class PostgresCommandTests {
+    let cluster: PostgresCluster
+    let database: String
+    let scratch: ScratchDirectory
+
+    init() throws {
+        cluster = try PostgresCluster.shared.get()
+        database = try cluster.newDatabase("cli" + UUID().uuidString)
+        scratch = ScratchDirectory(try CLIRunner.temporaryDirectory())
+    }
+
+    deinit { cluster.dropDatabase(database) }
+
+    private func cometcal(_ arguments: [String], owner: String? = nil) throws -> CLIResult {
+        try CLIRunner.run(["--db", cluster.address(database: database, owner: owner)] + arguments,
+                          environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"], currentDirectory: scratch.url)
+    }
+
+    @Test("an event added through --db postgresql:///DB?host=… is there for the next command: search finds it and undo takes it back")
+    func addFindUndo() throws {
+        let added = try cometcal(["event", "add", "Picnic in the park", "--start", "2026-06-13T12:00"])
+        #expect(added.status == 0, "\(added.stderr)")
+        // The first use makes the tables; the server's notices about it are not the user's to read.
+        #expect(!added.stderr.contains("NOTICE"), "\(added.stderr)")
+        let found = try cometcal(["search", "picnic"])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout.contains("Picnic in the park"), "\(found.stdout)")
+        // Accents are ignored by the search (unaccent): "pícnic" finds "Picnic"; every word
+        // must match, as a prefix.
+        #expect(try cometcal(["search", "pícnic"]).stdout.contains("Picnic in the park"))
+        #expect(try cometcal(["search", "pic par"]).stdout.contains("Picnic in the park"))
+        #expect(!(try cometcal(["search", "picnic zoo"]).stdout.contains("Picnic in the park")))
+        let undone = try cometcal(["undo"])
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(!(try cometcal(["search", "picnic"]).stdout.contains("Picnic in the park")))
+        // Nothing was written beside the command: the store is the database.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
+    @Test("a command that only reads, on a database with no store yet, says so (66) and creates no table; a write then makes the store")
+    func readsCreateNothing() throws {
+        let agenda = try cometcal(["agenda"])
+        #expect(agenda.status == 66, "\(agenda.stderr)")
+        #expect(agenda.stderr.contains("there is no CometCal store in the database at"), "\(agenda.stderr)")
+        #expect(try cluster.administer("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: database) == "0")
+        #expect(try cometcal(["calendar", "add", "Work"]).status == 0)
+        #expect(try cometcal(["agenda"]).status == 0)
+    }
+
+    @Test("two owners named by cometcal_user in one database each see only their own events")
+    func ownersApart() throws {
+        #expect(try cometcal(["event", "add", "Alice's dentist", "--start", "2026-06-13T09:00"], owner: "alice").status == 0)
+        #expect(try cometcal(["event", "add", "Bob's football", "--start", "2026-06-13T18:00"], owner: "bob").status == 0)
+        let alice = try cometcal(["search", "dentist"], owner: "alice").stdout
+        #expect(alice.contains("Alice's dentist"))
+        #expect(!(try cometcal(["search", "dentist"], owner: "bob").stdout.contains("Alice's dentist")))
+        #expect(!(try cometcal(["search", "football"], owner: "alice").stdout.contains("Bob's football")))
+        #expect(try cometcal(["search", "football"], owner: "bob").stdout.contains("Bob's football"))
+    }
+
+    @Test("backup and restore of a PostgreSQL store are refused, pointing at pg_dump and pg_restore, and write no file")
+    func backupRefused() throws {
+        #expect(try cometcal(["calendar", "add", "Work"]).status == 0)
+        let target = scratch.url.appendingPathComponent("copy.sqlite").path
+        let backup = try cometcal(["backup", target])
+        #expect(backup.status == 74, "\(backup.stderr)")
+        #expect(backup.stderr.contains("pg_dump"), "\(backup.stderr)")
+        let restore = try cometcal(["restore", target, "--yes"])
+        #expect(restore.status != 0)
+        #expect(restore.stderr.contains("pg_restore"), "\(restore.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    @Test("two cometcald on one database serve the same calendar: an import through one is found, listed and undone through the other")
+    func twoDaemons() throws {
+        let address = cluster.address(database: database)
+        let first = try DaemonHarness(store: address)
+        let second = try DaemonHarness(store: address)
+        let picnic = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:picnic-pg@example.com\r\n"
+            + "DTSTAMP:20260601T000000Z\r\nDTSTART:20260613T190000Z\r\nDTEND:20260613T210000Z\r\nSUMMARY:Picnic\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let imported = try first.client().call("ical.import", .object(JSONObject([("content", .string(picnic))])))
+        #expect(imported["added"] == .int(1), "\(imported)\n\(first.readLog())")
+        let other = try second.client()
+        let found = try other.call("entity.search", .object(JSONObject([("entity", "Event"), ("text", "picnic")])))
+        guard case .array(let entities)? = found["entities"] else { Issue.record("\(found)"); return }
+        #expect(entities.count == 1)
+        let agenda = try other.call("agenda", .object(JSONObject([("from", "2026-06-13T00:00:00Z"), ("to", "2026-06-14T00:00:00Z")])))
+        guard case .array(let occurrences)? = agenda["occurrences"] else { Issue.record("\(agenda)"); return }
+        #expect(occurrences.count == 1)
+        #expect(try other.call("undo")["outcome"] == "done")
+        let gone = try first.client().call("entity.search", .object(JSONObject([("entity", "Event"), ("text", "picnic")])))
+        #expect(gone["entities"] == .array([]), "\(gone)")
+        #expect(first.stop() == 0)
+        #expect(second.stop() == 0)
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import Testing
+import CometSchema
+import CometStore
+@testable import CometPostgresStore
+import PostgresTestSupport
+
+/// What the PostgreSQL store adds to the conformance suite: owners kept apart by the queries and
+/// by row-level security, one owner's writes taking turns, alarms claimed once, conflicts retried.
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    private func fixture() throws -> ConformanceStore { try ConformanceStore(.postgresql) }
+
+    private func open(_ fixture: ConformanceStore, owner: String? = nil, user: String = PostgresCluster.superuser) throws -> any OpenedStore {
+        guard case .postgres(let address) = fixture.location else { throw StoreError(.invalidData, "not a PostgreSQL fixture") }
+        var text = address.replacingOccurrences(of: "user=\(PostgresCluster.superuser)", with: "user=\(user)")
+        if let owner { text += "&cometcal_user=\(owner)" }
+        return try PostgresStore.opener.open(.postgres(text), registry: fixture.registry, now: ConformanceStore.now)
+    }
+
+    private func database(_ fixture: ConformanceStore) -> String {
+        guard case .postgres(let address) = fixture.location else { return "" }
+        return String(address.split(separator: "?")[0].split(separator: "/").last ?? "")
+    }
+
+    @Test("the owner is cometcal_user, else the login role; owners in one database see none of each other's records, journal or change feed")
+    func ownersApart() throws {
+        let fixture = try fixture()
+        #expect((fixture.store as? PostgresStore)?.owner == PostgresCluster.superuser)
+        let alice = try open(fixture, owner: "alice")
+        let bob = try open(fixture, owner: "bob")
+        #expect((alice as? PostgresStore)?.owner == "alice")
+        let work = fixture.calendar("Work")
+        try alice.transaction { writer in
+            try writer.save(work)
+            _ = try writer.appendJournal(JournalEntry(intent: "calendar.createCalendar", summary: "Work", created: ConformanceStore.now,
+                                                      changes: [JournalEntry.Change(entity: work.entity, id: work.id, before: nil, after: work)]))
+        }
+        #expect(try alice.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        try bob.readTransaction { (reader: any StoreReader) throws in
+            #expect(try reader.fetch(ConformanceStore.calendar, id: work.id) == nil)
+            #expect(try reader.count(ConformanceStore.calendar) == 0)
+            #expect(try reader.journal(limit: 10).isEmpty)
+            #expect(try reader.changeHead() == 0)
+        }
+        // The same id saved by bob is bob's own record, and alice's stays as it was.
+        var bobs = work
+        bobs["title"] = .string("Bob's")
+        try bob.transaction { try $0.save(bobs) }
+        #expect(try alice.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        #expect(try bob.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == bobs)
+    }
+
+    @Test("row-level security holds for a role that is not a superuser: a query without the owner's condition still sees only the owner's rows")
+    func rowLevelSecurity() throws {
+        let fixture = try fixture()
+        let alice = try open(fixture, owner: "alice")
+        let bob = try open(fixture, owner: "bob")
+        try alice.transaction { try $0.save(fixture.calendar("Alice's")) }
+        try bob.transaction { try $0.save(fixture.calendar("Bob's")) }
+        let cluster = try PostgresCluster.shared.get()
+        let role = "app_" + database(fixture)
+        try cluster.administer("CREATE ROLE \(role) LOGIN NOSUPERUSER NOBYPASSRLS")
+        defer {
+            _ = try? cluster.administer("DROP OWNED BY \(role)", database: database(fixture))
+            _ = try? cluster.administer("DROP ROLE IF EXISTS \(role)")
+        }
+        try cluster.administer("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role)", database: database(fixture))
+        // The superuser sees both (it bypasses row security)…
+        #expect(try cluster.administer("SELECT count(*) FROM \"calendar__Calendar\"", database: database(fixture)) == "2")
+        // …the application's role, set to alice, only hers, with no WHERE of its own.
+        #expect(try cluster.administer("SELECT string_agg(title, ',') FROM \"calendar__Calendar\"", database: database(fixture), user: role,
+                                       before: ["SET cometcal.owner = 'alice'"]) == "Alice's")
+        // With no owner set, nothing.
+        #expect(try cluster.administer("SELECT count(*) FROM \"calendar__Calendar\"", database: database(fixture), user: role) == "0")
+        // Writing a row for another owner is refused by the policy's check.
+        #expect(throws: PostgresClusterError.self) {
+            try cluster.administer("INSERT INTO \"calendar__Calendar\" (owner, id, title) VALUES ('bob', 'x', 'Planted')", database: database(fixture),
+                                   user: role, before: ["SET cometcal.owner = 'alice'"])
+        }
+        // And the store itself works as that role, for the owner its address names.
+        let asRole = try open(fixture, owner: "alice", user: role)
+        #expect(try asRole.readTransaction { try $0.fetchAll(ConformanceStore.calendar, matching: [], limit: nil) }.map(fixture.title) == ["Alice's"])
+    }
+
+    @Test("one owner's writes from two stores at once take turns: 2 × 40 read-then-increment writes lose no increment")
+    func writesTakeTurns() throws {
+        let fixture = try fixture()
+        // Each store is used by one thread only.
+        let stores = OneStorePerThread([try fixture.openAgain(), try fixture.openAgain()])
+        let rounds = 40
+        let failures = Failures()
+        let before = try stores.stores[0].othersVersion()
+        DispatchQueue.concurrentPerform(iterations: 2) { which in
+            for _ in 0..<rounds {
+                do {
+                    try stores.stores[which].transaction { writer in
+                        let current = Int(try writer.meta("counter") ?? "0") ?? 0
+                        try writer.setMeta("counter", String(current + 1))
+                    }
+                } catch {
+                    failures.add("\(error)")
+                }
+            }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        #expect(try fixture.store.readTransaction { try $0.meta("counter") } == String(2 * rounds))
+        // Each store's othersVersion moved by the other's 40 commits, not by its own.
+        #expect(try stores.stores[0].othersVersion() - before == Int64(rounds))
+    }
+
+    @Test("another owner's write does not wait for an owner's open write")
+    func ownersWriteInParallel() throws {
+        let fixture = try fixture()
+        let stores = OneStorePerThread([try open(fixture, owner: "alice"), try open(fixture, owner: "bob")])
+        let aliceWriting = DispatchSemaphore(value: 0)
+        let bobDone = DispatchSemaphore(value: 0)
+        let waited = Claims()
+        let alice = Thread {
+            _ = try? stores.stores[0].transaction { writer in
+                try writer.setMeta("writing", "yes")
+                aliceWriting.signal()
+                // Still inside alice's write: bob's must be able to finish meanwhile.
+                waited.add(bobDone.wait(timeout: .now() + 5) == .success)
+            }
+        }
+        alice.start()
+        aliceWriting.wait()
+        try stores.stores[1].transaction { try $0.setMeta("writing", "too") }
+        bobDone.signal()
+        while !alice.isFinished { usleep(10_000) }
+        #expect(waited.count == 1)
+    }
+
+    @Test("an alarm raced by two stores at once is claimed by exactly one")
+    func alarmClaimedOnce() throws {
+        let fixture = try fixture()
+        // Each store is used by one thread only.
+        let stores = OneStorePerThread([try fixture.openAgain(), try fixture.openAgain()])
+        for round in 0..<20 {
+            let key = AlarmKey(record: UUID(), occurrence: 1_781_100_000 + Int64(round), trigger: 1_781_099_100)
+            let claims = Claims()
+            DispatchQueue.concurrentPerform(iterations: 2) { which in
+                let claimed = (try? stores.stores[which].transaction { try $0.recordAlarm(key, firedAt: ConformanceStore.now, late: false) }) ?? false
+                claims.add(claimed)
+            }
+            #expect(claims.count == 1, "round \(round)")
+        }
+    }
+
+    @Test("a write conflict is run again and then succeeds; past the attempts it is given up as busy with PostgreSQL's SQLSTATE")
+    func conflictsRetried() throws {
+        var runs = 0
+        let result = try PostgresStore.retryingConflicts { () throws -> String in
+            runs += 1
+            if runs < 3 { throw StoreError(.busy, "conflict", detail: runs == 1 ? "SQLSTATE 40001: could not serialize access" : "SQLSTATE 40P01: deadlock detected") }
+            return "done"
+        }
+        #expect(result == "done")
+        #expect(runs == 3)
+        runs = 0
+        let given = #expect(throws: StoreError.self) {
+            try PostgresStore.retryingConflicts { () throws -> Void in
+                runs += 1
+                throw StoreError(.busy, "conflict", detail: "SQLSTATE 40001: could not serialize access")
+            }
+        }
+        #expect(runs == PostgresStore.writeAttempts)
+        #expect(given?.code == .busy)
+        #expect(given?.message.contains("\(PostgresStore.writeAttempts) times") == true)
+        #expect(given?.detail == "SQLSTATE 40001: could not serialize access")
+        // Any other failure is not run again.
+        runs = 0
+        #expect(throws: StoreError.self) {
+            try PostgresStore.retryingConflicts { () throws -> Void in
+                runs += 1
+                throw StoreError(.constraint, "no", detail: "SQLSTATE 23503: foreign key")
+            }
+        }
+        #expect(runs == 1)
+    }
+
+    @Test("a failure says PostgreSQL's message and SQLSTATE; a write whose body swallowed a failed statement fails, never commits in part")
+    func errors() throws {
+        let fixture = try fixture()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let picnic = try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z")
+        try fixture.save(picnic)
+        let refused = #expect(throws: StoreError.self) { try fixture.store.transaction { try $0.delete(ConformanceStore.calendar, id: work.id) } }
+        #expect(refused?.code == .constraint)
+        #expect(refused?.detail?.hasPrefix("SQLSTATE 23503: ") == true, "\(String(describing: refused?.detail))")
+        // A body that swallows a failed statement: PostgreSQL rolls the whole write back, and
+        // the store says so instead of reporting a commit.
+        let orphan = try fixture.event("Orphan", in: fixture.calendar("Missing"), start: "2026-06-13T12:00:00Z")
+        let swallowed = #expect(throws: StoreError.self) {
+            try fixture.store.transaction { (writer: any StoreWriter) throws in
+                try writer.setMeta("before", "failure")
+                try? writer.save(orphan)
+            }
+        }
+        #expect(swallowed?.message.contains("nothing of it was kept") == true, "\(String(describing: swallowed))")
+        #expect(try fixture.store.readTransaction { try $0.meta("before") } == nil)
+    }
+
+    @Test("a migration that would lose data is refused and changes nothing: the store opens again with its schemas")
+    func destructiveMigrationRefused() throws {
+        let fixture = try fixture()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        // A new required property without a default, on a table with rows.
+        let schemas = fixture.scratch.appendingPathComponent("schemas")
+        try FileManager.default.copyItem(atPath: ConformanceStore.schemas, toPath: schemas.path)
+        let calendarFile = schemas.appendingPathComponent("calendar/calendar.cal")
+        let text = try String(contentsOf: calendarFile, encoding: .utf8)
+        #expect(text.contains("    isDefault: Bool = false\n"))
+        try text.replacingOccurrences(of: "    isDefault: Bool = false\n", with: "    isDefault: Bool = false\n    conformanceRequired: String\n")
+            .write(to: calendarFile, atomically: true, encoding: .utf8)
+        let changed = try Registry.load(paths: [schemas.path])
+        let refused = #expect(throws: StoreError.self) {
+            _ = try fixture.factory.opener.open(fixture.location, registry: changed, now: ConformanceStore.now)
+        }
+        #expect(refused?.code == .destructiveMigration)
+        #expect(refused?.message.contains("conformanceRequired") == true, "\(String(describing: refused?.message))")
+        let again = try fixture.openAgain()
+        #expect(try again.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        let column = try PostgresCluster.shared.get().administer(
+            "SELECT count(*) FROM information_schema.columns WHERE column_name = 'conformanceRequired'", database: database(fixture))
+        #expect(column == "0")
+    }
+
+    @Test("NUL is kept in the tables as U+0001 \"0\" and U+0001 as U+0001 \"1\"; text with neither is stored as it is")
+    func escapes() throws {
+        let fixture = try fixture()
+        try fixture.save(fixture.calendar("a\u{0}b\u{1}c"), fixture.calendar("plain"))
+        let stored = try PostgresCluster.shared.get().administer(
+            "SELECT string_agg(replace(title, chr(1), '<1>'), ',' ORDER BY title) FROM \"calendar__Calendar\"", database: database(fixture))
+        #expect(stored == "a<1>0b<1>1c,plain")
+    }
+
+    @Test("the test cluster listens on its Unix socket only, with fsync off")
+    func privateCluster() throws {
+        let cluster = try PostgresCluster.shared.get()
+        #expect(try cluster.administer("SHOW listen_addresses") == "")
+        #expect(try cluster.administer("SHOW unix_socket_directories") == cluster.folder)
+        #expect(try cluster.administer("SHOW fsync") == "off")
+    }
+
+    @Test("a store whose cached records are older than what the change feed still remembers forgets them all")
+    func cacheForgetsAllPastTheFeed() throws {
+        let fixture = try fixture()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let reader = try fixture.openAgain()
+        #expect(try reader.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        // Behind the store's back: the record changes, and the feed moves past what it remembers
+        // (as after more than ChangeFeed.goneKept deletions), with no row naming the record.
+        let owner = PostgresCluster.superuser
+        try PostgresCluster.shared.get().administer("""
+            UPDATE "calendar__Calendar" SET title = 'Office' WHERE id = '\(work.id.lowercasedText)';
+            UPDATE _counters SET value = value + 20000 WHERE owner = '\(owner)' AND name = 'changes';
+            INSERT INTO _meta (owner, key, value) SELECT '\(owner)', 'changes.forgotten', (value - 10) FROM _counters WHERE owner = '\(owner)' AND name = 'changes'
+            """, database: database(fixture))
+        #expect(try reader.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) }?["title"] == .string("Office"))
+    }
+
+    @Test("a connection refused names the address and what to check")
+    func refused() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-pg-none-\(UUID().uuidString)")
+        let address = "postgresql:///nothing?host=\(scratch.path)&user=someone:secret"
+        let refused = #expect(throws: StoreError.self) {
+            _ = try PostgresStore.opener.open(.postgres(address), registry: try Registry.load(paths: [ConformanceStore.schemas]))
+        }
+        #expect(refused?.code == .cannotOpen)
+        #expect(refused?.message.contains("cannot connect to PostgreSQL at \(address)") == true, "\(String(describing: refused?.message))")
+        #expect(refused?.message.contains("check that the server runs") == true)
+    }
+}
+
+private final class OneStorePerThread: @unchecked Sendable {
+    let stores: [any OpenedStore]
+    init(_ stores: [any OpenedStore]) { self.stores = stores }
+}
+
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ item: String) { lock.lock(); items.append(item); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+private final class Claims: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = 0
+    func add(_ flag: Bool) { lock.lock(); if flag { claimed += 1 }; lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return claimed }
+}

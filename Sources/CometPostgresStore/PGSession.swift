@@ -338,6 +338,30 @@ final class PGSession: StoreWriter {
         try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = ?", [owner, .text(key)])
     }
 
+    func metaEntries() throws -> [(key: String, value: String)] {
+        var entries: [(key: String, value: String)] = []
+        try connection.query("SELECT key, value FROM _meta WHERE owner = ? ORDER BY key", [owner]) { row in
+            guard let key = row.text(0), let value = row.text(1), !PGSession.isBookkeeping(key) else { return }
+            entries.append((key, value))
+        }
+        return entries
+    }
+
+    /// The store's own keys in `_meta`: its window and how far the change feed was forgotten.
+    static func isBookkeeping(_ key: String) -> Bool {
+        key == "window" || key == forgottenKey
+    }
+
+    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] {
+        var fired: [(key: AlarmKey, firedAt: Date, late: Bool)] = []
+        try connection.query("SELECT record, occurrence, trigger_at, fired_at, late FROM _alarms_fired WHERE owner = ? ORDER BY record, occurrence, trigger_at", [owner]) { row in
+            guard let record = row.text(0).flatMap(UUID.init(parsing:)), let occurrence = row.integer(1), let trigger = row.integer(2),
+                  let firedAt = row.integer(3) else { return }
+            fired.append((AlarmKey(record: record, occurrence: occurrence, trigger: trigger), Date(timeIntervalSince1970: TimeInterval(firedAt)), row.bool(4) == true))
+        }
+        return fired
+    }
+
     func setMeta(_ key: String, _ value: String) throws {
         changed = true
         try connection.run("INSERT INTO _meta (owner, key, value) VALUES (?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value",
@@ -369,6 +393,8 @@ struct PGReadSession: StoreReader {
     func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try session.snoozedAlarms(from: from, to: to) }
     func lastFiredOccurrence(of record: UUID) throws -> Int64? { try session.lastFiredOccurrence(of: record) }
     func meta(_ key: String) throws -> String? { try session.meta(key) }
+    func metaEntries() throws -> [(key: String, value: String)] { try session.metaEntries() }
+    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] { try session.firedAlarms() }
     func changeHead() throws -> Int64 { try session.changeHead() }
     func changes(since: Int64) throws -> [StoreChange]? { try session.changes(since: since) }
 }

@@ -45,6 +45,36 @@ final class PostgresCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
+    @Test("migrate copies a store file into an empty PostgreSQL database and back: the same export bytes each way, the undo history with it, redo working on the copy; a database that already holds a store is refused")
+    func migrateBothWays() throws {
+        let file = scratch.url.appendingPathComponent("source.sqlite").path
+        func local(_ arguments: [String], _ path: String = file) throws -> CLIResult {
+            try CLIRunner.run(["--db", path] + arguments, environment: ["COMETCAL_NOW": "2026-06-10T10:00:00Z", "TZ": "Europe/Berlin"], currentDirectory: scratch.url)
+        }
+        #expect(try local(["calendar", "add", "Work"]).status == 0)
+        #expect(try local(["event", "add", "Standup", "--start", "2026-06-01T09:00", "--repeat", "FREQ=WEEKLY;BYDAY=MO", "--calendar", "Work"]).status == 0)
+        #expect(try local(["event", "add", "Café with Zoë", "--start", "2026-06-12T15:00", "--note", "bring the \"map\""]).status == 0)
+        #expect(try local(["event", "add", "Dentist", "--start", "2026-06-10T10:00"]).status == 0)
+        #expect(try local(["undo"]).status == 0)
+        let address = cluster.address(database: database, owner: nil)
+        let there = try local(["migrate", "--to", address])
+        #expect(there.status == 0, "\(there.stderr)")
+        #expect(there.stdout.contains("Checked: both stores export the same"), "\(there.stdout)")
+        let original = try local(["export"]).stdout
+        #expect(try cometcal(["export"]).stdout == original)
+        #expect(try cometcal(["history"]).stdout.contains("(undone)"))
+        let back = scratch.url.appendingPathComponent("back.sqlite").path
+        let returned = try cometcal(["migrate", "--to", back])
+        #expect(returned.status == 0, "\(returned.stderr)")
+        #expect(try local(["export"], back).stdout == original)
+        #expect(try cometcal(["redo"]).stdout.contains("Dentist"))
+        // Into a database that holds a store already: refused, and nothing in it changes.
+        let again = try local(["migrate", "--to", address])
+        #expect(again.status == 65, "\(again.stderr)")
+        #expect(again.stderr.contains("the destination is not empty"), "\(again.stderr)")
+        #expect(try cometcal(["search", "Dentist"]).stdout.contains("Dentist"))
+    }
+
     @Test("a command that only reads, on a database with no store yet, says so (66) and creates no table; a write then makes the store")
     func readsCreateNothing() throws {
         let agenda = try cometcal(["agenda"])

@@ -41,6 +41,17 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         return ((base as NSString).appendingPathComponent("cometcal") as NSString).appendingPathComponent("cometcal.sqlite")
     }
 
+    /// The same PostgreSQL database for another owner: the address with its `cometcal_user`
+    /// parameter set to `owner` (one user's store is that user's rows). Nil for a file: each
+    /// user's store there is a file of its own.
+    public func database(forOwner owner: String) -> StoreLocation? {
+        guard case .postgres(let address) = self else { return nil }
+        let encoded = owner.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? owner
+        guard let mark = address.firstIndex(of: "?") else { return .postgres(address + "?cometcal_user=" + encoded) }
+        let kept = address[address.index(after: mark)...].split(separator: "&").filter { !$0.hasPrefix("cometcal_user=") && $0 != "cometcal_user" }
+        return .postgres(String(address[..<mark]) + "?" + (kept.map(String.init) + ["cometcal_user=" + encoded]).joined(separator: "&"))
+    }
+
     /// The file's path, for a file.
     public var filePath: String? {
         if case .file(let path) = self { return path }

@@ -8,12 +8,16 @@ import CometHTTP
 /// Which store serves each CalDAV user (docs/caldav.md, "Users and stores"): the owner's
 /// calendars are the daemon's own store, served through its engines, so a change from a phone
 /// reaches the socket's subscribers at once; every other user of the password file has a store
-/// of their own beside it, `users/NAME.sqlite`, opened on first use and written one request at
-/// a time. Nobody reads another user's store: the service refuses any path but the user's own.
+/// of their own, opened on first use and written one request at a time: `users/NAME.sqlite`
+/// beside a store file, or their own rows (`cometcal_user=NAME`) in the daemon's PostgreSQL
+/// database. Nobody reads another user's store: the service refuses any path but the user's own.
 final class CalDAVAccounts: @unchecked Sendable {
     private let owner: String
     private let service: DaemonService
     private let folder: String
+    /// The daemon's own store: for PostgreSQL, other users' stores are the same database with
+    /// their own owner.
+    private let ownerStore: StoreLocation
     private let timeZone: TimeZone
     /// How stores are opened: the composition root's (main.swift) choice of database.
     private let opener: StoreOpener
@@ -24,6 +28,7 @@ final class CalDAVAccounts: @unchecked Sendable {
         self.owner = owner
         self.opener = opener
         self.service = service
+        self.ownerStore = ownerStore
         let base = ownerStore.filePath.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
         folder = (base as NSString).appendingPathComponent("users")
         self.timeZone = timeZone
@@ -41,8 +46,14 @@ final class CalDAVAccounts: @unchecked Sendable {
         guard PasswordFile.nameProblem(user) == nil else { return nil }
         let account = try lock.withLock { () throws -> (engine: IntentEngine, lock: NSLock) in
             if let open = others[user] { return open }
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let store = try opener.open(.file(storePath(of: user)), registry: service.registry)
+            let location: StoreLocation
+            if let database = ownerStore.database(forOwner: user) {
+                location = database
+            } else {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                location = .file(storePath(of: user))
+            }
+            let store = try opener.open(location, registry: service.registry)
             let engine = IntentEngine(store: store, timeZone: timeZone)
             engine.resourceCache = ResourceCache()
             let opened = (engine, NSLock())

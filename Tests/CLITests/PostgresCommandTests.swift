@@ -109,6 +109,45 @@ final class PostgresCommandTests {
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    @Test("cometcald on a database serves CalDAV users from it: the owner's calendars are the daemon's rows, another user's are that user's rows in the same database, and no users/ folder is made")
+    func caldavUsersInOneDatabase() throws {
+        let users = scratch.url.appendingPathComponent("users-file").path
+        for name in ["alice", "bob"] {
+            let added = try CLIRunner.run(["user", "add", name, "--users", users], stdin: "pw-\(name)\n")
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let daemon = try DaemonHarness(arguments: ["--caldav", "127.0.0.1:0", "--users", users, "--caldav-owner", "alice"],
+                                       store: cluster.address(database: database, owner: "alice"))
+        let deadline = Date().addingTimeInterval(20)
+        var port: String?
+        while port == nil, Date() < deadline {
+            port = daemon.readLog().firstMatch(of: /CalDAV on http:\/\/127\.0\.0\.1:(\d+)\/dav\//).map { String($0.1) }
+            if port == nil { usleep(20_000) }
+        }
+        let bound = try #require(port, "\(daemon.readLog())")
+        func request(_ method: String, _ path: String, _ user: String) throws -> Int {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", CLIRunner.repositoryRoot.appendingPathComponent("Tests/CometCalDAVTests/Clients/request.py").path, bound, method, path, user, "pw-\(user)"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return try #require(answer["status"] as? Int)
+        }
+        #expect(try request("MKCALENDAR", "/dav/calendars/alice/Work/", "alice") == 201)
+        #expect(try request("MKCALENDAR", "/dav/calendars/bob/Garden/", "bob") == 201)
+        #expect(try request("PROPFIND", "/dav/calendars/alice/", "bob") == 403)
+        let alices = try cometcal(["calendar", "list"], owner: "alice").stdout
+        #expect(alices.contains("Work") && !alices.contains("Garden"), "\(alices)")
+        let bobs = try cometcal(["calendar", "list"], owner: "bob").stdout
+        #expect(bobs.contains("Garden") && !bobs.contains("Work"), "\(bobs)")
+        #expect(!FileManager.default.fileExists(atPath: daemon.directory.appendingPathComponent("users").path))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("two cometcald on one database serve the same calendar: an import through one is found, listed and undone through the other")
     func twoDaemons() throws {
         let address = cluster.address(database: database)

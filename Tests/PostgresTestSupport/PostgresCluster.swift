@@ -68,6 +68,19 @@ public final class PostgresCluster: Sendable {
         try PostgresCluster.run(command, all)
     }
 
+    /// Has a spawned program close every descriptor above standard error. glibc (2.34 on) has
+    /// `posix_spawn_file_actions_addclosefrom_np`, but its header shows it only to C code built
+    /// with _GNU_SOURCE, so it is found by name. Without it, a pipe another test had just made
+    /// for its own child was inherited by the server or the watchdog, which live on: that test
+    /// never read to the pipe's end and hung (seen once in four runs).
+    static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later has it)")
+        }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+    }
+
     /// Waits for the test process to go, then stops the cluster at once. In a session of its
     /// own (setsid), so a signal to the test's process group does not take it too; it runs as
     /// the test's user, since only that user may watch the test process (kill -0).
@@ -79,6 +92,9 @@ public final class PostgresCluster: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
+        // Nothing else of this process's: another test's pipe held open by the watchdog would
+        // never reach its end, and that test would wait for ever.
+        PostgresCluster.closeOthers(&actions)
         let words: [String] = ["/usr/bin/setsid", "/bin/sh", "-c", script]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -99,6 +115,9 @@ public final class PostgresCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process's: the server pg_ctl starts lives on, and a pipe of another
+        // test's child it held open would never reach its end (that test hung reading it).
+        PostgresCluster.closeOthers(&actions)
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0

@@ -65,6 +65,13 @@ struct SeamTests {
         #expect(StoreLocation(parsing: ":memory:") == .memory)
         #expect(StoreLocation(parsing: "postgresql://localhost/cal") == .postgres("postgresql://localhost/cal"))
         #expect(StoreLocation(parsing: "POSTGRES://u@h/cal") == .postgres("POSTGRES://u@h/cal"))
+        // Another CalDAV user's store in the daemon's database: the same address, their owner.
+        #expect(StoreLocation.postgres("postgresql:///cal?host=/run/pg").database(forOwner: "bob")
+                == .postgres("postgresql:///cal?host=/run/pg&cometcal_user=bob"))
+        #expect(StoreLocation.postgres("postgresql:///cal?cometcal_user=alice&sslmode=disable").database(forOwner: "b.o b")
+                == .postgres("postgresql:///cal?sslmode=disable&cometcal_user=b.o%20b"))
+        #expect(StoreLocation.postgres("postgresql://h/cal").database(forOwner: "bob") == .postgres("postgresql://h/cal?cometcal_user=bob"))
+        #expect(StoreLocation.file("/tmp/cal.db").database(forOwner: "bob") == nil)
         #expect(StoreLocation(parsing: "postgresql://localhost/cal").description == "postgresql://localhost/cal")
         #expect(StoreLocation.file("/tmp/cal.db").unsupported == nil)
         // Every kind of location opens now: a PostgreSQL address is PostgreSQL's (issue 23).

@@ -50,32 +50,16 @@ struct DaemonCalDAVStoresTests {
             #expect(added.status == 0, "\(added.stderr)")
         }
         let daemon = try DaemonHarness(arguments: ["--caldav", "127.0.0.1:0", "--users", users, "--caldav-owner", "alice"])
-        let deadline = Date().addingTimeInterval(20)
-        var port: String?
-        while port == nil, Date() < deadline {
-            port = daemon.readLog().firstMatch(of: /CalDAV on http:\/\/127\.0\.0\.1:(\d+)\/dav\//).map { String($0.1) }
-            if port == nil { usleep(20_000) }
-        }
-        let bound = try #require(port, "\(daemon.readLog())")
+        let bound = try CalDAVRequest.port(of: daemon)
         // The calendar resources are read ahead once, in the background, and that is logged.
+        let deadline = Date().addingTimeInterval(20)
         var warmed = false
         while !warmed, Date() < deadline {
             warmed = daemon.readLog().contains("calendar resources ready")
             if !warmed { usleep(20_000) }
         }
         #expect(warmed, "\(daemon.readLog())")
-        func request(_ method: String, _ path: String, _ user: String) throws -> Int {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", CLIRunner.repositoryRoot.appendingPathComponent("Tests/CometCalDAVTests/Clients/request.py").path, bound, method, path, user, "pw-\(user)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            return try #require(answer["status"] as? Int)
-        }
+        func request(_ method: String, _ path: String, _ user: String) throws -> Int { try CalDAVRequest.status(bound, method, path, user) }
         #expect(try request("MKCALENDAR", "/dav/calendars/alice/Work/", "alice") == 201)
         #expect(try request("MKCALENDAR", "/dav/calendars/bob/Garden/", "bob") == 201)
         #expect(try request("PROPFIND", "/dav/calendars/alice/", "bob") == 403)

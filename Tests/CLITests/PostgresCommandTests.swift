@@ -118,25 +118,8 @@ final class PostgresCommandTests {
         }
         let daemon = try DaemonHarness(arguments: ["--caldav", "127.0.0.1:0", "--users", users, "--caldav-owner", "alice"],
                                        store: cluster.address(database: database, owner: "alice"))
-        let deadline = Date().addingTimeInterval(20)
-        var port: String?
-        while port == nil, Date() < deadline {
-            port = daemon.readLog().firstMatch(of: /CalDAV on http:\/\/127\.0\.0\.1:(\d+)\/dav\//).map { String($0.1) }
-            if port == nil { usleep(20_000) }
-        }
-        let bound = try #require(port, "\(daemon.readLog())")
-        func request(_ method: String, _ path: String, _ user: String) throws -> Int {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", CLIRunner.repositoryRoot.appendingPathComponent("Tests/CometCalDAVTests/Clients/request.py").path, bound, method, path, user, "pw-\(user)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            return try #require(answer["status"] as? Int)
-        }
+        let bound = try CalDAVRequest.port(of: daemon)
+        func request(_ method: String, _ path: String, _ user: String) throws -> Int { try CalDAVRequest.status(bound, method, path, user) }
         #expect(try request("MKCALENDAR", "/dav/calendars/alice/Work/", "alice") == 201)
         #expect(try request("MKCALENDAR", "/dav/calendars/bob/Garden/", "bob") == 201)
         #expect(try request("PROPFIND", "/dav/calendars/alice/", "bob") == 403)

@@ -101,9 +101,9 @@ extension Context {
             }
             let response = Self.response(href: href, available: resourceProperties(resource, text: text, selection: selection),
                                          selection: selection, expensive: [.caldav("calendar-data")])
-            guard keeps, let written = response.written(), case .written(let bytes) = written.body else { return response }
+            guard keeps, let bytes = response.writtenBytes() else { return response }
             engine.keepRendering(bytes, of: resource, in: calendar.id, key: key)
-            return written
+            return DAVResponse(href: href, body: .written(bytes))
         }
     }
 

@@ -44,7 +44,7 @@ public struct DAVResponse: Hashable, Sendable {
         /// A whole-resource status: 404 for a multiget href that does not exist, 507 for the
         /// request-URI of a truncated result (RFC 6578 §3.6), 403 …
         case status(Int)
-        /// The whole `<D:response>` written before (`written()`), kept by the server and put in
+        /// The whole `<D:response>` written before (`writtenBytes()`), kept by the server and put in
         /// as it is: a calendar's unchanged events are not written again at every query.
         case written([UInt8])
     }
@@ -71,11 +71,10 @@ public struct DAVResponse: Hashable, Sendable {
     /// This response as the bytes a multistatus would hold for it, to keep and give back as
     /// `.written`; nil when the writer had to replace a character (the multistatus that holds
     /// it must count those, so such a response is written each time).
-    public func written() -> DAVResponse? {
+    public func writtenBytes() -> [UInt8]? {
         var writer = DAVXMLWriter(fragment: true)
         DAVMultistatus.write(self, to: &writer)
-        guard writer.replacedCharacters == 0 else { return nil }
-        return DAVResponse(href: href, body: .written(writer.output))
+        return writer.replacedCharacters == 0 ? writer.output : nil
     }
 
     /// Properties found with 200 and those asked for but absent with 404, in the order given.

@@ -45,6 +45,8 @@ struct MigrateCommand {
                 ("records", .object(JSONObject(report.records.map { ($0.entity.description, JSONValue.int($0.count)) }))),
                 ("journalEntries", .int(report.journalEntries)), ("undoneEntries", .int(report.undoneEntries)),
                 ("metaEntries", .int(report.metaEntries)), ("firedAlarms", .int(report.firedAlarms)), ("snoozedAlarms", .int(report.snoozedAlarms)),
+                // The source's change feed stays with it: sync clients of the copy start over.
+                ("changeFeedCopied", .bool(false)),
                 ("exportBytes", .int(check.bytes)), ("exportsIdentical", .bool(check.problem == nil)),
                 ("problem", check.problem.map(JSONValue.string) ?? .null),
             ]))))

@@ -27,6 +27,7 @@ struct MigrateCommandTests: CLISuite {
         #expect(report["exportsIdentical"] == .bool(true))
         #expect(report["journalEntries"] == .int(3))
         #expect(report["undoneEntries"] == .int(1))
+        #expect(report["changeFeedCopied"] == .bool(false))
         #expect(try run(["export"]).stdout == run(["--db", copy, "export"]).stdout)
         #expect(try run(["agenda", "--from", "2026-06-01", "--to", "2026-06-30"]).stdout == run(["--db", copy, "agenda", "--from", "2026-06-01", "--to", "2026-06-30"]).stdout)
         let redone = try run(["--db", copy, "redo"])

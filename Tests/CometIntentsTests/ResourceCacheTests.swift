@@ -102,6 +102,25 @@ struct ResourceCacheTests {
         #expect(try uncached(fixture).fillResourceCache() == 0)
     }
 
+    @Test("what a front end made of a resource is kept for at most 4 kinds, given back only while the resource is unchanged, and gone after a change")
+    func renderingsKept() throws {
+        let fixture = try TestStore(label: "resource-cache-renderings")
+        let work = try fixture.makeCalendar("Work")
+        let picnic = try fixture.makeEvent("Picnic", start: "2026-06-13T12:00:00+02:00[Europe/Berlin]")
+        let engine = try cached(fixture)
+        let resource = try #require(try engine.resources(in: work.id).first)
+        for kind in 1...(ResourceCache.renderingsKept + 1) { engine.keepRendering([UInt8(kind)], of: resource, in: work.id, key: "kind \(kind)") }
+        for kind in 1...ResourceCache.renderingsKept {
+            #expect(engine.keptRendering(of: resource, in: work.id, key: "kind \(kind)") == [UInt8(kind)])
+        }
+        #expect(engine.keptRendering(of: resource, in: work.id, key: "kind \(ResourceCache.renderingsKept + 1)") == nil)
+        try fixture.done("updateEvent", ["event": reference(picnic), "note": text("bring a rug")])
+        let changed = try #require(try engine.resources(in: work.id).first)
+        #expect(changed.etag != resource.etag)
+        #expect(engine.keptRendering(of: changed, in: work.id, key: "kind 1") == nil)
+        #expect(engine.keptRendering(of: resource, in: work.id, key: "kind 1") == nil)
+    }
+
     @Test("a bulk change larger than the cache follows (an import of 2,001 events) empties it, and the next read is whole")
     func bulkChangeStartsOver() throws {
         let fixture = try TestStore(label: "resource-cache-bulk")

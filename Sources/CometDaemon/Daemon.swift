@@ -41,6 +41,7 @@ public final class Daemon: @unchecked Sendable {
     private var alarms: AlarmScheduler?
     private var notify: NotifyCommand?
     private var journalTimer: DispatchSourceTimer?
+    private var watch: StoreWatch?
     private let stopped = DispatchSemaphore(value: 0)
 
     public init(options: Options) throws(StartError) {
@@ -138,6 +139,16 @@ public final class Daemon: @unchecked Sendable {
         timer.setEventHandler { service.pollJournal() }
         timer.resume()
         journalTimer = timer
+        // Several daemons on one database: their commits and fired alarms are heard at once.
+        do {
+            if let watcher = try options.service.opener.watcher(for: options.service.store) {
+                let watch = StoreWatch(watcher: watcher, service: service)
+                watch.start()
+                self.watch = watch
+            }
+        } catch {
+            logger.error("other daemons' changes will be seen within a second, not at once: the store cannot be watched", [("error", "\(error)")])
+        }
         logger.info("listening", [("socket", options.socketPath), ("store", options.service.storePath), ("pid", String(getpid()))])
     }
 
@@ -222,6 +233,7 @@ public final class Daemon: @unchecked Sendable {
         alarms?.stop()
         notify?.stop()
         journalTimer?.cancel()
+        watch?.stop()
         service.drain()
         service.checkpoints.stop()
         server?.stop()

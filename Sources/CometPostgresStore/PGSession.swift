@@ -40,12 +40,14 @@ final class PGSession: StoreWriter {
     }
 
     /// The last statements of a write that changed anything, sent with its COMMIT: the feed's
-    /// head and the commit count (the deletions the feed no longer keeps are dropped first).
-    /// Where a NOTIFY to other daemons would go: it is transactional, delivered at the commit.
+    /// head and the commit count (the deletions the feed no longer keeps are dropped first),
+    /// and word to other daemons (`PGWatcher`): a NOTIFY is transactional, delivered at the
+    /// commit and only if it commits.
     func closingStatements(owner literal: String) throws -> String {
         guard changed else { return "" }
         if deletedSome { try forgetOldGone() }
         return "UPDATE _counters SET value = CASE name WHEN 'changes' THEN \(head) ELSE value + 1 END WHERE owner = \(literal); "
+            + PGWatcher.notifyStatement(owner: literal)
     }
 
     /// The change head this write reached (for the cache, once it commits).

@@ -50,7 +50,10 @@ public final class PostgresStore: OpenedStore {
     }
 
     /// Opens PostgreSQL stores (`postgresql://` and `postgres://` locations).
-    public static let opener = StoreOpener(engineDescription: "PostgreSQL, libpq \(libraryVersion)") { location, registry, now, creating, access in
+    public static let opener = StoreOpener(engineDescription: "PostgreSQL, libpq \(libraryVersion)", watcher: { location in
+        guard case .postgres(let address) = location else { return nil }
+        return try PGWatcher(address: address)
+    }) { location, registry, now, creating, access in
         guard case .postgres(let address) = location else {
             throw StoreError(.unsupportedLocation, "'\(location)' is not a PostgreSQL address (postgresql://…)")
         }

@@ -129,6 +129,33 @@ public protocol StoreMaintainer: AnyObject {
     func maintain() throws -> (waiting: Int, done: Int)
 }
 
+/// Word from the store that other processes wrote to it: a daemon sharing a database with other
+/// daemons hears of their commits at once, instead of at its next look (the server store's
+/// LISTEN/NOTIFY). Stores one process owns have none; their daemon looks every second.
+/// One thread waits on it; `relay` may be called from any.
+public protocol StoreWatcher: AnyObject, Sendable {
+    /// Waits up to `seconds` for word; returns what came (nothing when the time ran out). While
+    /// the store cannot be reached it waits the time out, tries again on the next call, and
+    /// returns `.lost` once per outage and `.back` once it is reached again (a look then finds
+    /// what was missed).
+    func wait(seconds: Double) -> [StoreSignal]
+    /// Sends `message` to every watcher of the store's owner in every process (this one's too):
+    /// what a daemon tells the others that only it knows, such as an alarm it fired.
+    func relay(_ message: String) throws
+}
+
+/// What a `StoreWatcher` heard.
+public enum StoreSignal: Sendable, Equatable {
+    /// Another connection committed a change to the owner's rows.
+    case changed
+    /// A message relayed by some watcher of the same owner (`StoreWatcher.relay`).
+    case relayed(String)
+    /// The store stopped answering (the first wait after it did).
+    case lost(String)
+    /// The store answers again after `lost`.
+    case back
+}
+
 /// Opens stores: the executables' composition roots make one for the database they are built
 /// with, and everything else (the CLI's commands, the daemon, the conversation's script world,
 /// completion) opens stores through it without naming a database.
@@ -137,13 +164,23 @@ public struct StoreOpener: Sendable {
     public let engineDescription: String
     private let opening: @Sendable (StoreLocation, Registry, Date, StoreCreation, StoreAccess) throws -> any OpenedStore
     private let maintaining: @Sendable (StoreLocation) throws -> (any StoreMaintainer)?
+    private let watching: @Sendable (StoreLocation) throws -> (any StoreWatcher)?
 
     public init(engineDescription: String,
                 maintainer: @escaping @Sendable (StoreLocation) throws -> (any StoreMaintainer)? = { _ in nil },
+                watcher: @escaping @Sendable (StoreLocation) throws -> (any StoreWatcher)? = { _ in nil },
                 opening: @escaping @Sendable (StoreLocation, Registry, Date, StoreCreation, StoreAccess) throws -> any OpenedStore) {
         self.engineDescription = engineDescription
         self.maintaining = maintainer
+        self.watching = watcher
         self.opening = opening
+    }
+
+    /// Word of other processes' commits to the store at `location`, on a connection of its
+    /// own, when its kind can give it.
+    public func watcher(for location: StoreLocation) throws -> (any StoreWatcher)? {
+        if let refusal = location.unsupported { throw refusal }
+        return try watching(location)
     }
 
     /// The upkeep of the store at `location` on a connection of its own, when its kind has any.
@@ -167,6 +204,8 @@ extension StoreOpener {
     public static func byKind(embedded: StoreOpener, server: StoreOpener) -> StoreOpener {
         StoreOpener(engineDescription: "\(embedded.engineDescription); \(server.engineDescription)", maintainer: { location in
             try (location.isPostgres ? server : embedded).maintainer(for: location)
+        }, watcher: { location in
+            try (location.isPostgres ? server : embedded).watcher(for: location)
         }) { location, registry, now, creating, access in
             try (location.isPostgres ? server : embedded).open(location, registry: registry, now: now, creating: creating, access: access)
         }

@@ -57,6 +57,11 @@ public final class DaemonService: @unchecked Sendable {
     private var journalStates: [Int64: Bool] = [:]
     /// Sends a notification to connections by id.
     var deliver: @Sendable (Set<Int>, JSONValue) -> Void = { _, _ in }
+    /// Sends a message to the other daemons on the same database (`StoreWatch`); nothing
+    /// when the store has none.
+    var relay: @Sendable (String) -> Void = { _ in }
+    /// This daemon among those on one database: its own relayed messages come back to it.
+    let instance = UUID().uuidString.lowercased()
     public var log: @Sendable (String, [(String, String)]) -> Void = { _, _ in }
 
     public init(configuration: Configuration) throws {
@@ -447,7 +452,7 @@ public final class DaemonService: @unchecked Sendable {
     private func announceJournal(heads given: [JournalHead]? = nil) {
         // The heads cost no decoding; only the entries to announce are read whole (a write
         // used to decode the last 50 entries: 41% of a write's CPU in the benchmark).
-        let heads = (given ?? (try? readers.run { try $0.journalHeads(limit: DaemonService.journalLook) }) ?? []).sorted { $0.sequence < $1.sequence }
+        let heads = headsSinceAnnounced(given).sorted { $0.sequence < $1.sequence }
         let wanted = lock.withLock { () -> [(Int64, String?)] in
             var found: [(Int64, String?)] = []
             for head in heads {
@@ -484,6 +489,29 @@ public final class DaemonService: @unchecked Sendable {
     }
 
     typealias JournalHead = (sequence: Int64, undone: Bool)
+
+    /// The newest journal heads, as many as reach back to the last one announced: more than
+    /// `journalLook` entries can land between two looks (other daemons' clients, an import by
+    /// `cometcal`), and none may go unannounced. Past `journalLookMost`, the older ones are
+    /// said to be skipped in the log.
+    private func headsSinceAnnounced(_ given: [JournalHead]?) -> [JournalHead] {
+        func read(_ limit: Int) -> [JournalHead] { (try? readers.run { try $0.journalHeads(limit: limit) }) ?? [] }
+        var limit = DaemonService.journalLook
+        var heads = given ?? read(limit)
+        let since = lock.withLock { announcedJournal }
+        func reachesBack() -> Bool { heads.count < limit || heads.contains { $0.sequence <= since } }
+        while !reachesBack(), limit < DaemonService.journalLookMost {
+            limit = min(limit * 8, DaemonService.journalLookMost)
+            heads = read(limit)
+        }
+        if !reachesBack() {
+            log("changes not announced", [("reason", "more than \(DaemonService.journalLookMost) journal entries since the last look; the oldest of them are skipped")])
+        }
+        return heads
+    }
+
+    /// The most journal heads one look reads.
+    static let journalLookMost = 25_600
 
     /// How many of the newest journal entries each look at the journal reads. A write by the
     /// daemon's writer reads them on the writer, right after its commit: on a reader, the read
@@ -527,16 +555,51 @@ public final class DaemonService: @unchecked Sendable {
     /// Called after every change, whoever made it (the alarm plan depends on the store).
     var changed: @Sendable () -> Void = {}
 
+    /// An alarm this daemon fired (its claim in the store won): to its subscribers, and relayed
+    /// to the other daemons on the same database for theirs.
     func announceAlarm(_ alarm: DueAlarm, late: Bool) {
         let targets = lock.withLock { Set(subscriptions.filter { $0.value.contains(.alarms) }.keys) }
         log("alarm", [("event", alarm.title), ("trigger", DateTimeValue.utc(alarm.trigger).rfc3339Text), ("late", String(late)), ("subscribers", String(targets.count))])
-        guard !targets.isEmpty else { return }
-        let params = JSONValue.object(JSONObject([
+        let params = JSONObject([
             ("event", .string(alarm.record.uuidString.lowercased())), ("entity", .string(alarm.entity.name)), ("title", .string(alarm.title)),
             ("occurrence", .string(alarm.occurrence.rfc3339Text)), ("trigger", .string(DateTimeValue.utc(alarm.trigger).rfc3339Text)),
             ("late", .bool(late)),
-        ]))
-        deliver(targets, RPCMessage.notification("alarm", params))
+        ])
+        relay(DaemonService.relayedAlarm(params, from: instance))
+        guard !targets.isEmpty else { return }
+        deliver(targets, RPCMessage.notification("alarm", .object(params)))
+    }
+
+    /// What PostgreSQL carries in a NOTIFY: under 8,000 bytes. A title that would not fit is
+    /// shortened, and the notification says so (`titleShortened`).
+    static let relayLimit = 7_000
+
+    static func relayedAlarm(_ params: JSONObject, from instance: String) -> String {
+        var params = params
+        var message = JSONWriter.compact(.object(JSONObject([("alarm", .object(params)), ("from", .string(instance))])))
+        if message.utf8.count > relayLimit, let title = params["title"]?.stringValue {
+            let room = max(0, title.utf8.count - (message.utf8.count - relayLimit) - 16)
+            var kept = ""
+            for character in title where kept.utf8.count + character.utf8.count <= room { kept.append(character) }
+            params["title"] = .string(kept + "…")
+            params["titleShortened"] = .bool(true)
+            message = JSONWriter.compact(.object(JSONObject([("alarm", .object(params)), ("from", .string(instance))])))
+        }
+        return message
+    }
+
+    /// A message another daemon on the same database relayed: an alarm it fired goes to this
+    /// daemon's subscribers (its notify command ran there, once). This daemon's own are skipped.
+    func heard(relayed message: String) {
+        guard let parsed = try? JSONParser.parse(message), parsed["from"]?.stringValue != instance else { return }
+        guard case .object(let params)? = parsed["alarm"] else {
+            log("relayed message not understood", [("message", String(message.prefix(200)))])
+            return
+        }
+        let targets = lock.withLock { Set(subscriptions.filter { $0.value.contains(.alarms) }.keys) }
+        log("alarm fired by another daemon", [("event", params["title"]?.stringValue ?? ""), ("subscribers", String(targets.count))])
+        guard !targets.isEmpty else { return }
+        deliver(targets, RPCMessage.notification("alarm", .object(params)))
     }
 
     private func announce(journal: Int64?, intent: String, changes: [(QualifiedName, UUID, String)]) {

@@ -53,3 +53,25 @@ struct JournalAnnouncementTests {
         #expect(heard.all.count == count, "a second look says nothing new")
     }
 }
+
+/// What a daemon relays to the others about an alarm it fired: PostgreSQL carries under 8,000
+/// bytes per notification.
+@Suite("Relayed alarms")
+struct RelayedAlarmTests {
+    @Test("a relayed alarm keeps its fields; a title too long for a notification is shortened, whole characters, and the alarm says titleShortened")
+    func longTitleShortened() throws {
+        let short = JSONObject([("event", .string("e1")), ("title", .string("Zahnarzt")), ("late", .bool(false))])
+        let plain = try JSONParser.parse(DaemonService.relayedAlarm(short, from: "me"))
+        #expect(plain["alarm"] == .object(short))
+        #expect(plain["from"] == "me")
+        let title = String(repeating: "Zähne ", count: 2_000)
+        let long = JSONObject([("event", .string("e1")), ("title", .string(title)), ("late", .bool(true))])
+        let message = DaemonService.relayedAlarm(long, from: "me")
+        #expect(message.utf8.count <= DaemonService.relayLimit)
+        let relayed = try JSONParser.parse(message)
+        let shortened = try #require(relayed["alarm"]?["title"]?.stringValue)
+        #expect(shortened.hasSuffix("…") && title.hasPrefix(String(shortened.dropLast())))
+        #expect(relayed["alarm"]?["titleShortened"] == .bool(true))
+        #expect(relayed["alarm"]?["late"] == .bool(true))
+    }
+}

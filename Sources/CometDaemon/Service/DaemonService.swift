@@ -578,11 +578,21 @@ public final class DaemonService: @unchecked Sendable {
         var params = params
         var message = JSONWriter.compact(.object(JSONObject([("alarm", .object(params)), ("from", .string(instance))])))
         if message.utf8.count > relayLimit, let title = params["title"]?.stringValue {
-            let room = max(0, title.utf8.count - (message.utf8.count - relayLimit) - 16)
-            var kept = ""
-            for character in title where kept.utf8.count + character.utf8.count <= room { kept.append(character) }
-            params["title"] = .string(kept + "…")
+            // Room for the title: what the rest takes, with the mark and the ellipsis, and
+            // escapes (a title's JSON is at most 6 bytes per byte, but nearly always 1).
+            params["title"] = .string("")
             params["titleShortened"] = .bool(true)
+            let rest = JSONWriter.compact(.object(JSONObject([("alarm", .object(params)), ("from", .string(instance))]))).utf8.count
+            var kept = ""
+            var size = rest + "…".utf8.count
+            for character in title {
+                // The character as the JSON string holds it (escaped when it must be).
+                let written = JSONWriter.compact(.string(String(character))).utf8.count - 2
+                guard size + written <= relayLimit else { break }
+                size += written
+                kept.append(character)
+            }
+            params["title"] = .string(kept + "…")
             message = JSONWriter.compact(.object(JSONObject([("alarm", .object(params)), ("from", .string(instance))])))
         }
         return message

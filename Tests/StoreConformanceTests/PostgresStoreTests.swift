@@ -264,6 +264,29 @@ struct PostgresStoreTests {
         #expect(try reader.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) }?["title"] == .string("Office"))
     }
 
+    @Test("withTimeLimit stops a statement that runs past it: the write is rolled back, the error is timedOut, and the next write (without a limit) succeeds")
+    func timeLimit() throws {
+        let fixture = try fixture()
+        guard let store = fixture.store as? PostgresStore else { Issue.record("not a PostgreSQL store"); return }
+        let slow = fixture.calendar("Slow")
+        let stopped = #expect(throws: StoreError.self) {
+            try store.withTimeLimit(seconds: 0.2) {
+                try store.transaction { writer in
+                    try writer.save(slow)
+                    _ = try store.connection.scalar("SELECT pg_sleep(5)::text")
+                }
+            }
+        }
+        #expect(stopped?.code == .timedOut, "\(String(describing: stopped))")
+        #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: slow.id) } == nil)
+        let after = fixture.calendar("After")
+        try store.transaction { writer in
+            try writer.save(after)
+            _ = try store.connection.scalar("SELECT pg_sleep(0.3)::text")
+        }
+        #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: after.id) } == after)
+    }
+
     @Test("a connection refused names the address and what to check")
     func refused() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-pg-none-\(UUID().uuidString)")

@@ -2,7 +2,7 @@ import Foundation
 import CometStore
 import CometSchema
 
-/// The store inside one transaction, for one owner (a read sees only `PGReadSession`, its
+/// The store inside one transaction, for one owner (a read sees only `ReadingHalf`, its
 /// reading half). Every statement names the owner.
 final class PGSession: StoreWriter {
     let store: PostgresStore
@@ -89,17 +89,7 @@ final class PGSession: StoreWriter {
     }
 
     func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {
-        let target = PGLayout.tableName(entity)
-        var result: [(EntityRecord, String)] = []
-        for layout in store.layouts.values.sorted(by: { $0.table < $1.table }) {
-            for column in layout.columns {
-                guard case .reference(let table) = column.kind, table == target else { continue }
-                for record in try fetchAll(layout.entity.name, matching: [.equals(column.property.name, .reference(id))], limit: nil) {
-                    result.append((record, column.property.name))
-                }
-            }
-        }
-        return result
+        try records(referringTo: entity, id: id, through: store.layouts.values.sorted { $0.table < $1.table }.map { ($0.entity.name, $0.columns) })
     }
 
     // MARK: Writing
@@ -369,34 +359,4 @@ final class PGSession: StoreWriter {
         try connection.run("INSERT INTO _meta (owner, key, value) VALUES (?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value",
                            [owner, .text(key), .text(value)])
     }
-}
-
-/// The reading half of a `PGSession`, and nothing else: what a read's body gets.
-struct PGReadSession: StoreReader {
-    let session: PGSession
-
-    func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? { try session.fetch(entity, id: id) }
-    func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord] {
-        try session.fetchAll(entity, matching: filters, text: text, limit: limit, offset: offset)
-    }
-    func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
-        try session.count(entity, matching: filters, text: text)
-    }
-    func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
-                     text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
-        try session.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)
-    }
-    func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] { try session.referencing(entity, id: id) }
-    func journalEntry(toUndo: Bool) throws -> JournalEntry? { try session.journalEntry(toUndo: toUndo) }
-    func journal(limit: Int) throws -> [JournalEntry] { try session.journal(limit: limit) }
-    func journalHeads(limit: Int) throws -> [(sequence: Int64, undone: Bool)] { try session.journalHeads(limit: limit) }
-    func journalEntry(sequence: Int64) throws -> JournalEntry? { try session.journalEntry(sequence: sequence) }
-    func alarmFired(_ key: AlarmKey) throws -> Bool { try session.alarmFired(key) }
-    func snoozedAlarms(from: Int64, to: Int64) throws -> [(key: AlarmKey, occurrence: String)] { try session.snoozedAlarms(from: from, to: to) }
-    func lastFiredOccurrence(of record: UUID) throws -> Int64? { try session.lastFiredOccurrence(of: record) }
-    func meta(_ key: String) throws -> String? { try session.meta(key) }
-    func metaEntries() throws -> [(key: String, value: String)] { try session.metaEntries() }
-    func firedAlarms() throws -> [(key: AlarmKey, firedAt: Date, late: Bool)] { try session.firedAlarms() }
-    func changeHead() throws -> Int64 { try session.changeHead() }
-    func changes(since: Int64) throws -> [StoreChange]? { try session.changes(since: since) }
 }

@@ -176,7 +176,7 @@ public final class PostgresStore: OpenedStore {
         try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", first: headQuery, readOnly: true) { head in
             let session = PGSession(store: self, writing: false)
             try session.bringCache(to: head.flatMap { Int64($0) } ?? 0)
-            return try body(PGReadSession(session: session))
+            return try body(ReadingHalf(session))
         }
     }
 

@@ -242,13 +242,13 @@ public final class SQLiteStore: OpenedStore {
         return lines == ["ok"] ? nil : lines.joined(separator: "; ")
     }
 
-    /// The body gets a `ReadSession`: its static type has no writes, and it is no `StoreWriter`
+    /// The body gets a `ReadingHalf`: its static type has no writes, and it is no `StoreWriter`
     /// to cast to either. The connection also refuses writes for the read (`query_only`), a
     /// second line should a write reach SQLite some other way.
     public func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try connection.readTransaction {
             try beginTransaction()
-            return try body(ReadSession(session: Session(store: self)))
+            return try body(ReadingHalf(Session(store: self)))
         }
     }
 

@@ -2,7 +2,7 @@ import CometStore
 import Foundation
 import CometSchema
 
-/// The store inside one transaction (a write; `ReadSession` shows a read only its reading half).
+/// The store inside one transaction (a write; a read sees only its reading half, `ReadingHalf`).
 struct Session: StoreWriter {
     let store: SQLiteStore
 
@@ -79,17 +79,7 @@ struct Session: StoreWriter {
     }
 
     func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {
-        let target = TableLayout.tableName(entity)
-        var result: [(EntityRecord, String)] = []
-        for layout in store.layouts.values.sorted(by: { $0.table < $1.table }) {
-            for column in layout.columns {
-                guard case .reference(let table) = column.kind, table == target else { continue }
-                for record in try fetchAll(layout.entity.name, matching: [.equals(column.property.name, .reference(id))], limit: nil) {
-                    result.append((record, column.property.name))
-                }
-            }
-        }
-        return result
+        try records(referringTo: entity, id: id, through: store.layouts.values.sorted { $0.table < $1.table }.map { ($0.entity.name, $0.columns) })
     }
 
     // MARK: Writing

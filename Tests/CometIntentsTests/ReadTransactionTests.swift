@@ -71,7 +71,7 @@ struct ReadTransactionTests {
         renamed["title"] = .string("Renamed in a read")
         #expect(throws: StoreError.self) {
             try fixture.store.readTransaction { (reader: any StoreReader) throws in
-                try #require(reader as? ReadSession).session.save(renamed)
+                try #require((reader as? ReadingHalf)?.reader as? Session).save(renamed)
             }
         }
         #expect(try fixture.fetch(calendar.id, Fixture.calendar) == calendar)

@@ -2,22 +2,11 @@ import Foundation
 import CometStore
 import CometSchema
 
-/// How one property is kept in its table.
-enum PGColumnKind: Hashable {
-    case text, integer, real, bool
-    /// An id of another indexed entity of the same owner (a foreign key on owner and id).
-    case reference(table: String)
-    /// RFC 9557 text plus a sortable instant key in `<column>__key` (see `OccurrenceKey`).
-    case dateTime
-    /// Anything structured (arrays, unions, Person, Place, transient objects): compact JSON text.
-    case json
-}
+/// How one property is kept in its table: decided for every store in CometStore.
+typealias PGColumnKind = StoredColumnKind
+typealias PGColumn = StoredColumn
 
-struct PGColumn: Hashable {
-    let property: PropertyDefinition
-    let column: String
-    let kind: PGColumnKind
-
+extension StoredColumn {
     /// Text columns compare and sort by their bytes (COLLATE "C"), whatever the database's
     /// locale: ids sort as their bytes do (the occurrence order needs it), titles as code points.
     var sqlType: String {
@@ -28,8 +17,6 @@ struct PGColumn: Hashable {
         case .text, .reference, .dateTime, .json: return "text COLLATE \"C\""
         }
     }
-
-    var keyColumn: String? { kind == .dateTime ? column + "__key" : nil }
 
     /// What the migration compares to see whether a column changed meaning.
     var signature: String { "\(property.type.description)|\(sqlType)" }
@@ -56,10 +43,8 @@ struct PGLayout {
 
     init(entity: EntityDefinition, registry: Registry) {
         self.entity = entity
-        table = "\(entity.name.domain)__\(entity.name.name)"
-        columns = entity.properties.filter { $0.name != "id" }.map { property in
-            PGColumn(property: property, column: property.name, kind: PGLayout.kind(of: property.type, registry: registry))
-        }
+        table = StoredColumn.tableName(entity.name)
+        columns = StoredColumn.columns(of: entity, registry: registry)
         isSearchable = !entity.searchableProperties.isEmpty
         temporal = entity.temporalFields
         occurrenceTable = temporal == nil ? nil : table + "__occurrences"
@@ -80,27 +65,6 @@ struct PGLayout {
             + "noted AS (INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, NULL) "
             + "ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = NULL) "
             + "SELECT created FROM saved"
-    }
-
-    static func tableName(_ name: QualifiedName) -> String { "\(name.domain)__\(name.name)" }
-
-    static func kind(of type: TypeExpression, registry: Registry) -> PGColumnKind {
-        if type.isArray { return .json }
-        switch type.base {
-        case .builtin(let builtin):
-            switch builtin {
-            case .string, .url, .uuid, .date, .duration, .recurrence: return .text
-            case .int: return .integer
-            case .double: return .real
-            case .bool: return .bool
-            case .dateTime: return .dateTime
-            case .person, .place: return .json
-            }
-        case .enumeration: return .text
-        case .union: return .json
-        case .entity(let name):
-            return registry.entity(name)?.kind == .indexed ? .reference(table: tableName(name)) : .json
-        }
     }
 
     func column(_ property: String) -> PGColumn? { columns.first { $0.property.name == property } }
@@ -152,22 +116,7 @@ struct PGLayout {
 
     /// The words a record offers to search: its searchable properties' texts, joined.
     func searchText(of record: EntityRecord) -> String {
-        entity.searchableProperties.compactMap { record[$0.name].map(PGLayout.text(of:)) }.filter { !$0.isEmpty }.joined(separator: " ")
-    }
-
-    /// The words of a value: text, names and addresses of people and places, and the text inside
-    /// unions, objects and arrays.
-    static func text(of value: Value) -> String {
-        switch value {
-        case .string(let text): return text
-        case .url(let url): return url.absoluteString
-        case .person(let person): return [person.name, person.email, person.phone].compactMap { $0 }.joined(separator: " ")
-        case .place(let place): return [place.name, place.address].compactMap { $0 }.joined(separator: " ")
-        case .union(_, let payload): return text(of: payload)
-        case .object(let properties): return properties.keys.sorted().compactMap { properties[$0] }.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
-        case .array(let items): return items.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
-        default: return ""
-        }
+        entity.searchableProperties.compactMap { record[$0.name]?.searchWords }.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// The user's words as a tsquery: every word must match, as a prefix ("lun" finds "Lunar");
@@ -179,9 +128,16 @@ struct PGLayout {
     }
 }
 
-/// Typed values as column values and back.
+/// Typed values as column values and back: the neutral coding (`StoredValueCoding`), with
+/// PostgreSQL's answers read from their text.
 struct PGCoding {
     let registry: Registry
+    private let stored: StoredValueCoding
+
+    init(registry: Registry) {
+        self.registry = registry
+        stored = StoredValueCoding(registry: registry)
+    }
 
     func values(_ value: Value?, for column: PGColumn) -> [PGValue] {
         var values: [PGValue] = []
@@ -190,59 +146,38 @@ struct PGCoding {
     }
 
     func append(_ value: Value?, for column: PGColumn, to values: inout [PGValue]) {
-        values.append(pgValue(value, for: column))
-        guard column.keyColumn != nil else { return }
-        if case .dateTime(let dateTime)? = value {
-            values.append(.integer(OccurrenceKey.key(of: dateTime)))
-        } else {
-            values.append(.null)
-        }
+        stored.append(value, for: column, to: &values, as: PGCoding.pgValue)
     }
 
-    private func pgValue(_ value: Value?, for column: PGColumn) -> PGValue {
-        guard let value else { return .null }
-        switch (column.kind, value) {
-        case (.bool, .bool(let flag)): return .bool(flag)
-        case (.integer, .int(let number)): return .integer(Int64(number))
-        case (.real, .double(let number)): return .real(number)
-        case (.real, .int(let number)): return .real(Double(number))
-        case (.text, .string(let text)): return .text(text)
-        case (.text, .enumCase(let name)): return .text(name)
-        case (.reference, .reference(let id)): return .text(id.lowercasedText)
-        case (.dateTime, .dateTime(let dateTime)): return .text(dateTime.description)
-        case (.text, _), (.json, _):
-            let json = registry.encode(value)
-            if case .string(let text) = json, column.kind == .text { return .text(text) }
-            return .text(JSONWriter.compact(json))
-        default:
-            return .text(JSONWriter.compact(registry.encode(value)))
+    static func pgValue(_ scalar: StoredScalar) -> PGValue {
+        switch scalar {
+        case .null: return .null
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .bool(let flag): return .bool(flag)
+        case .text(let text): return .text(text)
         }
     }
 
     /// A column read back; data that no longer fits its type is an error naming the column.
     func value(from row: PGRow, at index: Int, for column: PGColumn, table: String) throws -> Value? {
         guard let text = row.text(index) else { return nil }
-        let type = column.property.type.required
-        do {
-            switch column.kind {
-            case .bool: return .bool(text == "t")
-            case .integer:
-                guard let number = Int(text) else { throw ValueError(.typeMismatch, "'\(text)' is not an integer") }
-                return .int(number)
-            case .real:
-                guard let number = Double(text) else { throw ValueError(.typeMismatch, "'\(text)' is not a number") }
-                return .double(number)
-            case .reference:
-                guard let id = UUID(parsing: text) else { throw ValueError(.invalidUUID, "'\(text)' is not an id") }
-                return .reference(id)
-            case .text, .dateTime:
-                return try registry.decode(.string(text), as: type)
-            case .json:
-                return try registry.decode(try JSONParser.parse(text), as: type)
-            }
-        } catch {
-            throw StoreError(.invalidData, "stored value of \(table).\(column.column) does not fit type '\(column.property.type)': \(error)")
+        let scalar: StoredScalar
+        switch column.kind {
+        case .bool: scalar = .bool(text == "t")
+        case .integer:
+            guard let number = Int64(text) else { throw PGCoding.misfit(table, column, "'\(text)' is not an integer") }
+            scalar = .integer(number)
+        case .real:
+            guard let number = Double(text) else { throw PGCoding.misfit(table, column, "'\(text)' is not a number") }
+            scalar = .real(number)
+        case .text, .dateTime, .json, .reference: scalar = .text(text)
         }
+        return try stored.value(from: scalar, for: column, table: table)
+    }
+
+    private static func misfit(_ table: String, _ column: PGColumn, _ reason: String) -> StoreError {
+        StoreError(.invalidData, "stored value of \(table).\(column.column) does not fit type '\(column.property.type)': \(reason)")
     }
 
     /// A row selected with the layout's select list (from `offset`) as a record.

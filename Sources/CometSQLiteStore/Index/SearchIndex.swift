@@ -30,7 +30,7 @@ struct SearchIndex {
 
     /// What the index holds of a record: the text of each searchable property.
     func texts(of record: EntityRecord) -> [SQLValue] {
-        properties.map { property in record[property.name].map { .text(SearchIndex.text(of: $0)) } ?? .null }
+        properties.map { property in record[property.name].map { .text($0.searchWords) } ?? .null }
     }
 
     func insert(rowid: Int64, texts: [SQLValue]) throws {
@@ -47,20 +47,5 @@ struct SearchIndex {
         let words = text.split { !($0.isLetter || $0.isNumber) }.map(String.init)
         guard !words.isEmpty else { return nil }
         return words.map { "\"\($0.replacingOccurrences(of: "\"", with: ""))\"*" }.joined(separator: " ")
-    }
-
-    /// The words of a value, for indexing: text, names and addresses of people and places,
-    /// and the text inside unions, objects and arrays.
-    static func text(of value: Value) -> String {
-        switch value {
-        case .string(let text): return text
-        case .url(let url): return url.absoluteString
-        case .person(let person): return [person.name, person.email, person.phone].compactMap { $0 }.joined(separator: " ")
-        case .place(let place): return [place.name, place.address].compactMap { $0 }.joined(separator: " ")
-        case .union(_, let payload): return text(of: payload)
-        case .object(let properties): return properties.keys.sorted().compactMap { properties[$0] }.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
-        case .array(let items): return items.map(text(of:)).filter { !$0.isEmpty }.joined(separator: " ")
-        default: return ""
-        }
     }
 }

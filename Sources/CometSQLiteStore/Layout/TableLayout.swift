@@ -1,22 +1,11 @@
 import CometStore
 import CometSchema
 
-/// How one property is kept in its table.
-enum ColumnKind: Hashable {
-    case text, integer, real, bool
-    /// An id of another indexed entity, with a foreign key to its table.
-    case reference(table: String)
-    /// RFC 9557 text plus a sortable instant key in `<column>__key` (see `OccurrenceKey`).
-    case dateTime
-    /// Anything structured (arrays, unions, Person, Place, transient objects): compact JSON.
-    case json
-}
+/// How one property is kept in its table: decided for every store in CometStore.
+typealias ColumnKind = StoredColumnKind
+typealias ColumnLayout = StoredColumn
 
-struct ColumnLayout: Hashable {
-    let property: PropertyDefinition
-    let column: String
-    let kind: ColumnKind
-
+extension StoredColumn {
     var sqlType: String {
         switch kind {
         case .integer, .bool: return "INTEGER"
@@ -24,9 +13,6 @@ struct ColumnLayout: Hashable {
         case .text, .reference, .dateTime, .json: return "TEXT"
         }
     }
-
-    /// The sort/range key column of a DateTime property.
-    var keyColumn: String? { kind == .dateTime ? column + "__key" : nil }
 
     /// What the migrator compares to see whether a column changed meaning.
     var signature: String { "\(property.type.description)|\(sqlType)" }
@@ -51,10 +37,8 @@ struct TableLayout {
 
     init(entity: EntityDefinition, registry: Registry) {
         self.entity = entity
-        self.table = TableLayout.tableName(entity.name)
-        self.columns = entity.properties.filter { $0.name != "id" }.map { property in
-            ColumnLayout(property: property, column: property.name, kind: TableLayout.kind(of: property.type, registry: registry))
-        }
+        self.table = StoredColumn.tableName(entity.name)
+        self.columns = StoredColumn.columns(of: entity, registry: registry)
         self.searchTable = entity.searchableProperties.isEmpty ? nil : table + "__search"
         self.temporal = entity.temporalFields
         self.occurrenceTable = temporal == nil ? nil : table + "__occurrences"
@@ -63,27 +47,6 @@ struct TableLayout {
         self.aliasedSelectList = names.map { "r." + quote($0) }.joined(separator: ", ")
         self.insertSQL = "INSERT INTO \(quote(table)) (\(selectList)) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
         self.updateSQL = "UPDATE \(quote(table)) SET \(names.dropFirst().map { "\(quote($0)) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
-    }
-
-    static func tableName(_ name: QualifiedName) -> String { "\(name.domain)__\(name.name)" }
-
-    static func kind(of type: TypeExpression, registry: Registry) -> ColumnKind {
-        if type.isArray { return .json }
-        switch type.base {
-        case .builtin(let builtin):
-            switch builtin {
-            case .string, .url, .uuid, .date, .duration, .recurrence: return .text
-            case .int: return .integer
-            case .double: return .real
-            case .bool: return .bool
-            case .dateTime: return .dateTime
-            case .person, .place: return .json
-            }
-        case .enumeration: return .text
-        case .union: return .json
-        case .entity(let name):
-            return registry.entity(name)?.kind == .indexed ? .reference(table: tableName(name)) : .json
-        }
     }
 
     func column(_ property: String) -> ColumnLayout? { columns.first { $0.property.name == property } }

@@ -58,6 +58,8 @@ public final class DaemonService: @unchecked Sendable {
     /// Sends a notification to connections by id.
     var deliver: @Sendable (Set<Int>, JSONValue) -> Void = { _, _ in }
     public var log: @Sendable (String, [(String, String)]) -> Void = { _, _ in }
+    /// Whether the database is away, so that an outage is logged once (`StoreOutage`).
+    let outage = StoreOutage()
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
@@ -105,6 +107,8 @@ public final class DaemonService: @unchecked Sendable {
             return .success(try call(method, Parameters(params), connection: connection))
         } catch let error as RPCError {
             return .failure(error)
+        } catch let error as StoreError where error.code == .unavailable {
+            return .failure(unavailable(error))
         } catch let error as StoreError where error.code == .timedOut {
             return .failure(RPCError(RPCError.requestTimedOut, "the request took longer than \(configuration.requestSeconds) s and was stopped; nothing was changed"))
         } catch let error as StoreError {
@@ -447,7 +451,7 @@ public final class DaemonService: @unchecked Sendable {
     private func announceJournal(heads given: [JournalHead]? = nil) {
         // The heads cost no decoding; only the entries to announce are read whole (a write
         // used to decode the last 50 entries: 41% of a write's CPU in the benchmark).
-        let heads = (given ?? (try? readers.run { try $0.journalHeads(limit: DaemonService.journalLook) }) ?? []).sorted { $0.sequence < $1.sequence }
+        let heads = (given ?? journalHeadsNotingOutages()).sorted { $0.sequence < $1.sequence }
         let wanted = lock.withLock { () -> [(Int64, String?)] in
             var found: [(Int64, String?)] = []
             for head in heads {
@@ -590,6 +594,37 @@ public final class DaemonService: @unchecked Sendable {
             book = ConversationBook(registry: registry)
         }
         return nil
+    }
+
+    // MARK: Database outages
+
+    /// A request that failed because the database is away: its own code, the store's message
+    /// (the database, whether anything was changed, what to do), and the outage noted.
+    func unavailable(_ error: StoreError) -> RPCError {
+        storeUnavailable(error)
+        return RPCError(RPCError.storeUnavailable, error.message)
+    }
+
+    /// Notes a failure as the database being away (logged once per outage).
+    func storeUnavailable(_ error: StoreError) { outage.failed(error, log: log) }
+
+    /// Notes that the store answered (an outage is over, logged once).
+    func storeAnswered() { outage.answered(log: log) }
+
+    /// The newest journal heads, read on a reader; none when they cannot be read. The journal
+    /// is looked at every second (`pollJournal`), so this is where an outage is seen to begin
+    /// and end even when no request comes.
+    private func journalHeadsNotingOutages() -> [JournalHead] {
+        do {
+            let heads = try readers.run { try $0.journalHeads(limit: DaemonService.journalLook) }
+            storeAnswered()
+            return heads
+        } catch let error as StoreError where error.code == .unavailable {
+            storeUnavailable(error)
+            return []
+        } catch {
+            return []
+        }
     }
 
     /// Waits for the write in progress, if any.

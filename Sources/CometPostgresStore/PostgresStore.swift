@@ -84,14 +84,15 @@ public final class PostgresStore: OpenedStore {
         }
         self.layouts = layouts
         window = OccurrenceWindow(now: now)
-        try connection.run("SELECT set_config('\(PostgresStore.ownerSetting)', ?, false)", [.text(owner)])
-        try connection.execute("SET TIME ZONE 'UTC'")
+        // The session's setup, run again whenever the connection is made again after a loss.
+        try connection.setUpSession("SELECT set_config('\(PostgresStore.ownerSetting)', \(ownerLiteral), false)")
+        try connection.setUpSession("SET TIME ZONE 'UTC'")
         let migrator = PGMigrator(connection: connection, layouts: layouts.values.sorted { $0.table < $1.table }, coding: coding)
         if creating == .nothing || readOnly, try !migrator.hasStore() {
             throw StoreError(.notFound, "there is no CometCal store in the database at \(parsed.shown) yet, and reading creates none; add a calendar or an event to start one")
         }
         if readOnly {
-            try connection.execute("SET default_transaction_read_only = on")
+            try connection.setUpSession("SET default_transaction_read_only = on")
             guard try migrator.isCurrent() else {
                 throw StoreError(.needsMigration, "the database at \(parsed.shown) needs a migration to these schemas, and it was opened to read only")
             }
@@ -115,7 +116,7 @@ public final class PostgresStore: OpenedStore {
         var opening = begin
         if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
         if let first { opening += "; " + first }
-        let value = try connection.executeReturning(opening)
+        let value = try open(opening)
         do {
             let result = try body(value)
             if readOnly { try connection.commitReadOnly() } else { try connection.commit() }
@@ -136,7 +137,7 @@ public final class PostgresStore: OpenedStore {
             var opening = "BEGIN ISOLATION LEVEL READ COMMITTED"
             if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
             do {
-                try session.locked(head: try connection.executeReturning(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
+                try session.locked(head: try open(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
                 let result = try body(session)
                 try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
                 return (result, session.reachedHead)
@@ -148,6 +149,32 @@ public final class PostgresStore: OpenedStore {
         cache.committed(at: head)
         ownCommits += 1
         return result
+    }
+
+    /// Sends a transaction's first round trip (its BEGIN and first statements) on a live
+    /// connection. A connection lost in an earlier transaction is made again first. When this
+    /// round trip is what finds the connection gone (the server restarted while the store was
+    /// idle), the connection is made again and the round trip sent once more: nothing of the
+    /// transaction had run, so nothing can be applied twice. A second loss, or a server that
+    /// still does not answer, is `unavailable`.
+    private func open(_ sql: String) throws -> String? {
+        try reconnectIfLost()
+        do {
+            return try connection.executeReturning(sql)
+        } catch let error as StoreError where error.code == .unavailable {
+            guard try reconnectIfLost() else { throw error }
+            return try connection.executeReturning(sql)
+        }
+    }
+
+    /// Connects again after a loss (`PGConnection.reconnectIfLost`), and empties the record
+    /// cache: what happened to the database while the store was away (a commit whose answer
+    /// was lost, a restore) is not known, so nothing decoded before is trusted.
+    @discardableResult
+    private func reconnectIfLost() throws -> Bool {
+        guard try connection.reconnectIfLost() else { return false }
+        cache.forgetAll()
+        return true
     }
 
     /// Runs `attempt` again when it failed on a conflict between writers (a deadlock, 40P01,
@@ -205,6 +232,7 @@ public final class PostgresStore: OpenedStore {
 
     /// The owner's count of committed writes, less this connection's own.
     public func othersVersion() throws -> Int64 {
+        try reconnectIfLost()
         let commits = try connection.scalarInteger("SELECT value FROM _counters WHERE owner = ? AND name = 'commits'", [.text(owner)]) ?? 0
         return commits - ownCommits
     }

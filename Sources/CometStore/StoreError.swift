@@ -24,6 +24,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case needsMigration = "store_needs_migration"
         /// The location names a kind of store this build cannot open.
         case unsupportedLocation = "store_unsupported_location"
+        /// The database server went away (a restart, a crash, the network): the request was not
+        /// carried out, or, when it went away during a commit, its outcome is unknown (the
+        /// message says which). The store connects again on its next transaction.
+        case unavailable = "store_unavailable"
     }
 
     public let code: Code

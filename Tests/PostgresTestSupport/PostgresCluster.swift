@@ -19,16 +19,28 @@ public final class PostgresCluster: Sendable {
     /// The server's programs (initdb, pg_ctl, postgres), of the newest version installed.
     public let programs: String
     let dataFolder: String
+    /// The server's settings (`pg_ctl -o`), the same at every start.
+    let serverOptions: String
 
     /// The cluster of this test process, started on first use.
     public static let shared: Result<PostgresCluster, PostgresClusterError> = {
-        do throws(PostgresClusterError) { return .success(try PostgresCluster()) } catch { return .failure(error) }
+        do throws(PostgresClusterError) { return .success(try PostgresCluster(durableCommits: false)) } catch { return .failure(error) }
     }()
+
+    /// A cluster of one test's own, which it may stop and start (`stop(immediate:)`,
+    /// `start()`) without disturbing the tests on the shared one. Its commits are durable
+    /// (`synchronous_commit=on`: a COMMIT is answered once its record is written, so an
+    /// immediate stop loses no acknowledged commit; fsync stays off, as the machine does not
+    /// crash in a test). The test removes it (`remove()`); the watchdog does if the test
+    /// process dies first.
+    public static func makePrivate() throws(PostgresClusterError) -> PostgresCluster {
+        try PostgresCluster(durableCommits: true)
+    }
 
     /// Where Debian installs the server's versions.
     static let versions = "/usr/lib/postgresql"
 
-    private init() throws(PostgresClusterError) {
+    private init(durableCommits: Bool) throws(PostgresClusterError) {
         let manager = FileManager.default
         let installed = ((try? manager.contentsOfDirectory(atPath: PostgresCluster.versions)) ?? []).compactMap(Int.init).sorted()
         guard let newest = installed.last else {
@@ -42,16 +54,36 @@ public final class PostgresCluster: Sendable {
         if geteuid() == 0 {
             try PostgresCluster.run("/bin/chown", ["nobody:nogroup", folder])
         }
+        serverOptions = "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c fsync=off -c synchronous_commit=\(durableCommits ? "on" : "off") "
+            + "-c full_page_writes=off -c max_connections=200"
         try runAsServerUser("\(programs)/initdb", ["-D", dataFolder, "-U", PostgresCluster.superuser, "--auth=trust", "--encoding=UTF8",
                                                  "--locale=C", "--no-sync", "--no-instructions"])
-        let options = "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        try runAsServerUser("\(programs)/pg_ctl", ["-D", dataFolder, "-l", folder + "/server.log", "-o", options, "-w", "start"])
+        try start()
         startWatchdog()
+        guard !durableCommits else { return }
         PostgresCluster.stopAtExit = asServerUser("\(programs)/pg_ctl", ["-D", dataFolder, "-m", "fast", "-w", "stop"])
         atexit {
             guard let (program, arguments) = PostgresCluster.stopAtExit else { return }
             try? PostgresCluster.run(program, arguments)
         }
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    public func start() throws(PostgresClusterError) {
+        try runAsServerUser("\(programs)/pg_ctl", ["-D", dataFolder, "-l", folder + "/server.log", "-o", serverOptions, "-w", "start"])
+    }
+
+    /// Stops the server and waits until it is gone: `immediate` is `pg_ctl stop -m immediate`,
+    /// the server killed with no shutdown (it recovers from its log at the next start), else a
+    /// fast, clean stop.
+    public func stop(immediate: Bool) throws(PostgresClusterError) {
+        try runAsServerUser("\(programs)/pg_ctl", ["-D", dataFolder, "-m", immediate ? "immediate" : "fast", "-w", "stop"])
+    }
+
+    /// Stops a private cluster, if it runs, and deletes its folder.
+    public func remove() {
+        _ = try? stop(immediate: true)
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// What `atexit` runs (a C function pointer cannot hold the cluster).

@@ -38,6 +38,9 @@ public struct RPCError: Error, Sendable, Hashable {
     public static let shuttingDown = -32003
     /// The daemon already serves as many connections as it takes; the client may try again.
     public static let tooManyConnections = -32004
+    /// The database under the store is away (a PostgreSQL restart): the request was not carried
+    /// out, or a write's commit has an unknown outcome (the message says which); try again.
+    public static let storeUnavailable = -32005
 
     var json: JSONValue {
         var object = JSONObject([("code", .int(code)), ("message", .string(message))])

@@ -2,6 +2,7 @@ import Foundation
 import Dispatch
 import CometSchema
 import CometIntents
+import CometStore
 
 /// Fires the alarms of the store as `alarm` notifications, on time, and runs the notify command
 /// for each. The bookkeeping (plan, record before announcing, how far the store was looked at,
@@ -20,10 +21,27 @@ final class AlarmScheduler: @unchecked Sendable {
         self.clock = clock
         let stored = (try? service.writer.run { try $0.storedFact(AlarmWatch.checkedKey) }) ?? nil
         watch = AlarmWatch(storedCheck: stored, now: clock(),
-                           read: { from, to in try service.readers.run { try $0.dueAlarms(from: from, to: to) } },
-                           record: { alarm, moment, late in try service.writer.run { try $0.markFired(alarm, at: moment, late: late) } },
-                           save: { key, value in try service.writer.run { try $0.storeFact(key, value) } },
-                           log: { message, fields in service.log(message, fields) })
+                           read: { from, to in try AlarmScheduler.noting(service) { try service.readers.run { try $0.dueAlarms(from: from, to: to) } } },
+                           record: { alarm, moment, late in try AlarmScheduler.noting(service) { try service.writer.run { try $0.markFired(alarm, at: moment, late: late) } } },
+                           save: { key, value in try AlarmScheduler.noting(service) { try service.writer.run { try $0.storeFact(key, value) } } },
+                           log: { message, fields in
+                               // While the database is away, the watch's failures are the outage, logged once.
+                               guard !service.outage.isOngoing else { return }
+                               service.log(message, fields)
+                           })
+    }
+
+    /// Runs a store call for the watch, noting whether the database answered (while an alarm
+    /// cannot be read, the timer reads the store twice a second: it sees an outage end).
+    private static func noting<T>(_ service: DaemonService, _ call: () throws -> T) throws -> T {
+        do {
+            let value = try call()
+            service.storeAnswered()
+            return value
+        } catch let error as StoreError where error.code == .unavailable {
+            service.storeUnavailable(error)
+            throw error
+        }
     }
 
     func start() {

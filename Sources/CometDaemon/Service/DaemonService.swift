@@ -63,6 +63,8 @@ public final class DaemonService: @unchecked Sendable {
     /// This daemon among those on one database: its own relayed messages come back to it.
     let instance = UUID().uuidString.lowercased()
     public var log: @Sendable (String, [(String, String)]) -> Void = { _, _ in }
+    /// Whether the database is away, so that an outage is logged once (`StoreOutage`).
+    let outage = StoreOutage()
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
@@ -110,6 +112,8 @@ public final class DaemonService: @unchecked Sendable {
             return .success(try call(method, Parameters(params), connection: connection))
         } catch let error as RPCError {
             return .failure(error)
+        } catch let error as StoreError where error.code == .unavailable {
+            return .failure(unavailable(error))
         } catch let error as StoreError where error.code == .timedOut {
             return .failure(RPCError(RPCError.requestTimedOut, "the request took longer than \(configuration.requestSeconds) s and was stopped; nothing was changed"))
         } catch let error as StoreError {
@@ -495,7 +499,7 @@ public final class DaemonService: @unchecked Sendable {
     /// `cometcal`), and none may go unannounced. Past `journalLookMost`, the older ones are
     /// said to be skipped in the log.
     private func headsSinceAnnounced(_ given: [JournalHead]?) -> [JournalHead] {
-        func read(_ limit: Int) -> [JournalHead] { (try? readers.run { try $0.journalHeads(limit: limit) }) ?? [] }
+        func read(_ limit: Int) -> [JournalHead] { journalHeadsNotingOutages(limit: limit) }
         var limit = DaemonService.journalLook
         var heads = given ?? read(limit)
         let since = lock.withLock { announcedJournal }
@@ -663,6 +667,37 @@ public final class DaemonService: @unchecked Sendable {
             book = ConversationBook(registry: registry)
         }
         return nil
+    }
+
+    // MARK: Database outages
+
+    /// A request that failed because the database is away: its own code, the store's message
+    /// (the database, whether anything was changed, what to do), and the outage noted.
+    func unavailable(_ error: StoreError) -> RPCError {
+        storeUnavailable(error)
+        return RPCError(RPCError.storeUnavailable, error.message)
+    }
+
+    /// Notes a failure as the database being away (logged once per outage).
+    func storeUnavailable(_ error: StoreError) { outage.failed(error, log: log) }
+
+    /// Notes that the store answered (an outage is over, logged once).
+    func storeAnswered() { outage.answered(log: log) }
+
+    /// The newest journal heads, read on a reader; none when they cannot be read. The journal
+    /// is looked at every second (`pollJournal`), so this is where an outage is seen to begin
+    /// and end even when no request comes.
+    private func journalHeadsNotingOutages(limit: Int) -> [JournalHead] {
+        do {
+            let heads = try readers.run { try $0.journalHeads(limit: limit) }
+            storeAnswered()
+            return heads
+        } catch let error as StoreError where error.code == .unavailable {
+            storeUnavailable(error)
+            return []
+        } catch {
+            return []
+        }
     }
 
     /// Waits for the write in progress, if any.

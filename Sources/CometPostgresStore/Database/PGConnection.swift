@@ -87,12 +87,24 @@ struct PGRow {
 /// Not Sendable: one thread at a time, like the store over it.
 final class PGConnection {
     let handle: OpaquePointer
-    /// Prepared statements by their SQL (with `?` placeholders, numbered here).
-    private var prepared: [String: String] = [:]
+    /// Prepared statements by their SQL (with `?` placeholders, numbered here); forgotten when
+    /// the connection is made again (`reconnectIfLost`).
+    var prepared: [String: String] = [:]
+    /// The database as messages show it (the address without its password).
+    let address: String
+    /// Set when a statement found the connection gone (`isConnectionLoss`): the next
+    /// transaction connects again before anything else.
+    var lost = false
+    /// What `setUpSession` ran, run again on every new connection.
+    var sessionSetup: [String] = []
+    /// How many times the connection was made again after a loss.
+    var reconnections = 0
 
-    /// Connects with a libpq connection string or URI. A refusal names where it tried.
+    /// Connects with a libpq connection string or URI, waiting at most `connectSeconds` for the
+    /// server unless the address says otherwise. A refusal names where it tried.
     init(conninfo: String, describing address: String) throws {
-        guard let connection = PQconnectdb(conninfo) else {
+        self.address = address
+        guard let connection = PGConnection.connect(conninfo) else {
             throw StoreError(.cannotOpen, "cannot connect to PostgreSQL at \(address): libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -162,7 +174,11 @@ final class PGConnection {
         let sql = statements + "COMMIT"
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
-        try check(result, sql: sql)
+        do {
+            try check(result, sql: sql)
+        } catch let error as StoreError where error.code == .unavailable {
+            throw commitOutcomeUnknown(error)
+        }
         if let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
             throw StoreError(.engineFailure, "the transaction was rolled back, not committed: a statement in it had failed (nothing of it was kept)",
                              detail: "SQLSTATE 25P02: current transaction is aborted", statement: "COMMIT")
@@ -256,19 +272,20 @@ final class PGConnection {
     private func check(_ result: OpaquePointer?, sql: String) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
-        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? "?????"
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? PGConnection.noState
         let message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
             ?? PGConnection.trimmed(PQerrorMessage(handle))
-        throw PGConnection.error(state: state, message: message, sql: sql, connectionLost: PQstatus(handle) != CONNECTION_OK)
+        if PGConnection.isConnectionLoss(state: state, status: PQstatus(handle)) {
+            lost = true
+            throw lostError(state: state, message: message, sql: sql)
+        }
+        throw PGConnection.error(state: state, message: message, sql: sql)
     }
 
     /// The neutral error for a PostgreSQL failure: its code from the SQLSTATE's class, the
     /// message and the SQLSTATE in `detail`.
-    static func error(state: String, message: String, sql: String?, connectionLost: Bool) -> StoreError {
+    static func error(state: String, message: String, sql: String?) -> StoreError {
         let detail = "SQLSTATE \(state): \(message)"
-        if connectionLost {
-            return StoreError(.cannotOpen, "the connection to PostgreSQL was lost: \(message)", detail: detail, statement: sql)
-        }
         if state == "25P02" {
             // A failure the caller went on after (`try?`): PostgreSQL refuses every later
             // statement of the transaction, and the write cannot commit.
@@ -287,6 +304,9 @@ final class PGConnection {
         }
         return StoreError(code, "PostgreSQL refused a statement: \(message)", detail: detail, statement: sql)
     }
+
+    /// What stands for the SQLSTATE of a failure that has none (libpq's own).
+    static let noState = "?????"
 
     /// The SQLSTATE of an error from this connection, read back from its detail.
     static func state(of error: StoreError) -> String? {

@@ -104,7 +104,7 @@ final class PGWatcher: StoreWatcher, @unchecked Sendable {
     func relay(_ message: String) throws {
         try lock.withLock {
             guard let connection else {
-                throw StoreError(.cannotOpen, "the database at \(address.shown) cannot be reached (\(lostBecause ?? "the connection was lost")); the message was not relayed")
+                throw StoreError(.unavailable, "the database at \(address.shown) cannot be reached (\(lostBecause ?? "the connection was lost")); the message was not relayed")
             }
             try connection.run("SELECT pg_notify(?, ?)", [.text(PGWatcher.relayChannel), .text(owner + "\n" + message)])
         }

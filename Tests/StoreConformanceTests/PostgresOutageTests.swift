@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import CometSchema
+import CometStore
+@testable import CometPostgresStore
+import PostgresTestSupport
+
+/// The PostgreSQL store across a database restart (docs/postgresql.md, "Failure behaviour"):
+/// each test kills a cluster of its own (`pg_ctl stop -m immediate`), never the shared one.
+@Suite("PostgreSQL store during a database outage")
+final class PostgresOutageTests {
+    let cluster: PostgresCluster
+    let database: String
+    let registry: Registry
+
+    init() throws {
+        cluster = try PostgresCluster.makePrivate()
+        do {
+            database = try cluster.newDatabase("outage")
+            registry = try Registry.load(paths: [ConformanceStore.schemas])
+        } catch {
+            cluster.remove()
+            throw error
+        }
+    }
+
+    deinit { cluster.remove() }
+
+    private var address: String { cluster.address(database: database) }
+
+    private func open() throws -> PostgresStore {
+        try PostgresStore(address: address, registry: registry, now: ConformanceStore.now)
+    }
+
+    private static func calendar(_ title: String, id: UUID = UUID()) -> EntityRecord {
+        EntityRecord(entity: ConformanceStore.calendar, id: id, values: ["title": .string(title)])
+    }
+
+    /// The calendars' ids in the database, read by a store opened now.
+    private func storedCalendars() throws -> Set<UUID> {
+        let store = try open()
+        return Set(try store.readTransaction { try $0.fetchAll(ConformanceStore.calendar, matching: [], limit: nil) }.map(\.id))
+    }
+
+    @Test("writers on four stores while the database is killed and restarted: every acknowledged write is there exactly once, the outage's errors are store_unavailable naming the database, and each store writes again without being opened again")
+    func writesAcrossARestart() throws {
+        let writers = 4
+        let stores = try (0..<writers).map { _ in try open() }
+        let log = WriteLog(writers: writers)
+        let group = DispatchGroup()
+        for which in 0..<writers {
+            let store = StoreOfOneThread(stores[which])
+            DispatchQueue.global().async(group: group) {
+                while !log.isFinished {
+                    let id = UUID()
+                    do {
+                        // Each write saves a new calendar and counts it: a write applied twice
+                        // would count twice.
+                        try store.store.transaction { writer in
+                            let count = Int(try writer.meta("written") ?? "0") ?? 0
+                            try writer.setMeta("written", String(count + 1))
+                            try writer.save(PostgresOutageTests.calendar("Write \(which)", id: id))
+                        }
+                        log.acknowledged(id, by: which)
+                    } catch let error as StoreError {
+                        log.failed(id, error, by: which)
+                        usleep(20_000)
+                    } catch {
+                        log.unexpected("\(error)")
+                    }
+                }
+            }
+        }
+        // Every writer writes, then the server is killed under them.
+        try log.waitUntilEachWriter(hasAcknowledged: 5, seconds: 20)
+        try cluster.stop(immediate: true)
+        let killed = log.acknowledgedCounts
+        try log.waitUntilEachWriter(hasFailed: 2, seconds: 10)
+        try cluster.start()
+        // The same stores, not opened again, write again.
+        let resumed = log.acknowledgedCounts
+        let waited = Result { try log.waitUntilEachWriter(hasAcknowledged: 5, beyond: resumed, seconds: 20) }
+        log.finish()
+        group.wait()
+        try waited.get()
+
+        #expect(log.unexpectedErrors.isEmpty, "\(log.unexpectedErrors)")
+        let errors = log.errors
+        #expect(!errors.isEmpty)
+        for error in errors {
+            #expect(error.code == .unavailable, "\(error)")
+            #expect(error.message.contains("the database at \(address)"), "\(error.message)")
+            let unknown = error.message.contains("may or may not have been kept")
+            #expect(unknown || error.message.contains("is the server running? The request was not carried out, and nothing was changed; try again"),
+                    "\(error.message)")
+        }
+        for (which, store) in stores.enumerated() {
+            #expect(store.connection.reconnections >= 1, "store \(which) never connected again")
+            #expect(log.acknowledgedCounts[which] > killed[which])
+        }
+        let stored = try storedCalendars()
+        let acknowledged = log.acknowledgedIDs
+        let uncertain = log.uncertainIDs
+        // Every acknowledged write is there; nothing is there that was neither acknowledged nor
+        // of unknown outcome (a write that failed before its commit left nothing).
+        #expect(acknowledged.subtracting(stored).isEmpty, "lost: \(acknowledged.subtracting(stored).count) of \(acknowledged.count)")
+        #expect(stored.subtracting(acknowledged).subtracting(uncertain).isEmpty, "kept although it failed before its commit")
+        // Exactly once: the count every write moved equals the calendars kept.
+        let written = try open().readTransaction { try $0.meta("written") }
+        #expect(written == String(stored.count))
+    }
+
+    @Test("a write of 5,000 events killed mid-way is entirely absent after the restart, its error says nothing was changed, and the same store then writes it whole")
+    func largeWriteKilledMidway() throws {
+        let store = try open()
+        let work = PostgresOutageTests.calendar("Work")
+        try store.transaction { try $0.save(work) }
+        let total = 5_000
+        func events() throws -> [EntityRecord] {
+            try (0..<total).map { index in
+                EntityRecord(entity: ConformanceStore.event, id: UUID(), values: [
+                    "title": .string("Event \(index)"), "calendar": .reference(work.id),
+                    "startDate": try dateTime("2026-07-01T09:00:00Z"),
+                ])
+            }
+        }
+        let first = try events()
+        let failed = #expect(throws: StoreError.self) {
+            try store.transaction { writer in
+                for (index, event) in first.enumerated() {
+                    // Half-way through, the server is killed under the write.
+                    if index == total / 2 { try self.cluster.stop(immediate: true) }
+                    try writer.save(event)
+                }
+            }
+        }
+        #expect(failed?.code == .unavailable)
+        #expect(failed?.message.contains("nothing was changed") == true, "\(String(describing: failed))")
+        // While it is down, the next request fails at once, with the same code.
+        let started = Date()
+        let down = #expect(throws: StoreError.self) { _ = try store.readTransaction { try $0.count(ConformanceStore.event) } }
+        #expect(down?.code == .unavailable)
+        #expect(down?.message.contains("cannot reach the database at \(address)") == true, "\(String(describing: down))")
+        #expect(Date().timeIntervalSince(started) < Double(PGConnection.connectSeconds))
+        try cluster.start()
+        #expect(try store.readTransaction { try $0.count(ConformanceStore.event) } == 0)
+        let second = try events()
+        try store.transaction { writer in for event in second { try writer.save(event) } }
+        #expect(try open().readTransaction { try $0.count(ConformanceStore.event) } == total)
+    }
+
+    @Test("after a restart while the store was idle, its next read and write succeed, and its record cache is emptied, not trusted")
+    func idleAcrossARestart() throws {
+        let store = try open()
+        let work = PostgresOutageTests.calendar("Work")
+        try store.transaction { try $0.save(work) }
+        #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        try cluster.stop(immediate: true)
+        try cluster.start()
+        // Behind the store's back, with no change number: only an emptied cache sees it.
+        try cluster.administer("UPDATE \"calendar__Calendar\" SET title = 'Office'", database: database)
+        #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) }?["title"] == .string("Office"))
+        #expect(store.connection.reconnections == 1)
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Home")) }
+        #expect(try storedCalendars().count == 2)
+    }
+}
+
+/// A store handed to one writer thread (a store is used by one thread at a time).
+private final class StoreOfOneThread: @unchecked Sendable {
+    let store: PostgresStore
+    init(_ store: PostgresStore) { self.store = store }
+}
+
+/// What the writers saw, by writer: acknowledged ids, failures, and when to stop.
+private final class WriteLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var acknowledged: [[UUID]]
+    private var failures: [[StoreError]]
+    private var uncertain: Set<UUID> = []
+    private var unexpected: [String] = []
+    private var finished = false
+
+    init(writers: Int) {
+        acknowledged = Array(repeating: [], count: writers)
+        failures = Array(repeating: [], count: writers)
+    }
+
+    func acknowledged(_ id: UUID, by writer: Int) { lock.withLock { acknowledged[writer].append(id) } }
+
+    func failed(_ id: UUID, _ error: StoreError, by writer: Int) {
+        lock.withLock {
+            failures[writer].append(error)
+            if error.message.contains("may or may not have been kept") { uncertain.insert(id) }
+        }
+    }
+
+    func unexpected(_ text: String) { lock.withLock { unexpected.append(text) } }
+    func finish() { lock.withLock { finished = true } }
+    var isFinished: Bool { lock.withLock { finished } }
+    var acknowledgedCounts: [Int] { lock.withLock { acknowledged.map(\.count) } }
+    var acknowledgedIDs: Set<UUID> { lock.withLock { Set(acknowledged.joined()) } }
+    var uncertainIDs: Set<UUID> { lock.withLock { uncertain } }
+    var errors: [StoreError] { lock.withLock { Array(failures.joined()) } }
+    var unexpectedErrors: [String] { lock.withLock { unexpected } }
+
+    func waitUntilEachWriter(hasAcknowledged count: Int, beyond start: [Int]? = nil, seconds: Double) throws {
+        try wait(seconds: seconds, for: "each writer to have \(count) more writes acknowledged") {
+            zip(acknowledged, start ?? Array(repeating: 0, count: acknowledged.count)).allSatisfy { $0.count - $1 >= count }
+        }
+    }
+
+    func waitUntilEachWriter(hasFailed count: Int, seconds: Double) throws {
+        try wait(seconds: seconds, for: "each writer to have failed \(count) times") { failures.allSatisfy { $0.count >= count } }
+    }
+
+    private func wait(seconds: Double, for what: String, _ done: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !lock.withLock(done) {
+            guard Date() < deadline else { throw OutageTestTimeout(description: "waited \(seconds) s for \(what)") }
+            usleep(10_000)
+        }
+    }
+}
+
+private struct OutageTestTimeout: Error, CustomStringConvertible {
+    let description: String
+}

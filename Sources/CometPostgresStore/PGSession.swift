@@ -335,7 +335,10 @@ final class PGSession: StoreWriter {
     }
 
     func meta(_ key: String) throws -> String? {
-        try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = ?", [owner, .text(key)])
+        // The layout is the database's, shared by every owner (`PGMigrator`), so it is in
+        // `_cometcal_schema`, not in the owner's `_meta`; the engine's health asks for it.
+        if key == "layout" { return try connection.scalar("SELECT value FROM _cometcal_schema WHERE key = 'layout'") }
+        return try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = ?", [owner, .text(key)])
     }
 
     func metaEntries() throws -> [(key: String, value: String)] {

@@ -252,15 +252,16 @@ final class DaemonBench {
         try self.init(run: run, fixture: try run.fixture())
     }
 
-    /// On a fixture of the caller's (`--store postgresql` has one per store).
-    init(run: BenchRun, fixture: Fixture) throws {
+    /// On a fixture of the caller's (`--store postgresql` has one per store); `minimumWindow`
+    /// lengthens each phase's measured window past the one `--samples` gives.
+    init(run: BenchRun, fixture: Fixture, minimumWindow: Double = 0) throws {
         self.run = run
         self.fixture = fixture
         registry = run.registry
         ids = fixture.pool.singles + fixture.pool.series
         guard let create = registry.allIntents.first(where: { $0.name.name == "createEvent" }) else { throw BenchError("no createEvent intent") }
         createIntent = create
-        window = max(0.02, Double(run.options.samples) * 0.002)
+        window = max(0.02, minimumWindow, Double(run.options.samples) * 0.002)
         warmup = max(0.01, window / 8)
         minimumRequests = min(run.options.samples, 20)
     }

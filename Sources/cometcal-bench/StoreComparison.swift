@@ -5,6 +5,7 @@ import CometSQLiteStore
 import CometPostgresStore
 import CometIntents
 import CometText
+import CLibPQ
 
 /// `--store postgresql` (issue 23, "Speed"): the same requests on a SQLite store and on a
 /// PostgreSQL store holding the same events, in one run, in one table. The SQLite store is
@@ -22,6 +23,27 @@ enum StoreComparison {
     static let daemonClients = DaemonScenarios.targetClients
     /// The PostgreSQL owner the seeded store is copied into; imports go to owners of their own.
     static let owner = "bench"
+    /// Each daemon phase's measured window is at least this long (seconds): a rate over a
+    /// fraction of a second says little.
+    static let daemonWindow = 3.0
+
+    /// Runs ANALYZE on the database at `address` (a plain libpq URI: --pg-address has no
+    /// cometcal_user), as after any bulk load: PostgreSQL plans from
+    /// statistics, which a table copied in a few seconds does not have until autovacuum gets to
+    /// it (until then the search matched every row of the owner by hand instead of through its
+    /// GIN index). Returns how long it took.
+    static func analyze(address: String) throws -> Double {
+        let start = Stopwatch.now()
+        guard let connection = PQconnectdb(address) else { throw BenchError("libpq could not allocate a connection") }
+        defer { PQfinish(connection) }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw BenchError("cannot connect to \(address) to ANALYZE: \(String(cString: PQerrorMessage(connection)))")
+        }
+        let result = PQexec(connection, "ANALYZE")
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw BenchError("ANALYZE failed: \(String(cString: PQerrorMessage(connection)))") }
+        return Double(Stopwatch.now() - start) / 1e9
+    }
 
     /// One line of the table: a figure on each store.
     struct Row {
@@ -58,6 +80,7 @@ enum StoreComparison {
         let rows: [Row]
         let seededEvents: Int
         let copySeconds: Double
+        let analyzeSeconds: Double
         let postgresAddress: String
 
         func text() -> String {
@@ -69,7 +92,8 @@ enum StoreComparison {
             if environment.build == "debug" {
                 lines.append("warning: debug build; numbers are only good for a smoke test (scripts/bench builds release)")
             }
-            lines.append(String(format: "The SQLite store was seeded through createEvent, then copied into PostgreSQL (owner '%@') in %.1f s.", StoreComparison.owner, copySeconds))
+            lines.append(String(format: "The SQLite store was seeded through createEvent, then copied into PostgreSQL (owner '%@') in %.1f s, then ANALYZE (%.1f s), as after any bulk load.",
+                                StoreComparison.owner, copySeconds, analyzeSeconds))
             lines.append("")
             lines.append("\(pad("scenario", 40)) \(lpad("SQLite", 12)) \(lpad("PostgreSQL", 12)) \(lpad("ratio", 7))  \(pad("target", 8)) verdict")
             for row in rows {
@@ -86,9 +110,10 @@ enum StoreComparison {
             for row in rows {
                 for (store, measurement) in [(row.columns.0, row.sqliteMeasurement), (row.columns.1, row.postgresMeasurement)] {
                     guard let measurement else { continue }
-                    let summary = measurement.summary
-                    lines.append("  \(pad(row.name, 40)) \(pad(store, 11)) \(lpad(String(summary.count), 6)) \(lpad(ms(summary.p50), 9)) \(lpad(ms(summary.p90), 9)) "
-                                 + "\(lpad(ms(summary.p99), 9)) \(lpad(ms(measurement.cpuSummary.p50), 9)) \(lpad(String(format: "%.1f", measurement.meanRows), 8))")
+                    lines.append(requestLine(row.name, store, measurement))
+                    for (tag, part) in measurement.byTag {
+                        lines.append(requestLine("  " + tag, store, part))
+                    }
                 }
             }
             lines.append("")
@@ -106,7 +131,7 @@ enum StoreComparison {
             root["config"] = .object(JSONObject([
                 ("events", .int(seededEvents)), ("recurringPercent", .int(options.recurringPercent)),
                 ("samples", .int(options.samples)), ("warmup", .int(options.warmup)), ("seed", .string(String(options.seed))),
-                ("owner", .string(StoreComparison.owner)), ("copySeconds", .double(copySeconds)),
+                ("owner", .string(StoreComparison.owner)), ("copySeconds", .double(copySeconds)), ("analyzeSeconds", .double(analyzeSeconds)),
             ]))
             root["environment"] = .object(JSONObject([
                 ("build", .string(environment.build)), ("cpu", .string(environment.cpu)), ("cores", .int(environment.cores)),
@@ -130,6 +155,12 @@ enum StoreComparison {
                 return .object(object)
             })
             return JSONWriter.pretty(.object(root))
+        }
+
+        private func requestLine(_ name: String, _ store: String, _ measurement: Measurement) -> String {
+            let summary = measurement.summary
+            return "  \(pad(name, 40)) \(pad(store, 11)) \(lpad(String(summary.count), 6)) \(lpad(ms(summary.p50), 9)) \(lpad(ms(summary.p90), 9)) "
+                + "\(lpad(ms(summary.p99), 9)) \(lpad(ms(measurement.cpuSummary.p50), 9)) \(lpad(String(format: "%.1f", measurement.meanRows), 8))"
         }
 
         private func value(_ number: Double, _ unit: String) -> String {
@@ -169,6 +200,8 @@ final class StoreComparisonBench {
     let sqlite: Fixture
     let postgres: Fixture
     let copySeconds: Double
+    /// The ANALYZE after the copy.
+    let analyzeSeconds: Double
     let address: String
 
     /// `address`: the PostgreSQL database (scripts/bench makes it on a private cluster). The
@@ -191,6 +224,7 @@ final class StoreComparisonBench {
         let start = Stopwatch.now()
         _ = try StoreCopy.copy(from: sqlite.store, to: postgres.store)
         copySeconds = Double(Stopwatch.now() - start) / 1e9
+        analyzeSeconds = try StoreComparison.analyze(address: address)
         try postgres.adopt(progress: run.progress)
         guard postgres.pool.count == sqlite.pool.count else {
             throw BenchError("the copy holds \(postgres.pool.count) events, the SQLite store \(sqlite.pool.count)")
@@ -269,12 +303,12 @@ final class StoreComparisonBench {
     }
 
     /// A new generated event, created on both stores (the same parameters: the calendars have
-    /// the same ids in both).
+    /// the same ids in both). Not added to the pools: each store gives it an id of its own, and
+    /// updates and deletes ask both stores for the same id.
     private func create() throws -> StoreComparison.Row {
         let measurements = try interleaved({ try sqlite.generator.next() }, { fixture, event in
             let result = try fixture.perform(IntentRequest(intent: "createEvent", parameters: event.parameters, confirmation: .confirmed))
-            guard let id = result.record?.id else { throw BenchError("createEvent returned no event") }
-            fixture.pool.add(id, recurring: event.kind.isRecurring)
+            guard result.record?.id != nil else { throw BenchError("createEvent returned no event") }
             return 1
         })
         return row("create", "createEvent (confirmed) of a new generated event, the seed's mix", measurements,
@@ -367,7 +401,7 @@ final class StoreComparisonBench {
         var byStore: [[DaemonPhase]] = []
         for fixture in [sqlite, postgres] {
             run.progress("daemon on \(fixture.storeName)")
-            let bench = try DaemonBench(run: run, fixture: fixture)
+            let bench = try DaemonBench(run: run, fixture: fixture, minimumWindow: StoreComparison.daemonWindow)
             let result = try bench.measure(nil, scenario: DaemonScenarios.daemon, mixes: [.mixed], clientCounts: [1, StoreComparison.daemonClients])
             byStore.append(result.daemon?.phases ?? [])
         }
@@ -394,7 +428,7 @@ final class StoreComparisonBench {
     /// The mixed load from `daemonClients` clients on one PostgreSQL daemon, then spread over
     /// two daemons on the same database, both in this process on the same cores.
     private func twoDaemons() throws -> StoreComparison.Row {
-        let bench = try DaemonBench(run: run, fixture: postgres)
+        let bench = try DaemonBench(run: run, fixture: postgres, minimumWindow: StoreComparison.daemonWindow)
         let one = try bench.spreadPhase(.mixed, daemons: 1, clients: StoreComparison.daemonClients)
         let two = try bench.spreadPhase(.mixed, daemons: 2, clients: StoreComparison.daemonClients)
         var row = StoreComparison.Row(name: "PostgreSQL, 2 daemons vs 1, requests/s", summary: "the daemon's mix from \(StoreComparison.daemonClients) clients on one daemon, then spread "

@@ -141,7 +141,7 @@ func compareStores(options: BenchOptions, registry: Registry, address: String, p
         let comparison = try StoreComparisonBench(run: bench, address: address)
         let rows = try comparison.measure(names)
         let report = StoreComparison.Report(options: options, environment: .current(), rows: rows, seededEvents: comparison.sqlite.seedReport.events,
-                                            copySeconds: comparison.copySeconds, postgresAddress: address)
+                                            copySeconds: comparison.copySeconds, analyzeSeconds: comparison.analyzeSeconds, postgresAddress: address)
         print(options.json ? report.json() : report.text())
         defer { bench.cleanUp() }
         if let path = options.jsonFile {

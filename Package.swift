@@ -81,7 +81,7 @@ let package = Package(
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText",
-                                                            "CometIntents", "CometHTTP", "CometCalDAV", "CometPostgresStore"]),
+                                                            "CometIntents", "CometHTTP", "CometCalDAV", "CometPostgresStore", "CLibPQ"]),
 
         // Benchmarks: run with scripts/bench; ratios against raw SQLite (and libical) measured in the same
         // run, the conversation's turns against the engine calls they make, and the daemon's requests
@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "cometcal-bench",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite",
-                           "CometHTTP", "CometCalDAV", "CometPostgresStore"]
+                           "CometHTTP", "CometCalDAV", "CometPostgresStore", "CLibPQ"]
         ),
 
         .testTarget(

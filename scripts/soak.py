@@ -31,6 +31,9 @@ def main():
     parser.add_argument("--schemas", required=True)
     parser.add_argument("--seed", type=int, default=20000, help="events in the store before the clients start")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--db", default=None,
+                        help="the store's location: a postgresql:// address of an empty database (scripts/soak --store postgresql "
+                             "starts a private cluster and gives it); default a new store file")
     options = parser.parse_args()
     # The first half: the caches (bounded, per connection) fill as the clients read more of the
     # store; a leak would show as growth over the second half.
@@ -39,7 +42,7 @@ def main():
     work = tempfile.mkdtemp(prefix="cometcal-soak-")
     os.chmod(work, 0o700)
     socket_path = os.path.join(work, "run", "d.sock")
-    store = os.path.join(work, "cal.sqlite")
+    store = options.db or os.path.join(work, "cal.sqlite")
     daemon = subprocess.Popen([os.path.join(options.bin, "cometcald"), "--db", store, "--socket", socket_path, "--schemas", options.schemas],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 30
@@ -173,6 +176,7 @@ def main():
 
     growth = (rss_end - baseline) / baseline * 100 if baseline else 0.0
     figures = {
+        "store": "postgresql" if store.startswith(("postgresql:", "postgres:")) else "sqlite",
         "seconds": round(elapsed, 1), "clients": options.clients,
         "requests": sum(counts.values()), "reads": counts["reads"],
         "writes": counts["writes"], "updates": counts["updates"], "deletes": counts["deletes"],

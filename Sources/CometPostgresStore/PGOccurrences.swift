@@ -89,6 +89,27 @@ struct PGOccurrenceIndex {
                           [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
     }
 
+    /// `rows(from:to:maximumDuration:within:)` and `seriesOverlapping(…, onlyDense:)` in one
+    /// round trip (`PGConnection.queries`): neither needs the other's answer.
+    func rowsAndSeries(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?,
+                       onlyDense: Bool) throws -> (rows: [OccurrenceRow], series: [(id: UUID, dense: Bool)]) {
+        let slack = OccurrenceKey.floatingSlack
+        var rows: [OccurrenceRow] = []
+        var series: [(id: UUID, dense: Bool)] = []
+        let (rowsSQL, rowsValues) = selectStatement("o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
+                                                    [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
+        let (seriesSQL, seriesValues) = seriesStatement(from: from, to: to, within: selection, onlyDense: onlyDense)
+        try connection.queries([
+            PGConnection.PipelinedQuery(sql: seriesSQL, values: seriesValues) { row in
+                if let id = row.text(0).flatMap(UUID.init(parsing:)) { series.append((id, row.bool(1) == true)) }
+            },
+            PGConnection.PipelinedQuery(sql: rowsSQL, values: rowsValues) { row in
+                if let found = PGOccurrenceIndex.occurrenceRow(row) { rows.append(found) }
+            },
+        ])
+        return (rows, series)
+    }
+
     /// For a page: the first `count` rows with fixed times that overlap [from, to) exactly as
     /// `OccurrenceAssembly.place` defines it, in its order, and how many there are.
     func fixedRows(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, first count: Int) throws -> (rows: [OccurrenceRow], total: Int) {
@@ -110,32 +131,47 @@ struct PGOccurrenceIndex {
     private func select(_ condition: String, _ values: [PGValue], within selection: PGSelection?, orderByID: Bool = false, limit: Int? = nil,
                         total: ((Int) -> Void)? = nil) throws -> [OccurrenceRow] {
         var result: [OccurrenceRow] = []
+        let (sql, bound) = selectStatement(condition, values, within: selection, orderByID: orderByID, limit: limit, counting: total != nil)
+        try connection.query(sql, bound) { row in
+            guard let found = PGOccurrenceIndex.occurrenceRow(row) else { return }
+            result.append(found)
+            if let total, let count = row.integer(6) { total(Int(count)) }
+        }
+        return result
+    }
+
+    private func selectStatement(_ condition: String, _ values: [PGValue], within selection: PGSelection?, orderByID: Bool = false, limit: Int? = nil,
+                                 counting: Bool = false) -> (String, [PGValue]) {
         let sql = """
-            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating\(total == nil ? "" : ", count(*) OVER ()")
+            SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating\(counting ? ", count(*) OVER ()" : "")
             FROM \(table) o
             WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))
             ORDER BY o.start_key\(orderByID ? ", o.entity_id" : "")\(limit == nil ? "" : " LIMIT ?")
             """
-        let bound = [owner] + values + (selection?.values ?? []) + (limit.map { [.integer(Int64($0))] } ?? [])
-        try connection.query(sql, bound) { row in
-            guard let id = row.text(0).flatMap(UUID.init(parsing:)), let start = row.integer(1), let end = row.integer(2),
-                  let original = row.integer(3) else { return }
-            result.append(OccurrenceRow(id: id, start: start, end: end, original: original, isInstance: row.bool(4) == true, isFloating: row.bool(5) == true))
-            if let total, let count = row.integer(6) { total(Int(count)) }
-        }
-        return result
+        return (sql, [owner] + values + (selection?.values ?? []) + (limit.map { [.integer(Int64($0))] } ?? []))
+    }
+
+    private static func occurrenceRow(_ row: PGRow) -> OccurrenceRow? {
+        guard let id = row.text(0).flatMap(UUID.init(parsing:)), let start = row.integer(1), let end = row.integer(2),
+              let original = row.integer(3) else { return nil }
+        return OccurrenceRow(id: id, start: start, end: end, original: original, isInstance: row.bool(4) == true, isFloating: row.bool(5) == true)
     }
 
     /// Series of the selected records whose instances may fall in [from, to) but were not
     /// materialized there (with `onlyDense`, only the dense ones).
     func seriesOverlapping(from: Int64, to: Int64, within selection: PGSelection?, onlyDense: Bool) throws -> [(id: UUID, dense: Bool)] {
         var found: [(id: UUID, dense: Bool)] = []
-        let sql = "SELECT o.entity_id, o.dense FROM \(seriesTable) o WHERE o.owner = ? AND o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) "
-            + (onlyDense ? "AND o.dense " : "") + PGOccurrenceIndex.restriction(selection) + " ORDER BY o.entity_id"
-        try connection.query(sql, [owner, .integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? [])) { row in
+        let (sql, values) = seriesStatement(from: from, to: to, within: selection, onlyDense: onlyDense)
+        try connection.query(sql, values) { row in
             if let id = row.text(0).flatMap(UUID.init(parsing:)) { found.append((id, row.bool(1) == true)) }
         }
         return found
+    }
+
+    private func seriesStatement(from: Int64, to: Int64, within selection: PGSelection?, onlyDense: Bool) -> (String, [PGValue]) {
+        let sql = "SELECT o.entity_id, o.dense FROM \(seriesTable) o WHERE o.owner = ? AND o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) "
+            + (onlyDense ? "AND o.dense " : "") + PGOccurrenceIndex.restriction(selection) + " ORDER BY o.entity_id"
+        return (sql, [owner, .integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? []))
     }
 
     private static func restriction(_ selection: PGSelection?) -> String {
@@ -180,7 +216,16 @@ extension PGSession {
             if !writing { store.cache.maximumDurations[entity] = maximumDuration }
         }
         let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
-        let expanded = try index.seriesOverlapping(from: fromKey, to: toKey, within: within, onlyDense: !outsideWindow)
+        // Without a page, the rows are read whatever the series say: both in one round trip.
+        var unpagedRows: [OccurrenceRow]?
+        let expanded: [(id: UUID, dense: Bool)]
+        if limit == nil {
+            let both = try index.rowsAndSeries(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, onlyDense: !outsideWindow)
+            unpagedRows = both.rows
+            expanded = both.series
+        } else {
+            expanded = try index.seriesOverlapping(from: fromKey, to: toKey, within: within, onlyDense: !outsideWindow)
+        }
 
         var records: [UUID: EntityRecord] = [:]
         let placed: [OccurrenceAssembly.Placed]
@@ -192,7 +237,7 @@ extension PGSession {
             placed = OccurrenceAssembly.merge(fixed: fixed.rows, floating: floating)
             total = fixed.total + floating.count
         } else {
-            var rows = try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
+            var rows = try unpagedRows ?? index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
             for (id, dense) in expanded {
                 guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
                 records[id] = record

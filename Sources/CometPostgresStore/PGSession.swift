@@ -73,12 +73,47 @@ final class PGSession: StoreWriter {
         let layout = try store.layout(entity)
         let selection = try selection(layout, filters, text)
         guard selection.canMatch else { return [] }
+        if text != nil { return try rankedPage(layout, selection, limit: limit, offset: offset) }
         let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)"
         var records: [EntityRecord] = []
         try connection.query(sql, selection.values + selection.orderValues + PGSelection.pageValues(limit: limit, offset: offset)) { row in
             records.append(try record(from: row, layout: layout))
         }
         return records
+    }
+
+    /// A text search's page: the ids first, best match first (the server sorts ids and ranks,
+    /// not whole rows: in a profile of the search scenario, sorting and sending the 200 whole
+    /// rows was about half of the query's time), then the records from the cache, and those it
+    /// lacks in one more query. Both read the same snapshot (a read), or rows only this write
+    /// changes (a write holds the owner's lock).
+    private func rankedPage(_ layout: PGLayout, _ selection: PGSelection, limit: Int?, offset: Int) throws -> [EntityRecord] {
+        var ids: [UUID] = []
+        try connection.query("SELECT r.id \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)",
+                             selection.values + selection.orderValues + PGSelection.pageValues(limit: limit, offset: offset)) { row in
+            guard let id = row.text(0).flatMap(UUID.init(parsing:)) else {
+                throw StoreError(.invalidData, "\(layout.entity.name.name) has a row whose id '\(row.text(0) ?? "")' is not a UUID")
+            }
+            ids.append(id)
+        }
+        var found: [UUID: EntityRecord] = [:]
+        var missing: [String] = []
+        for id in ids {
+            if let cached = store.cache[RecordCache.Key(entity: layout.entity.name, id: id)] { found[id] = cached } else { missing.append(id.lowercasedText) }
+        }
+        if !missing.isEmpty {
+            try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ANY(?::text[])",
+                                 [owner, .text("{" + missing.joined(separator: ",") + "}")]) { row in
+                let record = try record(from: row, layout: layout)
+                found[record.id] = record
+            }
+        }
+        return try ids.map { id in
+            guard let record = found[id] else {
+                throw StoreError(.invalidData, "\(layout.entity.name.name) \(id.lowercasedText) was found by the search and then not read")
+            }
+            return record
+        }
     }
 
     func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {
@@ -327,7 +362,10 @@ final class PGSession: StoreWriter {
     }
 
     func meta(_ key: String) throws -> String? {
-        try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = ?", [owner, .text(key)])
+        // The layout is the database's, shared by every owner (`PGMigrator`), so it is in
+        // `_cometcal_schema`, not in the owner's `_meta`; the engine's health asks for it.
+        if key == "layout" { return try connection.scalar("SELECT value FROM _cometcal_schema WHERE key = 'layout'") }
+        return try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = ?", [owner, .text(key)])
     }
 
     func metaEntries() throws -> [(key: String, value: String)] {

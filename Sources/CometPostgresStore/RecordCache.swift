@@ -37,14 +37,14 @@ final class RecordCache {
     }
 
     /// Brings the cache to `current`, the head the transaction sees: `changed` lists what changed
-    /// after a head (nil when the feed cannot say).
-    func advance(to current: Int64, changed: (Int64) throws -> [Key]?) rethrows {
+    /// after a head (nil when the feed cannot say); `widen` is told the changed records, since
+    /// one of them may now be longer than the longest known.
+    func advance(to current: Int64, changed: (Int64) throws -> [Key]?, widen: ([Key]) throws -> Void) rethrows {
         defer { head = current }
         guard let known = head, current != known else { return }
         guard current > known, let keys = try changed(known), keys.count < RecordCache.limit else { return forgetAll() }
         for key in keys { records[key] = nil }
-        // A record changed elsewhere may be longer than the longest known.
-        if !keys.isEmpty { maximumDurations.removeAll() }
+        if !keys.isEmpty { try widen(keys) }
     }
 
     /// After this connection's own commit: its changes were forgotten as they were made, so the
@@ -54,16 +54,38 @@ final class RecordCache {
 
 extension PGSession {
     func bringCache(to current: Int64) throws {
-        try store.cache.advance(to: current) { known in
-            guard known >= (try meta(PGSession.forgottenKey).flatMap { Int64($0) } ?? 0) else { return nil }
+        try store.cache.advance(to: current, changed: { known in
+            // One round trip: how far back the feed was forgotten, and what changed after `known`.
+            var forgotten: Int64 = 0
             var keys: [RecordCache.Key] = []
-            try connection.query("SELECT entity, id FROM _changes WHERE owner = ? AND seq > ?", [owner, .integer(known)]) { row in
+            try connection.query("""
+                SELECT NULL, NULL, value FROM _meta WHERE owner = ? AND key = '\(PGSession.forgottenKey)'
+                UNION ALL SELECT entity, id, NULL FROM _changes WHERE owner = ? AND seq > ?
+                """, [owner, owner, .integer(known)]) { row in
+                if let value = row.text(2) {
+                    forgotten = Int64(value) ?? 0
+                    return
+                }
                 guard let entity = row.text(0), let id = row.text(1).flatMap(UUID.init(parsing:)) else { return }
                 let parts = entity.split(separator: ".", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { return }
                 keys.append(RecordCache.Key(entity: QualifiedName(domain: parts[0], name: parts[1]), id: id))
             }
-            return keys
+            return known >= forgotten ? keys : nil
+        }, widen: widenMaximumDurations)
+    }
+
+    /// The longest occurrence known for an entity grows to the changed records' longest, read
+    /// from their rows alone (forgetting it would make the next range query scan every
+    /// occurrence row of the owner for it). A record that got shorter or went leaves it as it
+    /// is: a range query then looks back further than it needs, and finds the same rows.
+    private func widenMaximumDurations(_ keys: [RecordCache.Key]) throws {
+        for (entity, known) in store.cache.maximumDurations {
+            let ids = keys.filter { $0.entity == entity }.map(\.id.lowercasedText)
+            guard !ids.isEmpty, let table = store.layouts[entity]?.occurrenceTable else { continue }
+            let longest = try connection.scalarInteger("SELECT max(end_key - start_key) FROM \(pgQuote(table)) WHERE owner = ? AND entity_id = ANY(?::text[])",
+                                                       [owner, .text("{" + ids.joined(separator: ",") + "}")]) ?? 0
+            if longest > known { store.cache.maximumDurations[entity] = longest }
         }
     }
 

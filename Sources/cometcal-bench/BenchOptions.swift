@@ -42,6 +42,13 @@ struct BenchOptions {
     /// --caldav-without-peers: CometCal's server alone (to profile it, or to compare two builds).
     var caldavWithoutPeers = false
 
+    /// --store: "sqlite" (the default run) or "postgresql" (the same requests on both stores,
+    /// in one table; `StoreComparison`).
+    var store = "sqlite"
+    /// --pg-address: the PostgreSQL database of `--store postgresql` (scripts/bench starts a
+    /// private cluster and gives its address).
+    var postgresAddress: String?
+
     /// Operations run before each scenario's measured ones (statement caches, page cache).
     var warmup: Int { min(50, max(2, samples / 20)) }
 
@@ -93,6 +100,18 @@ struct BenchOptions {
           --seed <n>                Seed of the data generator (default 20260610).
           --schemas <dir>           Schema directory (default: $COMETCAL_SCHEMAS, ./Schemas,
                                     or the source tree's Schemas).
+          --store <sqlite|postgresql>
+                                    sqlite (default): the run above. postgresql: the same
+                                    requests on a SQLite store and on a PostgreSQL database
+                                    holding the same events, in one table with the ratio
+                                    and the issue's target (PostgreSQL within 2× of SQLite
+                                    per request): agendas, search, create/update/delete,
+                                    import, the daemon's mix, and two daemons on one
+                                    database. --scenario picks among those: agenda-day,
+                                    agenda-month, search, create, update, delete, import,
+                                    daemon, two-daemons.
+          --pg-address <address>    The PostgreSQL database of --store postgresql (empty;
+                                    scripts/bench starts a private cluster and gives it).
           --json                    Print the results as JSON on stdout (progress stays on stderr).
           --json-file <file>        Print the table, and write the same results as JSON to the file.
           --list                    List the scenarios and exit.
@@ -155,6 +174,11 @@ struct BenchOptions {
             case "--scenario":
                 options.scenarios += try value(argument).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             case "--db": options.databasePath = try value(argument)
+            case "--store":
+                let text = try value(argument)
+                guard ["sqlite", "postgresql"].contains(text) else { throw UsageError(message: "--store takes sqlite or postgresql, not '\(text)'") }
+                options.store = text
+            case "--pg-address": options.postgresAddress = try value(argument)
             case "--seed":
                 let text = try value(argument)
                 guard let seed = UInt64(text) else { throw UsageError(message: "--seed takes a non-negative whole number, not '\(text)'") }
@@ -169,6 +193,9 @@ struct BenchOptions {
                 throw UsageError(message: "unknown argument \(argument); see --help")
             }
             index += 1
+        }
+        if options.store == "postgresql", options.postgresAddress == nil {
+            throw UsageError(message: "--store postgresql needs --pg-address (scripts/bench --store postgresql starts a private cluster and gives it)")
         }
         if options.quick {
             if !given.contains("--events") { options.events = 10_000 }

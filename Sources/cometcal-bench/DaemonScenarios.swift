@@ -4,6 +4,7 @@ import CometSchema
 import CometIntents
 import CometDaemon
 import CometSQLiteStore
+import CometStore
 import CometText
 
 /// The daemon scenario: the daemon runs in this process (`Daemon.startServing`, wired as
@@ -247,14 +248,20 @@ final class DaemonBench {
     /// So that every phase has percentiles to print, however slow it is.
     let minimumRequests: Int
 
-    init(run: BenchRun) throws {
+    convenience init(run: BenchRun) throws {
+        try self.init(run: run, fixture: try run.fixture())
+    }
+
+    /// On a fixture of the caller's (`--store postgresql` has one per store); `minimumWindow`
+    /// lengthens each phase's measured window past the one `--samples` gives.
+    init(run: BenchRun, fixture: Fixture, minimumWindow: Double = 0) throws {
         self.run = run
-        fixture = try run.fixture()
+        self.fixture = fixture
         registry = run.registry
         ids = fixture.pool.singles + fixture.pool.series
         guard let create = registry.allIntents.first(where: { $0.name.name == "createEvent" }) else { throw BenchError("no createEvent intent") }
         createIntent = create
-        window = max(0.02, Double(run.options.samples) * 0.002)
+        window = max(0.02, minimumWindow, Double(run.options.samples) * 0.002)
         warmup = max(0.01, window / 8)
         minimumRequests = min(run.options.samples, 20)
     }
@@ -291,21 +298,41 @@ final class DaemonBench {
                               referenceMeasurement: engine.measurement, daemon: figures)
     }
 
-    private func startDaemon() throws -> (Daemon, String, () -> Void) {
-        try DaemonBench.startDaemon(storePath: fixture.path, now: fixture.frame.now, run: run)
+    private func startDaemon(named name: String = "") throws -> (Daemon, String, () -> Void) {
+        try DaemonBench.startDaemon(storePath: fixture.path, location: fixture.location, now: fixture.frame.now, run: run, name: name)
+    }
+
+    /// The mixed load from `clients` connections spread in turn over `daemons` daemons, all on
+    /// the fixture's store (for PostgreSQL: several daemons on one database, as the issue
+    /// runs them). Client i makes the same requests as client i of `measure`'s phases.
+    func spreadPhase(_ mix: DaemonMix, daemons count: Int, clients: Int) throws -> DaemonPhase {
+        var started: [(Daemon, String, () -> Void)] = []
+        defer {
+            for (daemon, _, cleanUp) in started {
+                daemon.stop(reason: "the benchmark is done")
+                cleanUp()
+            }
+        }
+        for index in 0..<count { started.append(try startDaemon(named: "-\(index + 1)")) }
+        let connections = try (0..<clients).map { index in
+            let socket = started[index % count].1
+            do { return try DaemonClient(path: socket) } catch { throw BenchError("client \(index) cannot connect to \(socket): \(error)") }
+        }
+        run.progress("daemon \(mix.rawValue): \(clients) clients over \(count) daemon\(count == 1 ? "" : "s")")
+        return try daemonPhase(mix, connections: connections)
     }
 
     /// The daemon as cometcald runs it on the store at `storePath`, on a socket in a folder of
     /// its own next to the store (or in the temp folder when that path is too long for a Unix
     /// socket). Returns it, its socket and what removes the folder once it is stopped.
-    static func startDaemon(storePath: String, now: Date, run: BenchRun) throws -> (Daemon, String, () -> Void) {
-        let name = "cometcal-bench-daemon-\(ProcessInfo.processInfo.processIdentifier)"
+    static func startDaemon(storePath: String, location: StoreLocation? = nil, now: Date, run: BenchRun, name suffix: String = "") throws -> (Daemon, String, () -> Void) {
+        let name = "cometcal-bench-daemon-\(ProcessInfo.processInfo.processIdentifier)" + suffix
         var folder = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
         if folder.utf8.count > 90 { folder = (NSTemporaryDirectory() as NSString).appendingPathComponent(name) }
         let socket = (folder as NSString).appendingPathComponent("d.sock")
         let lockPath = storePath + ".lock"
         let lockExisted = FileManager.default.fileExists(atPath: lockPath)
-        var service = DaemonService.Configuration(store: .file(storePath), opener: BenchStores.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
+        var service = DaemonService.Configuration(store: location ?? .file(storePath), opener: BenchStores.opener, schemaPaths: schemaDirectories(run.options.schemaPaths),
                                                   timeZone: run.frame.zone)
         service.clock = { now }
         let daemon: Daemon

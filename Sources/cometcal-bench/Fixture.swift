@@ -49,9 +49,13 @@ struct SeedReport {
 final class Fixture {
     let registry: Registry
     let frame: TimeFrame
-    let store: SQLiteStore
+    let store: any OpenedStore
     let engine: IntentEngine
+    /// The store file, or for a PostgreSQL store the temporary folder's placeholder path (its
+    /// `directory` is still where the references and sockets go).
     let path: String
+    /// Where the store is: the file at `path`, or a PostgreSQL address (`--store postgresql`).
+    let location: StoreLocation
     let isTemporary: Bool
     let options: BenchOptions
     let event = QualifiedName(domain: "calendar", name: "Event")
@@ -61,11 +65,13 @@ final class Fixture {
     var generator: EventGenerator
     private(set) var seedReport = SeedReport()
 
-    init(options: BenchOptions, registry: Registry, frame: TimeFrame) throws {
+    /// `postgres`: a PostgreSQL address to seed or reuse instead of a store file; its scratch
+    /// files (sockets) go to a temporary folder all the same.
+    init(options: BenchOptions, registry: Registry, frame: TimeFrame, postgres: String? = nil) throws {
         self.options = options
         self.registry = registry
         self.frame = frame
-        if let given = options.databasePath {
+        if postgres == nil, let given = options.databasePath {
             path = given
             isTemporary = false
         } else {
@@ -75,7 +81,13 @@ final class Fixture {
             path = directory.appendingPathComponent("bench.sqlite").path
             isTemporary = true
         }
-        store = try SQLiteStore(path: path, registry: registry, now: frame.now)
+        if let postgres {
+            location = .postgres(postgres)
+            store = try BenchStores.opener.open(location, registry: registry, now: frame.now)
+        } else {
+            location = .file(path)
+            store = try SQLiteStore(path: path, registry: registry, now: frame.now)
+        }
         let now = frame.now
         engine = IntentEngine(store: store, timeZone: frame.zone, clock: { now })
         generator = EventGenerator(frame: frame, calendars: [], recurringPercent: options.recurringPercent,
@@ -84,6 +96,9 @@ final class Fixture {
 
     /// The directory holding the store: the reference database goes next to it (same disk).
     var directory: String { (path as NSString).deletingLastPathComponent }
+
+    /// What the report calls this store.
+    var storeName: String { location.isPostgres ? "PostgreSQL" : "SQLite" }
 
     /// Removes the temporary store (and its -wal/-shm) and its directory.
     func removeTemporaryFiles() {
@@ -148,7 +163,7 @@ final class Fixture {
     }
 
     /// Reads the ids of an existing store's calendars and events (a series is an event with a rule).
-    private func adopt(progress: (String) -> Void) throws {
+    func adopt(progress: (String) -> Void) throws {
         progress("reusing the events already in \(path); not seeding")
         let calendarName = QualifiedName(domain: "calendar", name: "Calendar")
         let (calendarIDs, events) = try store.transaction { transaction -> ([UUID], [(UUID, Bool)]) in

@@ -96,6 +96,9 @@ func main() -> Int32 {
     }
 
     let progress: (String) -> Void = { message in printError("[bench] " + message) }
+    if options.store == "postgresql", let address = options.postgresAddress {
+        return compareStores(options: options, registry: registry, address: address, progress: progress)
+    }
     var run: BenchRun?
     do {
         let frame = try TimeFrame()
@@ -115,6 +118,38 @@ func main() -> Int32 {
             }
         }
         bench.cleanUp()
+        return 0
+    } catch {
+        printError("error: \(error)")
+        run?.cleanUp()
+        return 70
+    }
+}
+
+/// `--store postgresql`: the comparison's table (or JSON), and --json-file.
+func compareStores(options: BenchOptions, registry: Registry, address: String, progress: @escaping (String) -> Void) -> Int32 {
+    let names = options.scenarios.isEmpty ? StoreComparison.scenarioNames : options.scenarios
+    if let unknown = names.first(where: { !StoreComparison.scenarioNames.contains($0) }) {
+        printError("error: --store postgresql has no scenario '\(unknown)' (scenarios: \(StoreComparison.scenarioNames.joined(separator: ", ")))")
+        return 64
+    }
+    var run: BenchRun?
+    do {
+        let frame = try TimeFrame()
+        let bench = BenchRun(options: options, registry: registry, frame: frame, progress: progress)
+        run = bench
+        let comparison = try StoreComparisonBench(run: bench, address: address)
+        let rows = try comparison.measure(names)
+        let report = StoreComparison.Report(options: options, environment: .current(), rows: rows, seededEvents: comparison.sqlite.seedReport.events,
+                                            copySeconds: comparison.copySeconds, analyzeSeconds: comparison.analyzeSeconds, postgresAddress: address)
+        print(options.json ? report.json() : report.text())
+        defer { bench.cleanUp() }
+        if let path = options.jsonFile {
+            guard FileManager.default.createFile(atPath: path, contents: Data((report.json() + "\n").utf8)) else {
+                printError("error: cannot write \(path)")
+                return 73
+            }
+        }
         return 0
     } catch {
         printError("error: \(error)")

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import CometSchema
+import PostgresTestSupport
 
 /// The benchmark harness still runs (a tiny run; nothing here is timed or compared).
 @Suite("cometcal-bench")
@@ -320,5 +321,48 @@ struct BenchSmokeTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("misheard name"))
         #expect(result.stdout.contains("common word"))
+    }
+
+    @Test("--store postgresql runs every figure on a SQLite store and a PostgreSQL database holding the same events, in one table and as JSON, each with its ratio and the 2× target")
+    func storeComparison() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let database = try cluster.newDatabase("bench" + UUID().uuidString)
+        defer { cluster.dropDatabase(database) }
+        let jsonFile = try CLIRunner.temporaryDirectory().appendingPathComponent("compare.json")
+        defer { try? FileManager.default.removeItem(at: jsonFile.deletingLastPathComponent()) }
+        let result = try CLIRunner.run(["--store", "postgresql", "--pg-address", cluster.address(database: database), "--events", "200",
+                                        "--samples", "4", "--import-rounds", "1", "--json-file", jsonFile.path], program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("CometCal benchmark, SQLite beside PostgreSQL"))
+        let figures = ["agenda, a day", "agenda, a month", "search, best 200 of \"lunch\"", "create", "update", "delete", "import, 100 events",
+                       "daemon mix, 1 client, per request", "daemon mix, 8 clients, requests/s", "PostgreSQL, 2 daemons vs 1, requests/s"]
+        let table = result.stdout.split(separator: "\n").map(String.init)
+        for figure in figures {
+            // Each figure's line of the table has both stores' values, the ratio and a target.
+            let line = table.first { $0.hasPrefix(figure + " ") }
+            #expect(line?.contains("≤ ") == true, "\(figure): \(line ?? "no line")")
+        }
+        guard case .object(let root) = try JSONParser.parse(String(decoding: try Data(contentsOf: jsonFile), as: UTF8.self)),
+              case .array(let rows)? = root["rows"] else {
+            Issue.record("no rows in the JSON file")
+            return
+        }
+        #expect(root["store"] == .string("postgresql"))
+        let names = rows.compactMap { row -> String? in
+            guard case .object(let object) = row, case .string(let name)? = object["name"] else { return nil }
+            return name
+        }
+        #expect(names == figures)
+        for case .object(let row) in rows {
+            guard case .double(let sqlite)? = row["sqlite"], case .double(let postgres)? = row["postgresql"], case .double? = row["ratio"],
+                  case .bool? = row["met"] else {
+                Issue.record("a row without both values, a ratio and a verdict: \(row)")
+                continue
+            }
+            #expect(sqlite > 0 && postgres > 0, "\(row)")
+        }
+        // The database holds the copy of the seeded store, and one owner per import round.
+        let owners = try cluster.administer("SELECT string_agg(DISTINCT owner, ',' ORDER BY owner) FROM \"calendar__Event\"", database: database)
+        #expect(owners == "bench,import-0")
     }
 }

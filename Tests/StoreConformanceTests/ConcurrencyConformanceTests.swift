@@ -39,6 +39,33 @@ struct ConcurrencyConformanceTests {
         #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == nil)
     }
 
+    @Test("a store that queried a range sees a longer event another store saved after, starting days before a later range, and an edit that lengthens one", arguments: StoreFactory.all)
+    func longerEventFromAnotherStore(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let other = try fixture.openAgain()
+        let work = fixture.calendar("Work")
+        let standup = try fixture.event("Standup", in: work, start: "2026-06-15T09:00:00+02:00[Europe/Berlin]", end: "2026-06-15T09:15:00+02:00[Europe/Berlin]")
+        try fixture.save(work, standup)
+        func titles(_ store: any OpenedStore, _ from: String, _ to: String) throws -> [String] {
+            let lower = try #require(try DateTimeValue(parsing: from).instant)
+            let upper = try #require(try DateTimeValue(parsing: to).instant)
+            return try store.readTransaction {
+                try $0.occurrences(ConformanceStore.event, from: lower, to: upper, zone: ConformanceStore.berlin, matching: [])
+            }.map { fixture.title($0.record) }
+        }
+        // The other store has read a range: it knows the longest occurrence so far (15 minutes).
+        #expect(try titles(other, "2026-06-15T00:00:00Z", "2026-06-16T00:00:00Z") == ["Standup"])
+        // A conference of five days, saved through the first store, starts three days before June 20.
+        let conference = try fixture.event("Conference", in: work, start: "2026-06-17T09:00:00+02:00[Europe/Berlin]", end: "2026-06-22T17:00:00+02:00[Europe/Berlin]")
+        try fixture.save(conference)
+        #expect(try titles(other, "2026-06-20T00:00:00Z", "2026-06-21T00:00:00Z") == ["Conference"])
+        // The standup made two days long, starting days before June 17: an edit lengthens it.
+        var longer = standup
+        longer["endDate"] = .dateTime(try DateTimeValue(parsing: "2026-06-17T18:00:00+02:00[Europe/Berlin]"))
+        try fixture.save(longer)
+        #expect(try titles(other, "2026-06-17T10:00:00Z", "2026-06-17T11:00:00Z") == ["Standup", "Conference"])
+    }
+
     private struct Interrupted: Error {}
 
     @Test("a write whose body throws leaves nothing: no record, no journal entry, no meta, and the store writes again after", arguments: StoreFactory.all)

@@ -203,6 +203,36 @@ struct PostgresStoreTests {
         #expect(try fixture.store.readTransaction { try $0.meta("before") } == nil)
     }
 
+    @Test("queries sent in one round trip each get their own rows in order; a failed one is thrown after every answer is read, the ones after it are skipped, and the connection serves the next statement")
+    func pipelinedQueries() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let connection = store.connection
+        var first: [Int64] = []
+        var second: [String] = []
+        try connection.execute("BEGIN")
+        try connection.queries([
+            PGConnection.PipelinedQuery(sql: "SELECT generate_series(1, ?::int)", values: [.integer(3)]) { row in first.append(row.integer(0) ?? -1) },
+            PGConnection.PipelinedQuery(sql: "SELECT ?::text || 'b'", values: [.text("a")]) { row in second.append(row.text(0) ?? "") },
+        ])
+        try connection.execute("COMMIT")
+        #expect(first == [1, 2, 3])
+        #expect(second == ["ab"])
+
+        var after: [String] = []
+        try connection.execute("BEGIN")
+        let failed = #expect(throws: StoreError.self) {
+            try connection.queries([
+                PGConnection.PipelinedQuery(sql: "SELECT 1 / ?::int", values: [.integer(0)]) { _ in },
+                PGConnection.PipelinedQuery(sql: "SELECT 'after'", values: []) { row in after.append(row.text(0) ?? "") },
+            ])
+        }
+        #expect(failed?.detail?.hasPrefix("SQLSTATE 22012: ") == true, "\(String(describing: failed))")
+        #expect(after.isEmpty)
+        try connection.execute("ROLLBACK")
+        #expect(try connection.scalar("SELECT 'next'") == "next")
+    }
+
     @Test("a migration that would lose data is refused and changes nothing: the store opens again with its schemas")
     func destructiveMigrationRefused() throws {
         let fixture = try fixture()

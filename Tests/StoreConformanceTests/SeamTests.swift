@@ -149,4 +149,14 @@ struct SeamTests {
         #expect(missing?.code == .needsMigration)
         #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
     }
+
+    @Test("meta(\"layout\") names the layout the store was made for, which the engine's health (cometcald's health) checks first", arguments: StoreFactory.all)
+    func layoutIsNamed(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let layout = try fixture.store.readTransaction { try $0.meta("layout") }
+        let named = try #require(layout)
+        #expect(!named.isEmpty)
+        // Bookkeeping, not one of the entries a migration or `meta` listing copies.
+        #expect(try fixture.store.readTransaction { try $0.metaEntries() }.allSatisfy { $0.key != "layout" })
+    }
 }

@@ -314,3 +314,73 @@ final class PGConnection {
         return String(detail.dropFirst(9).prefix(5))
     }
 }
+
+// MARK: Several queries in one round trip
+
+extension PGConnection {
+    /// One query of `queries(_:)`: its SQL (with `?` placeholders), values, and what reads its rows.
+    struct PipelinedQuery {
+        let sql: String
+        let values: [PGValue]
+        let body: (PGRow) throws -> Void
+    }
+
+    /// Runs queries that do not depend on each other in one round trip (libpq's pipeline mode),
+    /// inside the transaction that is open, each handing its rows to its body in order: a
+    /// range query's series and its occurrence rows go together. The first failure is thrown
+    /// once every answer is read (PostgreSQL skips the queries after it, and the transaction
+    /// is aborted as after any failed statement). When the connection cannot enter pipeline
+    /// mode (it is not idle), the queries run one after the other.
+    func queries(_ batch: [PipelinedQuery]) throws {
+        let names = try batch.map { try statementName($0.sql) }
+        guard batch.count > 1, PQenterPipelineMode(handle) == 1 else {
+            for query in batch { try self.query(query.sql, query.values, query.body) }
+            return
+        }
+        var failure: Error?
+        var sent = 0
+        for (query, name) in zip(batch, names) {
+            let wires = query.values.map(\.wire)
+            var pointers: [UnsafeMutablePointer<CChar>?] = wires.map { $0.map { strdup($0) } ?? nil }
+            defer { for pointer in pointers { free(pointer) } }
+            let accepted = pointers.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(1, buffer.count)) { base in
+                    PQsendQueryPrepared(handle, name, Int32(query.values.count), query.values.isEmpty ? nil : base, nil, nil, 0)
+                }
+            }
+            guard accepted == 1 else {
+                failure = PGConnection.error(state: "08006", message: PGConnection.trimmed(PQerrorMessage(handle)), sql: query.sql,
+                                             connectionLost: PQstatus(handle) != CONNECTION_OK)
+                break
+            }
+            sent += 1
+        }
+        if PQpipelineSync(handle) != 1, failure == nil {
+            failure = PGConnection.error(state: "08006", message: PGConnection.trimmed(PQerrorMessage(handle)), sql: batch.first?.sql,
+                                         connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        // Each query's results end with a null; the sync's own result comes last.
+        for query in batch.prefix(sent) {
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                let status = PQresultStatus(result)
+                guard failure == nil, status != PGRES_PIPELINE_ABORTED else { continue }
+                do {
+                    try check(result, sql: query.sql)
+                    for row in 0..<PQntuples(result) { try query.body(PGRow(result: result, row: row)) }
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if PQexitPipelineMode(handle) != 1, failure == nil {
+            failure = StoreError(.engineFailure, "libpq could not leave pipeline mode: \(PGConnection.trimmed(PQerrorMessage(handle)))")
+        }
+        if let failure { throw failure }
+    }
+}

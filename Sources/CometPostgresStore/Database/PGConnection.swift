@@ -282,6 +282,17 @@ final class PGConnection {
         throw PGConnection.error(state: state, message: message, sql: sql)
     }
 
+    /// libpq refused to send: the connection is lost (then marked so, to be made again by the
+    /// next transaction), or libpq says why it refused.
+    private func sendFailure(sql: String?) -> StoreError {
+        let message = PGConnection.trimmed(PQerrorMessage(handle))
+        guard PQstatus(handle) == CONNECTION_OK else {
+            lost = true
+            return lostError(state: "08006", message: message, sql: sql)
+        }
+        return PGConnection.error(state: PGConnection.noState, message: message, sql: sql)
+    }
+
     /// The neutral error for a PostgreSQL failure: its code from the SQLSTATE's class, the
     /// message and the SQLSTATE in `detail`.
     static func error(state: String, message: String, sql: String?) -> StoreError {
@@ -349,15 +360,13 @@ extension PGConnection {
                 }
             }
             guard accepted == 1 else {
-                failure = PGConnection.error(state: "08006", message: PGConnection.trimmed(PQerrorMessage(handle)), sql: query.sql,
-                                             connectionLost: PQstatus(handle) != CONNECTION_OK)
+                failure = sendFailure(sql: query.sql)
                 break
             }
             sent += 1
         }
         if PQpipelineSync(handle) != 1, failure == nil {
-            failure = PGConnection.error(state: "08006", message: PGConnection.trimmed(PQerrorMessage(handle)), sql: batch.first?.sql,
-                                         connectionLost: PQstatus(handle) != CONNECTION_OK)
+            failure = sendFailure(sql: batch.first?.sql)
         }
         // Each query's results end with a null; the sync's own result comes last.
         for query in batch.prefix(sent) {

@@ -42,6 +42,34 @@ final class PostgresOutageTests {
         return Set(try store.readTransaction { try $0.fetchAll(ConformanceStore.calendar, matching: [], limit: nil) }.map(\.id))
     }
 
+    /// What a watcher says until it says something, or `seconds` pass.
+    private func next(_ watcher: any StoreWatcher, within seconds: Double = 15) -> [StoreSignal] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let signals = watcher.wait(seconds: 0.2)
+            if !signals.isEmpty { return signals }
+        }
+        return []
+    }
+
+    @Test("a watcher says the database was lost once, says it is back once it answers, and hears commits again after; a relay during the outage is store_unavailable")
+    func watcherAcrossRestart() throws {
+        let store = try open()
+        guard let watcher = try PostgresStore.opener.watcher(for: .postgres(address)) else { Issue.record("no watcher"); return }
+        try cluster.stop(immediate: true)
+        let lost = next(watcher)
+        guard case .lost(let reason)? = lost.first, lost.count == 1 else { Issue.record("\(lost)"); return }
+        #expect(reason.contains("stopped answering"), "\(reason)")
+        // While it is away: nothing more is said, and a relay is refused clearly.
+        #expect(watcher.wait(seconds: 0.3) == [])
+        let refused = #expect(throws: StoreError.self) { try watcher.relay("hello") }
+        #expect(refused?.code == .unavailable)
+        try cluster.start()
+        #expect(next(watcher) == [.back])
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("After the restart")) }
+        #expect(next(watcher) == [.changed])
+    }
+
     @Test("writers on four stores while the database is killed and restarted: every acknowledged write is there exactly once, the outage's errors are store_unavailable naming the database, and each store writes again without being opened again")
     func writesAcrossARestart() throws {
         let writers = 4

@@ -30,7 +30,7 @@ let root = CommandSpec(
     discussion: "Keeps the registry and the store open and serves the engine and the conversation layer to local clients: Content-Length framing as in the Language Server Protocol, one daemon per store (a lock file beside it). SIGTERM or SIGINT stops it after the requests in flight; SIGHUP reloads the schemas (with errors, the old ones stay). Methods and framing: docs/daemon.md.",
     options: [
         .value("socket", valueName: "path", help: "The socket to listen on. Default: $XDG_RUNTIME_DIR/cometcal/cometcald.sock, else beside the default store."),
-        .value("db", valueName: "path", help: "The store. Default: $COMETCAL_DB, else $XDG_DATA_HOME/cometcal/cometcal.sqlite."),
+        .value("db", valueName: "path", help: "The store: a file, or a postgresql:// address that several daemons may serve at once (docs/postgresql.md). Default: $COMETCAL_DB, else $XDG_DATA_HOME/cometcal/cometcal.sqlite."),
         .value("schemas", valueName: "dir", repeatable: true, help: "Schema directory to load (repeatable). Default: $COMETCAL_SCHEMAS, else ./Schemas."),
         .value("max-request", valueName: "bytes", help: "The largest request accepted (default 67108864, 64 MiB)."),
         .value("request-seconds", valueName: "seconds", help: "How long one request may work on the store before it is stopped and rolled back (default 30)."),
@@ -39,13 +39,14 @@ let root = CommandSpec(
         .value("notify-seconds", valueName: "seconds", help: "How long the notify command may run before it is killed with its process group (default: the config's notify_seconds, else 30)."),
         .value("caldav", valueName: "address", help: "Also serve CalDAV on ADDRESS (127.0.0.1:5232; [::1]:5232), for phones and desktop calendars. Default: the config file's caldav, else none. docs/caldav.md."),
         .value("users", valueName: "file", help: "The CalDAV password file (written by cometcal user add). Default: the config file's users, else users beside the config file."),
-        .value("caldav-owner", valueName: "name", help: "The CalDAV user whose calendars are this daemon's store; other users get stores of their own beside it. Default: the config's caldav_owner, else the login name."),
+        .value("caldav-owner", valueName: "name", help: "The CalDAV user whose calendars are this daemon's store; other users get stores of their own beside it (on PostgreSQL, their own rows in the same database). Default: the config's caldav_owner, else the login name."),
         .flag("caldav-no-auth", help: "Serve CalDAV without passwords, as the owner (allowed only on a loopback address)."),
         .flag("verbose", short: "v", help: "Log every request and connection."),
         .flag("version", help: "Print the version and exit."),
     ],
     examples: ["cometcald", "cometcald --db ~/cal.sqlite --socket /tmp/cometcal.sock --verbose",
-               "cometcald --notify 'notify-send \"$COMETCAL_TITLE\" \"$COMETCAL_START\"'"]
+               "cometcald --notify 'notify-send \"$COMETCAL_TITLE\" \"$COMETCAL_START\"'",
+               "cometcald --db 'postgresql:///cometcal?host=/run/postgresql' --socket /run/cometcal/a.sock"]
 )
 
 let arguments = Array(CommandLine.arguments.dropFirst())

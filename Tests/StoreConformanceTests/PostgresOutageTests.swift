@@ -177,6 +177,34 @@ final class PostgresOutageTests {
         #expect(try open().readTransaction { try $0.count(ConformanceStore.event) } == total)
     }
 
+    @Test("a write whose connection is lost during its COMMIT fails as store_unavailable saying the change may or may not have been kept, and is not run again; the store's next write succeeds")
+    func lostDuringCommit() throws {
+        let store = try open()
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Work")) }
+        // A deferred trigger runs at COMMIT: for the calendar titled "Doomed", it ends its own
+        // connection there, so the COMMIT is sent and its answer never comes.
+        try cluster.administer("""
+            CREATE FUNCTION end_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.title = 'Doomed' THEN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5); END IF; RETURN NEW; END $$;
+            CREATE CONSTRAINT TRIGGER end_at_commit AFTER INSERT ON "calendar__Calendar" DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION end_at_commit();
+            """, database: database)
+        var runs = 0
+        let lost = #expect(throws: StoreError.self) {
+            try store.transaction { writer in
+                runs += 1
+                try writer.save(PostgresOutageTests.calendar("Doomed"))
+            }
+        }
+        #expect(lost?.code == .unavailable)
+        #expect(lost?.message.contains("the database at \(address) went away during the commit: the change may or may not have been kept") == true,
+                "\(String(describing: lost))")
+        #expect(lost?.message.contains("cometcal history") == true)
+        #expect(runs == 1)
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Home")) }
+        #expect(try storedCalendars().count == 2)
+    }
+
     @Test("after a restart while the store was idle, its next read and write succeed, and its record cache is emptied, not trusted")
     func idleAcrossARestart() throws {
         let store = try open()

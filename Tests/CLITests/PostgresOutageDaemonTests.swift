@@ -102,6 +102,13 @@ final class PostgresOutageDaemonTests {
         let message = history["message"]?.stringValue ?? ""
         #expect(message.contains("the database at \(cluster.address(database: database))"), "\(message)")
         #expect(message.contains("is the server running? The request was not carried out, and nothing was changed; try again"), "\(message)")
+        // An intent is answered with its outcome, failed as storage, with the store's message.
+        let intent = try probe.call("intent.perform", .object(JSONObject([
+            ("intent", .string("createCalendar")), ("parameters", .object(JSONObject([("title", .string("Outage"))]))),
+        ])))
+        #expect(intent["outcome"] == .string("failed"), "\(intent)")
+        #expect(intent["error"]?["code"] == .string("storage"), "\(intent)")
+        #expect(intent["error"]?["message"]?.stringValue?.contains("is the server running?") == true, "\(intent)")
         let outageHealth = try probe.call("health")
         #expect(outageHealth["status"] == .string("error"))
         #expect(outageHealth["problem"]?.stringValue?.contains("is the server running?") == true, "\(outageHealth)")

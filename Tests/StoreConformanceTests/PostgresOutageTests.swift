@@ -72,6 +72,7 @@ final class PostgresOutageTests {
 
     @Test("writers on four stores while the database is killed and restarted: every acknowledged write is there exactly once, the outage's errors are store_unavailable naming the database, and each store writes again without being opened again")
     func writesAcrossARestart() throws {
+        #expect(try cluster.administer("SHOW synchronous_commit") == "on")
         let writers = 4
         let stores = try (0..<writers).map { _ in try open() }
         let log = WriteLog(writers: writers)
@@ -205,18 +206,26 @@ final class PostgresOutageTests {
         #expect(try storedCalendars().count == 2)
     }
 
-    @Test("after a restart while the store was idle, its next read and write succeed, and its record cache is emptied, not trusted")
+    @Test("after a restart while the store was idle, its next read and write succeed, the session's setup is made again (owner, UTC, read only), and its record cache is emptied, not trusted")
     func idleAcrossARestart() throws {
         let store = try open()
         let work = PostgresOutageTests.calendar("Work")
         try store.transaction { try $0.save(work) }
         #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        let reading = try PostgresStore(address: cluster.address(database: database, owner: PostgresCluster.superuser), registry: registry,
+                                        now: ConformanceStore.now, access: .readOnlyNoMigration)
+        #expect(try reading.readTransaction { try $0.count(ConformanceStore.calendar) } == 1)
         try cluster.stop(immediate: true)
         try cluster.start()
         // Behind the store's back, with no change number: only an emptied cache sees it.
         try cluster.administer("UPDATE \"calendar__Calendar\" SET title = 'Office'", database: database)
         #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) }?["title"] == .string("Office"))
         #expect(store.connection.reconnections == 1)
+        let settings = "SELECT current_setting('cometcal.owner') || ' ' || current_setting('TimeZone') || ' ' || current_setting('default_transaction_read_only')"
+        #expect(try store.connection.scalar(settings) == "\(PostgresCluster.superuser) UTC off")
+        #expect(try reading.readTransaction { try $0.count(ConformanceStore.calendar) } == 1)
+        #expect(reading.connection.reconnections == 1)
+        #expect(try reading.connection.scalar(settings) == "\(PostgresCluster.superuser) UTC on")
         try store.transaction { try $0.save(PostgresOutageTests.calendar("Home")) }
         #expect(try storedCalendars().count == 2)
     }

@@ -156,6 +156,28 @@ final class PostgresOutageDaemonTests {
     }
 }
 
+extension PostgresOutageDaemonTests {
+    @Test("cometcald's CalDAV front end during a database outage answers 503, and serves again once the database is back")
+    func caldavAcrossARestart() throws {
+        let folder = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let users = folder.appendingPathComponent("users-file").path
+        let added = try CLIRunner.run(["user", "add", "alice", "--users", users], stdin: "pw-alice\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let daemon = try DaemonHarness(arguments: ["--caldav", "127.0.0.1:0", "--users", users, "--caldav-owner", "alice"],
+                                       store: cluster.address(database: database, owner: "alice"))
+        let port = try CalDAVRequest.port(of: daemon)
+        #expect(try CalDAVRequest.status(port, "MKCALENDAR", "/dav/calendars/alice/Work/", "alice") == 201)
+        #expect(try CalDAVRequest.status(port, "PROPFIND", "/dav/calendars/alice/Work/", "alice") == 207)
+        try cluster.stop(immediate: true)
+        let during = try CalDAVRequest.status(port, "PROPFIND", "/dav/calendars/alice/Work/", "alice")
+        #expect(during == 503, "\(daemon.readLog().suffix(2_000))")
+        try cluster.start()
+        #expect(try CalDAVRequest.status(port, "PROPFIND", "/dav/calendars/alice/Work/", "alice") == 207)
+        #expect(daemon.stop() == 0)
+    }
+}
+
 /// What the writing clients saw: their acknowledged UIDs, other answers, and when to stop.
 private final class ClientWrites: @unchecked Sendable {
     private let lock = NSLock()

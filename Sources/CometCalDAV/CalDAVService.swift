@@ -3,6 +3,7 @@ import CometHTTP
 import CometDAV
 import CometIntents
 import CometSchema
+import CometStore
 
 /// CalDAV (RFC 4791) over the engine: each HTTP request from `CometHTTP` is routed to a
 /// principal, a calendar home, a calendar (collection) or an event (resource), and answered
@@ -58,6 +59,8 @@ public final class CalDAVService: Sendable {
             response = try route(request, user: user)
         } catch let failure as Failure {
             response = failure.response
+        } catch let error as StoreError where error.code == .unavailable {
+            response = CalDAVService.unavailable(error)
         } catch {
             configuration.log?("caldav request failed", [("method", request.method), ("path", request.rawPath), ("error", "\(error)")])
             response = .text(500, "The server could not answer: \(error)\n")
@@ -65,6 +68,14 @@ public final class CalDAVService: Sendable {
         var answered = response
         answered.headers.set("DAV", CalDAVService.davCompliance)
         return answered
+    }
+
+    /// The database under the store is away (a PostgreSQL restart): 503, which sync clients
+    /// take as "try again later" (a 500 reads as a broken server), with the store's message.
+    static func unavailable(_ error: StoreError) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.set("Retry-After", "5")
+        return .text(503, "The calendar database is unavailable: \(error.message)\n", headers: headers)
     }
 
     /// The compliance classes: WebDAV 1 and 3, CalDAV's calendar-access, extended MKCOL. Not

@@ -72,6 +72,7 @@ final class PostgresOutageTests {
 
     @Test("writers on four stores while the database is killed and restarted: every acknowledged write is there exactly once, the outage's errors are store_unavailable naming the database, and each store writes again without being opened again")
     func writesAcrossARestart() throws {
+        #expect(try cluster.administer("SHOW synchronous_commit") == "on")
         let writers = 4
         let stores = try (0..<writers).map { _ in try open() }
         let log = WriteLog(writers: writers)
@@ -177,18 +178,54 @@ final class PostgresOutageTests {
         #expect(try open().readTransaction { try $0.count(ConformanceStore.event) } == total)
     }
 
-    @Test("after a restart while the store was idle, its next read and write succeed, and its record cache is emptied, not trusted")
+    @Test("a write whose connection is lost during its COMMIT fails as store_unavailable saying the change may or may not have been kept, and is not run again; the store's next write succeeds")
+    func lostDuringCommit() throws {
+        let store = try open()
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Work")) }
+        // A deferred trigger runs at COMMIT: for the calendar titled "Doomed", it ends its own
+        // connection there, so the COMMIT is sent and its answer never comes.
+        try cluster.administer("""
+            CREATE FUNCTION end_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.title = 'Doomed' THEN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5); END IF; RETURN NEW; END $$;
+            CREATE CONSTRAINT TRIGGER end_at_commit AFTER INSERT ON "calendar__Calendar" DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION end_at_commit();
+            """, database: database)
+        var runs = 0
+        let lost = #expect(throws: StoreError.self) {
+            try store.transaction { writer in
+                runs += 1
+                try writer.save(PostgresOutageTests.calendar("Doomed"))
+            }
+        }
+        #expect(lost?.code == .unavailable)
+        #expect(lost?.message.contains("the database at \(address) went away during the commit: the change may or may not have been kept") == true,
+                "\(String(describing: lost))")
+        #expect(lost?.message.contains("cometcal history") == true)
+        #expect(runs == 1)
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Home")) }
+        #expect(try storedCalendars().count == 2)
+    }
+
+    @Test("after a restart while the store was idle, its next read and write succeed, the session's setup is made again (owner, UTC, read only), and its record cache is emptied, not trusted")
     func idleAcrossARestart() throws {
         let store = try open()
         let work = PostgresOutageTests.calendar("Work")
         try store.transaction { try $0.save(work) }
         #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        let reading = try PostgresStore(address: cluster.address(database: database, owner: PostgresCluster.superuser), registry: registry,
+                                        now: ConformanceStore.now, access: .readOnlyNoMigration)
+        #expect(try reading.readTransaction { try $0.count(ConformanceStore.calendar) } == 1)
         try cluster.stop(immediate: true)
         try cluster.start()
         // Behind the store's back, with no change number: only an emptied cache sees it.
         try cluster.administer("UPDATE \"calendar__Calendar\" SET title = 'Office'", database: database)
         #expect(try store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) }?["title"] == .string("Office"))
         #expect(store.connection.reconnections == 1)
+        let settings = "SELECT current_setting('cometcal.owner') || ' ' || current_setting('TimeZone') || ' ' || current_setting('default_transaction_read_only')"
+        #expect(try store.connection.scalar(settings) == "\(PostgresCluster.superuser) UTC off")
+        #expect(try reading.readTransaction { try $0.count(ConformanceStore.calendar) } == 1)
+        #expect(reading.connection.reconnections == 1)
+        #expect(try reading.connection.scalar(settings) == "\(PostgresCluster.superuser) UTC on")
         try store.transaction { try $0.save(PostgresOutageTests.calendar("Home")) }
         #expect(try storedCalendars().count == 2)
     }

@@ -49,6 +49,17 @@ extension PGConnection {
                    + "(it was not tried again); see `cometcal history` before trying again", detail: lost.detail, statement: lost.statement)
     }
 
+    /// A read-only transaction's COMMIT that could not be sent: on a lost connection the read
+    /// still stands (it saw one snapshot, and changed nothing), and the connection is made
+    /// again by the next transaction; else the COMMIT is sent the ordinary way.
+    func endReadOnlyUnsent() throws {
+        guard PQstatus(handle) == CONNECTION_OK else {
+            lost = true
+            return
+        }
+        try commit()
+    }
+
     /// Runs a statement that sets up the session (the owner, the time zone, read only), and
     /// remembers it for every later connection.
     func setUpSession(_ sql: String) throws {

@@ -164,7 +164,7 @@ final class PGConnection {
     /// statement (a read-only transaction's COMMIT has nothing to report). Saves a round trip
     /// per read.
     func commitReadOnly() throws {
-        guard PQsendQuery(handle, "COMMIT") == 1 else { return try commit() }
+        guard PQsendQuery(handle, "COMMIT") == 1 else { return try endReadOnlyUnsent() }
     }
 
     /// Commits. PostgreSQL answers COMMIT of a transaction a failed statement aborted with a

@@ -7,7 +7,8 @@ extension ImportReport {
     public var json: JSONValue {
         let report = self
         return .object(JSONObject([
-            ("written", .bool(report.written)),
+            // null: the database went away during the commit, and the import may or may not be kept.
+            ("written", report.outcomeUnknown ? .null : .bool(report.written)),
             // The import's journal entry (what `undo` takes back), when it changed something.
             ("journal", report.journalSequence.map { .int(Int($0)) } ?? .null),
             ("added", .int(report.added)), ("updated", .int(report.updated)), ("unchanged", .int(report.unchanged)),
@@ -53,6 +54,7 @@ extension ImportReport {
         self.init()
         func int(_ key: String) -> Int { if case .int(let value)? = json[key] { return value } else { return 0 } }
         written = json["written"] == .bool(true)
+        outcomeUnknown = json["written"] == .null
         if case .int(let sequence)? = json["journal"] { journalSequence = Int64(sequence) }
         added = int("added")
         updated = int("updated")

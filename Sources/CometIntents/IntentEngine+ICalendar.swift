@@ -79,6 +79,9 @@ public struct ImportReport: Sendable {
     public var warnings: [Problem] = []
     public var calendars: [String] = []
     public var written = false
+    /// The database went away during the import's commit: it may have been kept or not
+    /// (`written` is false, and the JSON says null).
+    public var outcomeUnknown = false
     /// The import's journal entry, when it changed something.
     public var journalSequence: Int64?
     /// Every record the import created or changed, in order (for change notifications).
@@ -134,8 +137,10 @@ extension IntentEngine {
         } catch is ImportAborted {
             report.written = false
         } catch let error as StoreError {
-            report.problems.append(.init(source: sources.first?.name ?? "", line: 0, uid: nil, message: "the store could not save the import: \(error.message)"))
+            report.problems.append(.init(source: sources.first?.name ?? "", line: 0, uid: nil,
+                                         message: (error.mayHaveCommitted ? "" : "the store could not save the import: ") + error.message))
             report.written = false
+            report.outcomeUnknown = error.mayHaveCommitted
         } catch {
             report.problems.append(.init(source: sources.first?.name ?? "", line: 0, uid: nil, message: "\(error)"))
             report.written = false

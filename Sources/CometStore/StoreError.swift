@@ -36,6 +36,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public let detail: String?
     /// The statement that failed, when there was one.
     public let statement: String?
+    /// The write's COMMIT was sent and its answer never came (the database went away): it may
+    /// have been kept or not, and is not run again. Every other failed write changed nothing.
+    public var mayHaveCommitted = false
 
     public init(_ code: Code, _ message: String, detail: String? = nil, statement: String? = nil) {
         self.code = code

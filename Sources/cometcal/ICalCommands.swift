@@ -60,6 +60,7 @@ struct ICalCommands {
             terminal.out(summary(report))
         }
         // Written means it did what was asked: everything, or with --skip-invalid the valid rest.
+        if report.outcomeUnknown { return .ioError }
         return report.written ? .success : .dataError
     }
 
@@ -74,6 +75,9 @@ struct ICalCommands {
     }
 
     private func summary(_ report: ImportReport) -> String {
+        if report.outcomeUnknown {
+            return "The import may or may not have been kept: the database went away during its commit. See cometcal history before importing again."
+        }
         guard report.written else {
             return "Nothing was imported: \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (fix them, or use --skip-invalid to import the rest)."
         }

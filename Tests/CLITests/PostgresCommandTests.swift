@@ -131,6 +131,31 @@ final class PostgresCommandTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("an import whose commit gets no answer (the database goes away during it) says written: null, that it may or may not have been kept, and exits 74; text output points at history")
+    func importOutcomeUnknown() throws {
+        #expect(try cometcal(["event", "add", "Picnic", "--start", "2026-06-13T12:00"]).status == 0)
+        // A deferred trigger runs at COMMIT: for a calendar titled "Doomed", it ends its own
+        // connection there, so the COMMIT is sent and its answer never comes.
+        try cluster.administer("""
+            CREATE FUNCTION end_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.title = 'Doomed' THEN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5); END IF; RETURN NEW; END $$;
+            CREATE CONSTRAINT TRIGGER end_at_commit AFTER INSERT ON "calendar__Calendar" DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION end_at_commit();
+            """, database: database)
+        let file = scratch.url.appendingPathComponent("doomed.ics")
+        try ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nX-WR-CALNAME:Doomed\r\nBEGIN:VEVENT\r\nUID:doomed@example.com\r\n"
+             + "DTSTAMP:20260601T000000Z\r\nDTSTART:20260613T190000Z\r\nSUMMARY:Launch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").write(to: file, atomically: true, encoding: .utf8)
+        let json = try cometcal(["import", "--json", file.path])
+        #expect(json.status == 74, "\(json.stdout)\n\(json.stderr)")
+        let report = try JSONParser.parse(json.stdout)
+        #expect(report["written"] == .null, "\(report)")
+        guard case .array(let problems)? = report["problems"] else { Issue.record("\(report)"); return }
+        #expect(problems.first?["message"]?.stringValue?.contains("went away during the commit: the change may or may not have been kept") == true, "\(problems)")
+        let text = try cometcal(["import", file.path])
+        #expect(text.status == 74)
+        #expect(text.stdout.contains("The import may or may not have been kept") && text.stdout.contains("cometcal history"), "\(text.stdout)")
+    }
+
     @Test("two cometcald on one database serve the same calendar: an import through one is found, listed and undone through the other")
     func twoDaemons() throws {
         let address = cluster.address(database: database)

@@ -45,8 +45,10 @@ extension PGConnection {
     /// The error of a COMMIT whose answer never came: the server may have committed before it
     /// went away, or not. The write is not run again (that could apply it twice).
     func commitOutcomeUnknown(_ lost: StoreError) -> StoreError {
-        StoreError(.unavailable, "the database at \(address) went away during the commit: the change may or may not have been kept "
-                   + "(it was not tried again); see `cometcal history` before trying again", detail: lost.detail, statement: lost.statement)
+        var error = StoreError(.unavailable, "the database at \(address) went away during the commit: the change may or may not have been kept "
+                               + "(it was not tried again); see `cometcal history` before trying again", detail: lost.detail, statement: lost.statement)
+        error.mayHaveCommitted = true
+        return error
     }
 
     /// A read-only transaction's COMMIT that could not be sent: on a lost connection the read

@@ -164,7 +164,7 @@ final class Fixture {
 
     /// Reads the ids of an existing store's calendars and events (a series is an event with a rule).
     func adopt(progress: (String) -> Void) throws {
-        progress("reusing the events already in \(path); not seeding")
+        progress("reusing the events already in \(location.isPostgres ? "the PostgreSQL database" : path); not seeding")
         let calendarName = QualifiedName(domain: "calendar", name: "Calendar")
         let (calendarIDs, events) = try store.transaction { transaction -> ([UUID], [(UUID, Bool)]) in
             let calendars = try transaction.fetchAll(calendarName, matching: [], limit: nil).map(\.id)

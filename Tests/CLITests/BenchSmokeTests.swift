@@ -365,4 +365,21 @@ struct BenchSmokeTests {
         let owners = try cluster.administer("SELECT string_agg(DISTINCT owner, ',' ORDER BY owner) FROM \"calendar__Event\"", database: database)
         #expect(owners == "bench,import-0")
     }
+
+    @Test("--store postgresql --scenario runs the named figures alone, two-daemons among them, and refuses a name it does not have")
+    func storeComparisonScenarios() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let database = try cluster.newDatabase("benchpick" + UUID().uuidString)
+        defer { cluster.dropDatabase(database) }
+        let picked = try CLIRunner.run(["--store", "postgresql", "--pg-address", cluster.address(database: database), "--events", "100",
+                                        "--samples", "3", "--scenario", "two-daemons,search"], program: "cometcal-bench")
+        #expect(picked.status == 0, "\(picked.stderr)")
+        let rows = picked.stdout.split(separator: "\n").filter { $0.contains("≤ ") }.map { String($0.prefix(30)) }
+        #expect(rows.count == 2, "\(picked.stdout)")
+        #expect(rows.first?.hasPrefix("PostgreSQL, 2 daemons vs 1") == true, "\(rows)")
+        #expect(rows.last?.hasPrefix("search, best 200") == true, "\(rows)")
+        let refused = try CLIRunner.run(["--store", "postgresql", "--pg-address", cluster.address(database: database), "--scenario", "caldav"], program: "cometcal-bench")
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--store postgresql has no scenario 'caldav'"), "\(refused.stderr)")
+    }
 }

@@ -42,15 +42,7 @@ final class PostgresOutageTests {
         return Set(try store.readTransaction { try $0.fetchAll(ConformanceStore.calendar, matching: [], limit: nil) }.map(\.id))
     }
 
-    /// What a watcher says until it says something, or `seconds` pass.
-    private func next(_ watcher: any StoreWatcher, within seconds: Double = 15) -> [StoreSignal] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let signals = watcher.wait(seconds: 0.2)
-            if !signals.isEmpty { return signals }
-        }
-        return []
-    }
+    private func next(_ watcher: any StoreWatcher) -> [StoreSignal] { nextSignals(watcher) }
 
     @Test("a watcher says the database was lost once, says it is back once it answers, and hears commits again after; a relay during the outage is store_unavailable")
     func watcherAcrossRestart() throws {

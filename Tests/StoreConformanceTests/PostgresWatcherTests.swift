@@ -15,15 +15,7 @@ struct PostgresWatcherTests {
         return address + "&cometcal_user=\(owner)"
     }
 
-    /// Waits until `watcher` says something other than nothing, or `seconds` pass.
-    private func next(_ watcher: any StoreWatcher, within seconds: Double = 10) -> [StoreSignal] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let signals = watcher.wait(seconds: 0.2)
-            if !signals.isEmpty { return signals }
-        }
-        return []
-    }
+    private func next(_ watcher: any StoreWatcher) -> [StoreSignal] { nextSignals(watcher) }
 
     /// Everything said until it is quiet for `quiet` seconds (up to 10 s).
     private func drain(_ watcher: any StoreWatcher, quiet: Double = 0.3) -> [StoreSignal] {
@@ -75,4 +67,14 @@ struct PostgresWatcherTests {
         #expect(next(first) == [.relayed(message)])
         #expect(bob.wait(seconds: 0.3) == [])
     }
+}
+
+/// What `watcher` says first, or nothing when `seconds` pass in silence.
+func nextSignals(_ watcher: any StoreWatcher, within seconds: Double = 15) -> [StoreSignal] {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        let signals = watcher.wait(seconds: 0.2)
+        if !signals.isEmpty { return signals }
+    }
+    return []
 }

@@ -14,9 +14,11 @@ struct PGOccurrenceIndex {
     private var seriesTable: String { pgQuote((layout.occurrenceTable ?? "") + "_series") }
     private var owner: PGValue { .text(store.owner) }
 
-    func update(_ record: EntityRecord, isNew: Bool) throws {
+    /// The record's rows, made again: the old ones go first (none, for a new record). Nothing
+    /// here is waited for (`PGConnection.runLater`).
+    func update(_ record: EntityRecord) throws {
         guard let temporal = layout.temporal else { return }
-        if !isNew { try remove(record.id) }
+        try remove(record.id)
         guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
         let id = PGValue.text(record.id.lowercasedText)
         let uid = shape.uid.map(PGValue.text) ?? .null
@@ -26,10 +28,10 @@ struct PGOccurrenceIndex {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """
         if let recurrenceID = shape.recurrenceID {
-            try connection.run(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
+            try connection.runLater(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
                                         .integer(recurrenceID), .bool(true), .bool(false)])
             // This override stands in for the occurrence it replaces.
-            try connection.run("UPDATE \(table) SET overridden = true WHERE owner = ? AND series_uid = ? AND NOT is_override AND original_key = ?",
+            try connection.runLater("UPDATE \(table) SET overridden = true WHERE owner = ? AND series_uid = ? AND NOT is_override AND original_key = ?",
                                [owner, uid, .integer(recurrenceID)])
             return
         }
@@ -39,23 +41,23 @@ struct PGOccurrenceIndex {
             let dense = OccurrenceWindow.isDense(instances: starts.count, complete: complete)
             if !dense, !starts.isEmpty {
                 // ON CONFLICT: a rule and an RDATE may name the same instance; it is one occurrence.
-                try connection.run("""
+                try connection.runLater("""
                     INSERT INTO \(table) (owner, entity_id, start_key, end_key, floating, series_uid, original_key, is_override, is_instance)
                     SELECT ?, ?, k, k + ?, ?, ?, k, false, true FROM unnest(?::bigint[]) AS k ON CONFLICT DO NOTHING
                     """, [owner, id, .integer(shape.durationSeconds), floating, uid, .text("{" + starts.map(String.init).joined(separator: ",") + "}")])
             }
             let last = series.isUnbounded || dense ? PGValue.null : (series.lastOccurrence().map { .integer(shape.key(of: $0)) } ?? .null)
-            try connection.run("""
+            try connection.runLater("""
                 INSERT INTO \(seriesTable) (owner, entity_id, first_key, last_key, dense) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (owner, entity_id) DO UPDATE SET first_key = EXCLUDED.first_key, last_key = EXCLUDED.last_key, dense = EXCLUDED.dense
                 """, [owner, id, .integer(shape.startKey), last, .bool(dense)])
         } else {
-            try connection.run(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
+            try connection.runLater(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
                                         .integer(shape.startKey), .bool(false), .bool(false)])
         }
         // Overrides already stored stand in for some of these rows.
         if shape.uid != nil {
-            try connection.run("""
+            try connection.runLater("""
                 UPDATE \(table) SET overridden = true WHERE owner = ? AND entity_id = ? AND NOT is_override
                   AND original_key IN (SELECT original_key FROM \(table) WHERE owner = ? AND series_uid = ? AND is_override)
                 """, [owner, id, owner, uid])
@@ -67,7 +69,7 @@ struct PGOccurrenceIndex {
     /// touch different rows (an override's row is never one it stands in for).
     func remove(_ id: UUID) throws {
         let key = PGValue.text(id.lowercasedText)
-        try connection.run("""
+        try connection.runLater("""
             WITH restored AS (
                 UPDATE \(table) o SET overridden = false
                 WHERE o.owner = ? AND NOT o.is_override AND o.overridden
@@ -100,10 +102,10 @@ struct PGOccurrenceIndex {
                                                     [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
         let (seriesSQL, seriesValues) = seriesStatement(from: from, to: to, within: selection, onlyDense: onlyDense)
         try connection.queries([
-            PGConnection.PipelinedQuery(sql: seriesSQL, values: seriesValues) { row in
+            PGConnection.PipelinedStatement(sql: seriesSQL, values: seriesValues) { row in
                 if let id = row.text(0).flatMap(UUID.init(parsing:)) { series.append((id, row.bool(1) == true)) }
             },
-            PGConnection.PipelinedQuery(sql: rowsSQL, values: rowsValues) { row in
+            PGConnection.PipelinedStatement(sql: rowsSQL, values: rowsValues) { row in
                 if let found = PGOccurrenceIndex.occurrenceRow(row) { rows.append(found) }
             },
         ])

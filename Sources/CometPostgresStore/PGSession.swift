@@ -43,11 +43,11 @@ final class PGSession: StoreWriter {
     /// head and the commit count (the deletions the feed no longer keeps are dropped first),
     /// and word to other daemons (`PGWatcher`): a NOTIFY is transactional, delivered at the
     /// commit and only if it commits.
-    func closingStatements(owner literal: String) throws -> String {
-        guard changed else { return "" }
+    func closingStatements(owner literal: String) throws -> [String] {
+        guard changed else { return [] }
         if deletedSome { try forgetOldGone() }
-        return "UPDATE _counters SET value = CASE name WHEN 'changes' THEN \(head) ELSE value + 1 END WHERE owner = \(literal); "
-            + PGWatcher.notifyStatement(owner: literal)
+        return ["UPDATE _counters SET value = CASE name WHEN 'changes' THEN \(head) ELSE value + 1 END WHERE owner = \(literal)",
+                PGWatcher.notifyStatement(owner: literal)]
     }
 
     /// The change head this write reached (for the cache, once it commits).
@@ -138,18 +138,15 @@ final class PGSession: StoreWriter {
         }
         changed = true
         store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
-        var isNew = true
         head += 1
         let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
-        do {
-            try connection.query(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner) + noted) { row in
-                isNew = row.bool(0) ?? true
-            }
-        } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", detail: error.detail)
+        // Nothing waits for the row: it goes with the next statement that is waited for.
+        try connection.runLater(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner) + noted) { error in
+            guard error.code == .constraint else { return error }
+            return StoreError(.constraint, "\(record.entity.name) refers to something that does not exist (check its references, such as its calendar)", detail: error.detail)
         }
         if let temporal = layout.temporal {
-            try PGOccurrenceIndex(store: store, layout: layout).update(record, isNew: isNew)
+            try PGOccurrenceIndex(store: store, layout: layout).update(record)
             if let known = store.cache.maximumDurations[record.entity], let shape = SeriesShape(record: record, temporal: temporal),
                shape.durationSeconds > known {
                 store.cache.maximumDurations[record.entity] = shape.durationSeconds
@@ -190,20 +187,25 @@ final class PGSession: StoreWriter {
             let change = JournalEntry.Change(entity: entity, id: id, before: gone, after: nil)
             goneText = .text(JSONWriter.compact(try JournalCoding.encode(change, inStore: .after, registry: store.registry)))
         }
-        try connection.run("""
+        try connection.runLater("""
             INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = EXCLUDED.gone
             """, [owner, .integer(head), .text(entity.description), .text(id.lowercasedText), goneText])
     }
 
     /// Drops the deletions past the newest `ChangeFeed.goneKept`, and remembers the newest
-    /// number dropped: a point before it can no longer be answered.
+    /// number dropped: a point before it can no longer be answered. One statement, sent with
+    /// the COMMIT (nothing waits for it).
     private func forgetOldGone() throws {
-        guard let cutoff = try connection.scalarInteger(
-            "SELECT seq FROM _changes WHERE owner = ? AND gone IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?",
-            [owner, .integer(Int64(ChangeFeed.goneKept))]) else { return }
-        try connection.run("DELETE FROM _changes WHERE owner = ? AND gone IS NOT NULL AND seq <= ?", [owner, .integer(cutoff)])
-        try setMeta(PGSession.forgottenKey, String(max(try forgottenChanges(), cutoff)))
+        try connection.runLater("""
+            WITH cutoff AS (
+                SELECT seq FROM _changes WHERE owner = ? AND gone IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?
+            ), dropped AS (
+                DELETE FROM _changes WHERE owner = ? AND gone IS NOT NULL AND seq <= (SELECT seq FROM cutoff)
+            )
+            INSERT INTO _meta (owner, key, value) SELECT ?, '\(PGSession.forgottenKey)', seq::text FROM cutoff
+            ON CONFLICT (owner, key) DO UPDATE SET value = greatest(_meta.value::bigint, EXCLUDED.value::bigint)::text
+            """, [owner, .integer(Int64(ChangeFeed.goneKept)), owner, owner])
     }
 
     private func forgottenChanges() throws -> Int64 {
@@ -237,7 +239,7 @@ final class PGSession: StoreWriter {
     func appendJournal(_ entry: JournalEntry) throws -> Int64 {
         changed = true
         // A new action forgets what was undone: redo only follows undo.
-        try connection.run("DELETE FROM _journal WHERE owner = ? AND state = 'undone'", [owner])
+        try connection.runLater("DELETE FROM _journal WHERE owner = ? AND state = 'undone'", [owner])
         let changes = try journalText(entry.changes, undone: false)
         guard let sequence = try connection.scalarInteger("""
             INSERT INTO _journal (owner, state, intent, summary, created, changes, change_count) VALUES (?, 'done', ?, ?, ?, ?, ?) RETURNING seq
@@ -251,7 +253,7 @@ final class PGSession: StoreWriter {
     func setJournal(_ sequence: Int64, undone: Bool, changes: [JournalEntry.Change]) throws {
         changed = true
         let encoded = try journalText(changes, undone: undone)
-        try connection.run("UPDATE _journal SET state = ?, changes = ?, change_count = ? WHERE owner = ? AND seq = ?",
+        try connection.runLater("UPDATE _journal SET state = ?, changes = ?, change_count = ? WHERE owner = ? AND seq = ?",
                            [.text(undone ? "undone" : "done"), .text(encoded), .integer(Int64(changes.count)), owner, .integer(sequence)])
     }
 
@@ -341,7 +343,7 @@ final class PGSession: StoreWriter {
 
     func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws {
         changed = true
-        try connection.run("INSERT INTO _alarms_snoozed (owner, record, occurrence, trigger_at, occurrence_text) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        try connection.runLater("INSERT INTO _alarms_snoozed (owner, record, occurrence, trigger_at, occurrence_text) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                            [owner, .text(key.record.lowercasedText), .integer(key.occurrence), .integer(key.trigger), .text(occurrence)])
     }
 
@@ -394,7 +396,7 @@ final class PGSession: StoreWriter {
 
     func setMeta(_ key: String, _ value: String) throws {
         changed = true
-        try connection.run("INSERT INTO _meta (owner, key, value) VALUES (?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value",
+        try connection.runLater("INSERT INTO _meta (owner, key, value) VALUES (?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value",
                            [owner, .text(key), .text(value)])
     }
 }

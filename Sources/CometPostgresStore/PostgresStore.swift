@@ -122,7 +122,7 @@ public final class PostgresStore: OpenedStore {
             if readOnly { try connection.commitReadOnly() } else { try connection.commit() }
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollback()
             throw error
         }
     }
@@ -133,7 +133,8 @@ public final class PostgresStore: OpenedStore {
         }
         let (result, head) = try PostgresStore.retryingConflicts {
             let session = PGSession(store: self, writing: true)
-            // BEGIN and the owner's lock in one round trip, the counters and COMMIT in another.
+            // BEGIN and the owner's lock in one round trip; the writes nothing waited for, the
+            // counters and COMMIT in another.
             var opening = "BEGIN ISOLATION LEVEL READ COMMITTED"
             if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
             do {
@@ -142,7 +143,7 @@ public final class PostgresStore: OpenedStore {
                 try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
                 return (result, session.reachedHead)
             } catch {
-                try? connection.execute("ROLLBACK")
+                connection.rollback()
                 throw error
             }
         }
@@ -230,6 +231,10 @@ public final class PostgresStore: OpenedStore {
         throw StoreError(.unsupportedLocation, "a PostgreSQL store is restored with pg_restore from a pg_dump archive, not cometcal restore (see docs/postgresql.md)")
     }
 
+    /// Round trips to the server this store's connection made so far (each a wait for the
+    /// server's answer; a write's cost here is mostly these).
+    public var roundTrips: Int { connection.roundTrips }
+
     /// The owner's count of committed writes, less this connection's own.
     public func othersVersion() throws -> Int64 {
         try reconnectIfLost()
@@ -262,7 +267,7 @@ public final class PostgresStore: OpenedStore {
                 }
                 for id in ids {
                     guard let record = try session.fetch(layout.entity.name, id: id) else { continue }
-                    try PGOccurrenceIndex(store: self, layout: layout).update(record, isNew: false)
+                    try PGOccurrenceIndex(store: self, layout: layout).update(record)
                 }
             }
             try session.setMeta("window", window.description)

@@ -212,8 +212,8 @@ struct PostgresStoreTests {
         var second: [String] = []
         try connection.execute("BEGIN")
         try connection.queries([
-            PGConnection.PipelinedQuery(sql: "SELECT generate_series(1, ?::int)", values: [.integer(3)]) { row in first.append(row.integer(0) ?? -1) },
-            PGConnection.PipelinedQuery(sql: "SELECT ?::text || 'b'", values: [.text("a")]) { row in second.append(row.text(0) ?? "") },
+            PGConnection.PipelinedStatement(sql: "SELECT generate_series(1, ?::int)", values: [.integer(3)]) { row in first.append(row.integer(0) ?? -1) },
+            PGConnection.PipelinedStatement(sql: "SELECT ?::text || 'b'", values: [.text("a")]) { row in second.append(row.text(0) ?? "") },
         ])
         try connection.execute("COMMIT")
         #expect(first == [1, 2, 3])
@@ -223,14 +223,39 @@ struct PostgresStoreTests {
         try connection.execute("BEGIN")
         let failed = #expect(throws: StoreError.self) {
             try connection.queries([
-                PGConnection.PipelinedQuery(sql: "SELECT 1 / ?::int", values: [.integer(0)]) { _ in },
-                PGConnection.PipelinedQuery(sql: "SELECT 'after'", values: []) { row in after.append(row.text(0) ?? "") },
+                PGConnection.PipelinedStatement(sql: "SELECT 1 / ?::int", values: [.integer(0)]) { _ in },
+                PGConnection.PipelinedStatement(sql: "SELECT 'after'", values: []) { row in after.append(row.text(0) ?? "") },
             ])
         }
         #expect(failed?.detail?.hasPrefix("SQLSTATE 22012: ") == true, "\(String(describing: failed))")
         #expect(after.isEmpty)
         try connection.execute("ROLLBACK")
         #expect(try connection.scalar("SELECT 'next'") == "next")
+    }
+
+    @Test("a write waits for the server only where it reads: warm, saving events (a series too) is two round trips, BEGIN with the owner's lock and the writes with COMMIT; a delete adds the one that returns the row")
+    func writeRoundTrips() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        func weekly(_ uid: String) throws -> [String: Value] { ["uid": .string(uid), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY"))] }
+        // Each statement is prepared on its first use (a round trip of its own, once).
+        let warm = [try fixture.event("Warm", in: work, start: "2026-06-01T09:00:00Z"),
+                    try fixture.event("Warm series", in: work, start: "2026-06-01T10:00:00Z", try weekly("warm"))]
+        try fixture.save(warm[0], warm[1])
+        for record in warm { try fixture.store.transaction { try $0.delete(ConformanceStore.event, id: record.id) } }
+
+        var before = store.roundTrips
+        try fixture.save(try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z"),
+                         try fixture.event("Standup", in: work, start: "2026-06-15T09:00:00Z", try weekly("standup")))
+        #expect(store.roundTrips - before == 2)
+        let lunch = try fixture.event("Lunch", in: work, start: "2026-06-16T12:00:00Z")
+        try fixture.save(lunch)
+        before = store.roundTrips
+        try fixture.store.transaction { try $0.delete(ConformanceStore.event, id: lunch.id) }
+        #expect(store.roundTrips - before == 3)
+        #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 2)
     }
 
     @Test("a migration that would lose data is refused and changes nothing: the store opens again with its schemas")

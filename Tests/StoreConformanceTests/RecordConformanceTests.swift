@@ -45,6 +45,31 @@ struct RecordConformanceTests {
         #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.event, id: picnic.id) } == picnic)
     }
 
+    @Test("a save that refers to nothing fails the write as a constraint, even when a read after it in the write was let fail; nothing of the write is kept",
+          arguments: StoreFactory.all)
+    func orphanFailsTheWrite(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let kept = try fixture.event("Kept", in: work, start: "2026-06-13T12:00:00Z")
+        let orphan = try fixture.event("Orphan", in: fixture.calendar("Never saved"), start: "2026-06-14T12:00:00Z")
+        let refused = #expect(throws: StoreError.self) {
+            try fixture.store.transaction { writer in
+                try writer.save(kept)
+                try writer.save(orphan)
+                // A caller that reads on after a failure it did not see (the PostgreSQL store
+                // sends writes with the next read): the write must still fail, as the save.
+                _ = try? writer.fetch(ConformanceStore.event, id: kept.id)
+                try writer.save(kept)
+            }
+        }
+        #expect(refused?.code == .constraint)
+        #expect(refused?.message.contains("refers to something that does not exist") == true)
+        #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 0)
+        try fixture.save(kept)
+        #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.event, id: kept.id) } == kept)
+    }
+
     @Test("filters select exactly, count agrees, and the order is by title (then id)", arguments: StoreFactory.all)
     func filtersAndOrder(_ factory: StoreFactory) throws {
         let fixture = try ConformanceStore(factory)

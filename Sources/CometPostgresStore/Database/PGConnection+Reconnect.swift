@@ -26,8 +26,9 @@ extension PGConnection {
     /// Whether a failure means the server is gone rather than that it refused a statement:
     /// libpq found the connection broken; or the failure has no SQLSTATE, so libpq made it, not
     /// the server (a statement sent on a socket the server had closed fails so, "server closed
-    /// the connection unexpectedly", while libpq still calls the connection fine; the store
-    /// uses no COPY or pipeline, libpq's other errors of its own); or the server said so
+    /// the connection unexpectedly", while libpq still calls the connection fine; libpq's
+    /// other errors of its own are about COPY, which the store does not use, or a pipeline
+    /// misused, which `pipeline` does not do); or the server said so
     /// (class 08, connection exceptions; 57P01 admin shutdown, 57P02 crash shutdown, 57P03
     /// cannot connect now).
     static func isConnectionLoss(state: String, status: ConnStatusType) -> Bool {

@@ -99,6 +99,17 @@ final class PGConnection {
     var sessionSetup: [String] = []
     /// How many times the connection was made again after a loss.
     var reconnections = 0
+    /// Writes whose answers nothing waits for (`runLater`), sent with the next statement that
+    /// is waited for, in one round trip.
+    var pendingWrites: [PipelinedStatement] = []
+    /// The failure that aborted the open transaction: a later statement's refusal (SQLSTATE
+    /// 25P02, "current transaction is aborted") is reported as it, since a write's failure may
+    /// surface with a later statement (`runLater`), inside a caller that let a read fail.
+    var abortedBy: StoreError?
+    /// Round trips to the server so far (each waits for the server's answer): what a write
+    /// costs here, counted by the tests that hold it down.
+    private(set) var roundTrips = 0
+    func countRoundTrip() { roundTrips += 1 }
 
     /// Connects with a libpq connection string or URI, waiting at most `connectSeconds` for the
     /// server unless the address says otherwise. A refusal names where it tried.
@@ -135,6 +146,7 @@ final class PGConnection {
 
     /// Runs statements without values (DDL, BEGIN, COMMIT): several may be given at once.
     func execute(_ sql: String) throws {
+        countRoundTrip()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -143,6 +155,7 @@ final class PGConnection {
     /// Runs statements without values in one round trip; the first column of the last one's
     /// first row, if any (a read's BEGIN and its first query go together).
     func executeReturning(_ sql: String) throws -> String? {
+        countRoundTrip()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -164,41 +177,65 @@ final class PGConnection {
     /// statement (a read-only transaction's COMMIT has nothing to report). Saves a round trip
     /// per read.
     func commitReadOnly() throws {
+        abortedBy = nil
         guard PQsendQuery(handle, "COMMIT") == 1 else { return try endReadOnlyUnsent() }
     }
 
-    /// Commits. PostgreSQL answers COMMIT of a transaction a failed statement aborted with a
-    /// ROLLBACK, not an error: that is turned into one, so a write that did not land never
-    /// looks as if it had.
-    func commit(after statements: String = "") throws {
-        let sql = statements + "COMMIT"
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
+    /// Commits, after `statements` (sent unprepared, without values) and the writes still
+    /// pending, all in one round trip. PostgreSQL answers COMMIT of a transaction a failed
+    /// statement aborted with a ROLLBACK, not an error: that is turned into one, so a write that
+    /// did not land never looks as if it had. A connection lost on the way leaves the outcome
+    /// unknown (`commitOutcomeUnknown`).
+    func commit(after statements: [String] = []) throws {
+        defer { abortedBy = nil }
+        var rolledBack = false
+        let commit = PipelinedStatement(sql: "COMMIT", prepared: false, finished: { result in
+            rolledBack = PQcmdStatus(result).map { String(cString: $0) } == "ROLLBACK"
+        })
         do {
-            try check(result, sql: sql)
+            try pipeline(takePendingWrites() + statements.map { PipelinedStatement(sql: $0, prepared: false) } + [commit])
         } catch let error as StoreError where error.code == .unavailable {
             throw commitOutcomeUnknown(error)
+        } catch let error as StoreError {
+            throw PGConnection.rolledBack(by: error)
         }
-        if let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
+        if rolledBack {
+            if let abortedBy { throw PGConnection.rolledBack(by: abortedBy) }
             throw StoreError(.engineFailure, "the transaction was rolled back, not committed: a statement in it had failed (nothing of it was kept)",
                              detail: "SQLSTATE 25P02: current transaction is aborted", statement: "COMMIT")
         }
     }
 
+    /// A failure of a write's last round trip (its pending writes, or the COMMIT), saying that
+    /// the write is rolled back.
+    static func rolledBack(by failure: StoreError) -> StoreError {
+        StoreError(failure.code, failure.message + " (the write was rolled back: nothing of it was kept)", detail: failure.detail, statement: failure.statement)
+    }
+
+    /// Ends a write that failed: the pending writes are dropped (they belonged to it), and the
+    /// transaction rolled back, if the connection still holds it.
+    func rollback() {
+        pendingWrites.removeAll()
+        abortedBy = nil
+        try? execute("ROLLBACK")
+    }
+
     /// Runs a statement with values; `?` marks each, in order. Returns the rows' count changed.
     @discardableResult
     func run(_ sql: String, _ values: [PGValue] = []) throws -> Int {
-        let result = try exec(sql, values)
-        defer { PQclear(result) }
-        return Int(String(cString: PQcmdTuples(result))) ?? 0
+        var changed = 0
+        try pipeline(takePendingWrites() + [PipelinedStatement(sql: sql, values: values, finished: { result in
+            changed = Int(String(cString: PQcmdTuples(result))) ?? 0
+        })])
+        return changed
     }
 
     /// Runs a query and hands each row to `body`.
     func query(_ sql: String, _ values: [PGValue] = [], _ body: (PGRow) throws -> Void) throws {
-        let result = try exec(sql, values)
-        defer { PQclear(result) }
-        let rows = PQntuples(result)
-        for row in 0..<rows { try body(PGRow(result: result, row: row)) }
+        // The statement lives only as long as this call: the pipeline is read to its end here.
+        try withoutActuallyEscaping(body) { body in
+            try pipeline(takePendingWrites() + [PipelinedStatement(sql: sql, values: values, rows: body)])
+        }
     }
 
     /// The first column of the first row, as text; nil when there is no row or it is NULL.
@@ -216,11 +253,12 @@ final class PGConnection {
         try scalar(sql, values).flatMap { Int64($0) }
     }
 
-    private func exec(_ sql: String, _ values: [PGValue]) throws -> OpaquePointer {
+    func exec(_ sql: String, _ values: [PGValue]) throws -> OpaquePointer {
         let name = try statementName(sql)
         let wires = values.map(\.wire)
         var pointers: [UnsafeMutablePointer<CChar>?] = wires.map { $0.map { strdup($0) } ?? nil }
         defer { for pointer in pointers { free(pointer) } }
+        countRoundTrip()
         let result = pointers.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(1, buffer.count)) { base in
                 PQexecPrepared(handle, name, Int32(values.count), values.isEmpty ? nil : base, nil, nil, 0)
@@ -237,9 +275,10 @@ final class PGConnection {
     }
 
     /// The name of the statement prepared for `sql` on this connection, preparing it the first time.
-    private func statementName(_ sql: String) throws -> String {
+    func statementName(_ sql: String) throws -> String {
         if let name = prepared[sql] { return name }
         let name = "cometcal_\(prepared.count + 1)"
+        countRoundTrip()
         let result = PQprepare(handle, name, PGConnection.numbered(sql), 0, nil)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -269,7 +308,7 @@ final class PGConnection {
         return text
     }
 
-    private func check(_ result: OpaquePointer?, sql: String) throws {
+    func check(_ result: OpaquePointer?, sql: String) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? PGConnection.noState
@@ -284,7 +323,7 @@ final class PGConnection {
 
     /// libpq refused to send: the connection is lost (then marked so, to be made again by the
     /// next transaction), or libpq says why it refused.
-    private func sendFailure(sql: String?) -> StoreError {
+    func sendFailure(sql: String?) -> StoreError {
         let message = PGConnection.trimmed(PQerrorMessage(handle))
         guard PQstatus(handle) == CONNECTION_OK else {
             lost = true
@@ -323,73 +362,5 @@ final class PGConnection {
     static func state(of error: StoreError) -> String? {
         guard let detail = error.detail, detail.hasPrefix("SQLSTATE ") else { return nil }
         return String(detail.dropFirst(9).prefix(5))
-    }
-}
-
-// MARK: Several queries in one round trip
-
-extension PGConnection {
-    /// One query of `queries(_:)`: its SQL (with `?` placeholders), values, and what reads its rows.
-    struct PipelinedQuery {
-        let sql: String
-        let values: [PGValue]
-        let body: (PGRow) throws -> Void
-    }
-
-    /// Runs queries that do not depend on each other in one round trip (libpq's pipeline mode),
-    /// inside the transaction that is open, each handing its rows to its body in order: a
-    /// range query's series and its occurrence rows go together. The first failure is thrown
-    /// once every answer is read (PostgreSQL skips the queries after it, and the transaction
-    /// is aborted as after any failed statement). When the connection cannot enter pipeline
-    /// mode (it is not idle), the queries run one after the other.
-    func queries(_ batch: [PipelinedQuery]) throws {
-        let names = try batch.map { try statementName($0.sql) }
-        guard batch.count > 1, PQenterPipelineMode(handle) == 1 else {
-            for query in batch { try self.query(query.sql, query.values, query.body) }
-            return
-        }
-        var failure: Error?
-        var sent = 0
-        for (query, name) in zip(batch, names) {
-            let wires = query.values.map(\.wire)
-            var pointers: [UnsafeMutablePointer<CChar>?] = wires.map { $0.map { strdup($0) } ?? nil }
-            defer { for pointer in pointers { free(pointer) } }
-            let accepted = pointers.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(1, buffer.count)) { base in
-                    PQsendQueryPrepared(handle, name, Int32(query.values.count), query.values.isEmpty ? nil : base, nil, nil, 0)
-                }
-            }
-            guard accepted == 1 else {
-                failure = sendFailure(sql: query.sql)
-                break
-            }
-            sent += 1
-        }
-        if PQpipelineSync(handle) != 1, failure == nil {
-            failure = sendFailure(sql: batch.first?.sql)
-        }
-        // Each query's results end with a null; the sync's own result comes last.
-        for query in batch.prefix(sent) {
-            while let result = PQgetResult(handle) {
-                defer { PQclear(result) }
-                let status = PQresultStatus(result)
-                guard failure == nil, status != PGRES_PIPELINE_ABORTED else { continue }
-                do {
-                    try check(result, sql: query.sql)
-                    for row in 0..<PQntuples(result) { try query.body(PGRow(result: result, row: row)) }
-                } catch {
-                    failure = error
-                }
-            }
-        }
-        while let result = PQgetResult(handle) {
-            let status = PQresultStatus(result)
-            PQclear(result)
-            if status == PGRES_PIPELINE_SYNC { break }
-        }
-        if PQexitPipelineMode(handle) != 1, failure == nil {
-            failure = StoreError(.engineFailure, "libpq could not leave pipeline mode: \(PGConnection.trimmed(PQerrorMessage(handle)))")
-        }
-        if let failure { throw failure }
     }
 }

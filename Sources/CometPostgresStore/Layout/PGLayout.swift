@@ -58,13 +58,11 @@ struct PGLayout {
             placeholders.append("to_tsvector('\(PGLayout.searchConfiguration)', ?)")
         }
         let updates = insertNames.dropFirst(2).map { "\(pgQuote($0)) = EXCLUDED.\(pgQuote($0))" }
-        // One statement for a new record and a changed one (`xmax = 0` tells which it was), and
-        // its change in the feed: one round trip.
+        // One statement for a new record and a changed one, and its change in the feed.
         upsertSQL = "WITH saved AS (INSERT INTO \(pgQuote(table)) (\(insertNames.map(pgQuote).joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
-            + "ON CONFLICT (owner, id) DO UPDATE SET \(updates.isEmpty ? "id = EXCLUDED.id" : updates.joined(separator: ", ")) RETURNING (xmax = 0) AS created), "
-            + "noted AS (INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, NULL) "
-            + "ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = NULL) "
-            + "SELECT created FROM saved"
+            + "ON CONFLICT (owner, id) DO UPDATE SET \(updates.isEmpty ? "id = EXCLUDED.id" : updates.joined(separator: ", "))) "
+            + "INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, NULL) "
+            + "ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = NULL"
     }
 
     func column(_ property: String) -> PGColumn? { columns.first { $0.property.name == property } }

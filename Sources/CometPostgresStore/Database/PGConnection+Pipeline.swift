@@ -1,0 +1,156 @@
+import Foundation
+import CLibPQ
+import CometStore
+
+/// Round trips, not statements, are what a write costs on a server store: each is a wake-up of
+/// the server and of this process. Statements that do not wait for each other go in one round
+/// trip (libpq's pipeline mode), and writes whose answer nothing reads (`runLater`) wait, in
+/// order, for the next statement that is waited for. The server runs them in the order sent,
+/// inside the open transaction, so every later statement sees them, exactly as if each had
+/// been sent alone; only where a failure is reported moves (to the round trip that carried it,
+/// and no caller goes on after a failed statement: the write rolls back).
+extension PGConnection {
+    /// One statement of a pipeline: its SQL (with `?` placeholders) and values, what reads its
+    /// rows, what reads its final result (a row count, a command status), and how to word a
+    /// failure of it for the caller (a constraint named in the caller's terms).
+    struct PipelinedStatement {
+        let sql: String
+        var values: [PGValue] = []
+        /// False for statements without values sent once (COMMIT, the closing bookkeeping):
+        /// they are not prepared.
+        var prepared = true
+        var rows: ((PGRow) throws -> Void)?
+        var finished: ((OpaquePointer) -> Void)?
+        var failure: ((StoreError) -> StoreError)?
+
+        init(sql: String, values: [PGValue] = [], prepared: Bool = true, rows: ((PGRow) throws -> Void)? = nil,
+             failure: ((StoreError) -> StoreError)? = nil, finished: ((OpaquePointer) -> Void)? = nil) {
+            self.sql = sql
+            self.values = values
+            self.prepared = prepared
+            self.rows = rows
+            self.failure = failure
+            self.finished = finished
+        }
+    }
+
+    /// How many writes may wait before they are sent anyway: a bound on memory, and on what the
+    /// server answers before this process reads (a pipeline whose answers filled the socket's
+    /// buffer while this process still sent would stall both sides).
+    static let pendingWritesMost = 256
+
+    /// A write whose answer nothing reads: sent with the next statement that is waited for (or
+    /// the COMMIT). Its failure is thrown there, worded by `failure`.
+    func runLater(_ sql: String, _ values: [PGValue] = [], failure: ((StoreError) -> StoreError)? = nil) throws {
+        pendingWrites.append(PipelinedStatement(sql: sql, values: values, failure: failure))
+        if pendingWrites.count >= PGConnection.pendingWritesMost { try pipeline(takePendingWrites()) }
+    }
+
+    func takePendingWrites() -> [PipelinedStatement] {
+        defer { pendingWrites.removeAll(keepingCapacity: true) }
+        return pendingWrites
+    }
+
+    /// Queries that do not depend on each other, in one round trip with the pending writes,
+    /// each handing its rows to its body in order: a range query's series and its occurrence
+    /// rows go together.
+    func queries(_ batch: [PipelinedStatement]) throws {
+        try pipeline(takePendingWrites() + batch)
+    }
+
+    /// Runs `statements` in one round trip, in order, inside the transaction that is open. The
+    /// first failure is thrown once every answer is read (PostgreSQL skips the statements after
+    /// it until the round trip's end, and the transaction is aborted as after any failed
+    /// statement). One statement goes alone; when the connection cannot enter pipeline mode
+    /// (it is not idle), the statements run one after the other.
+    func pipeline(_ statements: [PipelinedStatement]) throws {
+        do {
+            try runPipeline(statements)
+        } catch let error as StoreError {
+            if PGConnection.state(of: error) == "25P02", let abortedBy { throw abortedBy }
+            if error.code != .unavailable, abortedBy == nil { abortedBy = error }
+            throw error
+        }
+    }
+
+    private func runPipeline(_ statements: [PipelinedStatement]) throws {
+        guard !statements.isEmpty else { return }
+        if statements.count == 1, let only = statements.first, only.prepared {
+            let result = try described(only) { try exec(only.sql, only.values) }
+            defer { PQclear(result) }
+            try read(result, of: only)
+            return
+        }
+        // Preparing is a round trip of its own, once per statement text and connection.
+        let names = try statements.map { $0.prepared ? try statementName($0.sql) : nil }
+        guard PQenterPipelineMode(handle) == 1 else {
+            for statement in statements { try runPipeline([statement]) }
+            return
+        }
+        var failure: Error?
+        var sent = 0
+        for (statement, name) in zip(statements, names) {
+            guard send(statement, name: name) else {
+                failure = sendFailure(sql: statement.sql)
+                break
+            }
+            sent += 1
+        }
+        countRoundTrip()
+        if PQpipelineSync(handle) != 1, failure == nil {
+            failure = sendFailure(sql: statements.first?.sql)
+        }
+        // Each statement's results end with a null; the sync's own result comes last.
+        for statement in statements.prefix(sent) {
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                guard failure == nil, PQresultStatus(result) != PGRES_PIPELINE_ABORTED else { continue }
+                do {
+                    try described(statement) { try check(result, sql: statement.sql) }
+                    try read(result, of: statement)
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if PQexitPipelineMode(handle) != 1, failure == nil {
+            failure = StoreError(.engineFailure, "libpq could not leave pipeline mode: \(PGConnection.trimmed(PQerrorMessage(handle)))")
+        }
+        if let failure { throw failure }
+    }
+
+    private func send(_ statement: PipelinedStatement, name: String?) -> Bool {
+        guard let name else {
+            return PQsendQueryParams(handle, statement.sql, 0, nil, nil, nil, nil, 0) == 1
+        }
+        let wires = statement.values.map(\.wire)
+        var pointers: [UnsafeMutablePointer<CChar>?] = wires.map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(1, buffer.count)) { base in
+                PQsendQueryPrepared(handle, name, Int32(statement.values.count), statement.values.isEmpty ? nil : base, nil, nil, 0)
+            }
+        } == 1
+    }
+
+    private func read(_ result: OpaquePointer, of statement: PipelinedStatement) throws {
+        if let rows = statement.rows {
+            for row in 0..<PQntuples(result) { try rows(PGRow(result: result, row: row)) }
+        }
+        statement.finished?(result)
+    }
+
+    /// Runs `body`, wording a failure it throws as the statement asks.
+    private func described<T>(_ statement: PipelinedStatement, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw statement.failure?(error) ?? error
+        }
+    }
+}

@@ -59,6 +59,9 @@ enum StoreComparison {
         /// The largest PostgreSQL ÷ SQLite cost allowed; nil when the issue sets none.
         var targetRatio: Double? = StoreComparison.targetRatio
         var note: String? = nil
+        /// The PostgreSQL store's mean round trips to the server per request (each a wait for
+        /// its answer), where one connection serves the requests.
+        var postgresRoundTrips: Double? = nil
         /// For the two-daemon row: its columns are one daemon and two, both on PostgreSQL.
         var columns = ("SQLite", "PostgreSQL")
 
@@ -106,11 +109,11 @@ enum StoreComparison {
             }
             lines.append("")
             lines.append("Requests (ms, wall clock; p50 is the table's figure)")
-            lines.append("  \(pad("scenario", 40)) \(pad("store", 11)) \(lpad("ops", 6)) \(lpad("p50", 9)) \(lpad("p90", 9)) \(lpad("p99", 9)) \(lpad("cpu p50", 9)) \(lpad("rows/op", 8))")
+            lines.append("  \(pad("scenario", 40)) \(pad("store", 11)) \(lpad("ops", 6)) \(lpad("p50", 9)) \(lpad("p90", 9)) \(lpad("p99", 9)) \(lpad("cpu p50", 9)) \(lpad("rows/op", 8)) \(lpad("trips/op", 9))")
             for row in rows {
-                for (store, measurement) in [(row.columns.0, row.sqliteMeasurement), (row.columns.1, row.postgresMeasurement)] {
+                for (store, measurement, trips) in [(row.columns.0, row.sqliteMeasurement, nil), (row.columns.1, row.postgresMeasurement, row.postgresRoundTrips)] {
                     guard let measurement else { continue }
-                    lines.append(requestLine(row.name, store, measurement))
+                    lines.append(requestLine(row.name, store, measurement) + (trips.map { " " + lpad(String(format: "%.1f", $0), 9) } ?? ""))
                     for (tag, part) in measurement.byTag {
                         lines.append(requestLine("  " + tag, store, part))
                     }
@@ -120,7 +123,8 @@ enum StoreComparison {
             for row in rows { lines.append("  \(row.name): \(row.summary)") }
             lines.append("")
             lines.append("ratio: PostgreSQL's time ÷ SQLite's (for requests/s, SQLite's rate ÷ PostgreSQL's), so above 1 is PostgreSQL slower; "
-                         + "the two-daemon row is one daemon's rate ÷ two daemons', both on PostgreSQL.")
+                         + "the two-daemon row is one daemon's rate ÷ two daemons', both on PostgreSQL. "
+                         + "trips/op: the PostgreSQL store's round trips to the server per request (an import is one request).")
             return lines.joined(separator: "\n")
         }
 
@@ -150,6 +154,7 @@ enum StoreComparison {
                 object["targetRatio"] = row.targetRatio.map(JSONValue.double) ?? .null
                 object["met"] = row.met.map(JSONValue.bool) ?? .null
                 object["note"] = row.note.map(JSONValue.string) ?? .null
+                object["postgresqlRoundTripsPerRequest"] = row.postgresRoundTrips.map(JSONValue.double) ?? .null
                 object["sqliteResult"] = row.sqliteMeasurement.map(StoreComparison.measurementJSON) ?? .null
                 object["postgresqlResult"] = row.postgresMeasurement.map(StoreComparison.measurementJSON) ?? .null
                 return .object(object)
@@ -260,22 +265,32 @@ final class StoreComparisonBench {
                                       after: ((Request) throws -> Void)? = nil) throws -> (Measurement, Measurement) {
         var onSQLite = Measurement()
         var onPostgres = Measurement()
+        let counter = postgres.store as? PostgresStore
+        var roundTrips = 0
         for index in 0..<(run.options.warmup + run.options.samples) {
             let request = try make()
             let measured = index >= run.options.warmup
             for fixture in index % 2 == 0 ? [sqlite, postgres] : [postgres, sqlite] {
+                let before = counter?.roundTrips ?? 0
                 let (rows, timing) = try Stopwatch.time { try perform(fixture, request) }
                 guard measured else { continue }
-                if fixture === sqlite { onSQLite.add(timing, rows: rows) } else { onPostgres.add(timing, rows: rows) }
+                if fixture === sqlite { onSQLite.add(timing, rows: rows) } else {
+                    onPostgres.add(timing, rows: rows)
+                    roundTrips += (counter?.roundTrips ?? 0) - before
+                }
             }
             try after?(request)
         }
+        lastRoundTrips = run.options.samples > 0 ? Double(roundTrips) / Double(run.options.samples) : nil
         return (onSQLite, onPostgres)
     }
 
+    /// The PostgreSQL store's round trips per request in the last `interleaved` measurement.
+    private var lastRoundTrips: Double?
+
     private func row(_ name: String, _ summary: String, _ measurements: (Measurement, Measurement), note: String? = nil) -> StoreComparison.Row {
         StoreComparison.Row(name: name, summary: summary, unit: "ms", sqlite: measurements.0.summary.p50, postgres: measurements.1.summary.p50,
-                            sqliteMeasurement: measurements.0, postgresMeasurement: measurements.1, note: note)
+                            sqliteMeasurement: measurements.0, postgresMeasurement: measurements.1, note: note, postgresRoundTrips: lastRoundTrips)
     }
 
     /// A random day (`days` 1) or calendar month (`days` 0) of the data, as searchEvents from/to.
@@ -370,6 +385,8 @@ final class StoreComparisonBench {
         _ = try generator.write(to: file)
         var onSQLite = Measurement()
         var onPostgres = Measurement()
+        var importTrips = 0
+        defer { lastRoundTrips = nil }
         for round in 0..<run.options.importRounds {
             let sqliteStore = try SQLiteStore(path: (folder as NSString).appendingPathComponent("import-\(round).sqlite"), registry: run.registry, now: run.frame.now)
             guard let owned = StoreLocation.postgres(address).database(forOwner: "import-\(round)") else { throw BenchError("no owner address") }
@@ -379,7 +396,9 @@ final class StoreComparisonBench {
                 let now = run.frame.now
                 let engine = IntentEngine(store: store, timeZone: run.frame.zone, clock: { now })
                 guard let handle = FileHandle(forReadingAtPath: file) else { throw BenchError("cannot open \(file)") }
+                let before = (store as? PostgresStore)?.roundTrips ?? 0
                 let (report, timing) = Stopwatch.time { engine.importCalendars([ImportSource(name: file, handle: handle, registry: run.registry)]) }
+                importTrips += ((store as? PostgresStore)?.roundTrips ?? 0) - before
                 try? handle.close()
                 guard report.written, report.added == importEvents else {
                     throw BenchError("the import into \(isSQLite ? "SQLite" : "PostgreSQL") added \(report.added) of \(importEvents) events: "
@@ -388,6 +407,7 @@ final class StoreComparisonBench {
                 if isSQLite { onSQLite.add(timing, rows: report.added) } else { onPostgres.add(timing, rows: report.added) }
             }
         }
+        lastRoundTrips = run.options.importRounds > 0 ? Double(importTrips) / Double(run.options.importRounds) : nil
         return row("import, \(ICalScenarios.thousands(importEvents)) events", "cometcal import of a generated .ics into a new store (SQLite: a new file; PostgreSQL: a new owner in the same database), in process",
                    (onSQLite, onPostgres), note: "\(run.options.importRounds) round\(run.options.importRounds == 1 ? "" : "s")")
     }

@@ -80,6 +80,17 @@ final class ChangeRecorder: StoreWriter {
         }
     }
 
+    /// Saves a record the caller made with a new id, never stored: its state before is none,
+    /// and nothing is read to learn it (an import's new records, a query each otherwise).
+    func saveNew(_ record: EntityRecord) throws {
+        let key = key(record.entity, record.id)
+        if touched[key] == nil {
+            touched[key] = Touched(entity: record.entity, id: record.id, before: nil, beforeDigest: nil, after: nil, afterDigest: nil)
+            order.append(key)
+        }
+        try save(record)
+    }
+
     func delete(_ entity: QualifiedName, id: UUID) throws {
         try touch(entity, id)
         try writing().delete(entity, id: id)

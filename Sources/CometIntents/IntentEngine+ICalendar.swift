@@ -304,7 +304,8 @@ struct ImportAborted: Error {}
 /// The state of one import run.
 struct Importer {
     let engine: IntentEngine
-    let transaction: any StoreWriter
+    /// The write, through the recorder that journals what the import changes.
+    let transaction: ChangeRecorder
     let options: ImportOptions
     var report = ImportReport()
     private var calendarID: UUID?
@@ -315,10 +316,15 @@ struct Importer {
     private var seen: [String: (line: Int, id: UUID?)] = [:]
     private var overrides: [(source: String, record: ICalRecord, uid: String)] = []
     private var mastersInFile = Set<String>()
+    /// Whether the store held no record of an entity when this import first met one. Then a
+    /// record of it can match only one this import saved, which `seen` finds (the same entity,
+    /// UID and RECURRENCE-ID), and the store is not asked: a query per record, on a server
+    /// store a round trip each. A message applied (a METHOD:CANCEL may add an override) ends it.
+    private var startedEmpty: [QualifiedName: Bool] = [:]
 
     var registry: Registry { engine.registry }
 
-    init(engine: IntentEngine, transaction: any StoreWriter, options: ImportOptions) {
+    init(engine: IntentEngine, transaction: ChangeRecorder, options: ImportOptions) {
         self.engine = engine
         self.transaction = transaction
         self.options = options
@@ -416,7 +422,7 @@ struct Importer {
             filled[marker.name] = .bool(try transaction.count(entity.name) == 0)
         }
         let record = EntityRecord(entity: entity.name, id: UUID(), values: filled)
-        try transaction.save(record)
+        try transaction.saveNew(record)
         report.note(entity.name, record.id, .created)
         note(name)
         return record.id
@@ -428,6 +434,7 @@ struct Importer {
 
     private mutating func store(_ incoming: ICalRecord, source: String) throws {
         guard let entity = registry.entity(incoming.entity) else { return }
+        let storeHeldNone = try storeHeldNone(entity.name)
         var values = incoming.values
         for property in entity.properties where values[property.name] == nil {
             if let value = property.defaultValue { values[property.name] = value }
@@ -454,10 +461,10 @@ struct Importer {
         var filters: [RecordFilter] = []
         if let uidProperty, let uid = incoming.uid { filters.append(.equals(uidProperty, .string(uid))) }
         if let property = fields?.recurrenceID { filters.append(.equals(property, values[property])) }
-        let existing = filters.isEmpty || incoming.uid == nil ? nil : try transaction.fetchAll(entity.name, matching: filters, limit: 1).first
+        let existing = filters.isEmpty || incoming.uid == nil || storeHeldNone ? nil : try transaction.fetchAll(entity.name, matching: filters, limit: 1).first
         guard let existing else {
             let record = EntityRecord(entity: entity.name, id: UUID(), values: values)
-            try save(record, incoming: incoming, source: source)
+            try save(record, incoming: incoming, source: source, isNew: true)
             report.added += 1
             report.note(entity.name, record.id, .created)
             remember(record, incoming: incoming, entity: entity)
@@ -482,6 +489,13 @@ struct Importer {
             report.olderVersions += 1
             remember(existing, incoming: incoming, entity: entity)
         }
+    }
+
+    private mutating func storeHeldNone(_ entity: QualifiedName) throws -> Bool {
+        if let known = startedEmpty[entity] { return known }
+        let none = try transaction.count(entity) == 0
+        startedEmpty[entity] = none
+        return none
     }
 
     private mutating func remember(_ record: EntityRecord, incoming: ICalRecord, entity: EntityDefinition) {
@@ -545,6 +559,7 @@ struct Importer {
     /// older than what is stored, is skipped with a warning that says why.
     private mutating func apply(_ message: ICalMessage, source: String) throws {
         guard let entity = registry.entity(message.entity), let fields = entity.temporalFields, let uidProperty = fields.uid else { return }
+        startedEmpty[entity.name] = false
         func skip(_ why: String) {
             report.warnings.append(.init(source: source, line: message.line, uid: message.uid, message: "METHOD:\(message.method) \(why); skipped"))
             report.skippedMessages += 1
@@ -688,9 +703,9 @@ struct Importer {
         return false
     }
 
-    private mutating func save(_ record: EntityRecord, incoming: ICalRecord, source: String) throws {
+    private mutating func save(_ record: EntityRecord, incoming: ICalRecord, source: String, isNew: Bool = false) throws {
         do {
-            try transaction.save(record)
+            if isNew { try transaction.saveNew(record) } else { try transaction.save(record) }
         } catch let error as StoreError where error.code == .invalidData || error.code == .constraint || error.code == .tooManyOccurrences {
             problem(source, line: incoming.line, uid: incoming.uid, error.message)
             return

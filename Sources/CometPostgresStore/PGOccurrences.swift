@@ -14,11 +14,12 @@ struct PGOccurrenceIndex {
     private var seriesTable: String { pgQuote((layout.occurrenceTable ?? "") + "_series") }
     private var owner: PGValue { .text(store.owner) }
 
-    /// The record's rows, made again: the old ones go first (none, for a new record). Nothing
-    /// here is waited for (`PGConnection.runLater`).
+    /// The record's rows, made again: the old ones go first, if the record is stored (sent
+    /// before the record's own row, so that a new record's check finds none). Nothing here is
+    /// waited for (`PGConnection.runLater`).
     func update(_ record: EntityRecord) throws {
         guard let temporal = layout.temporal else { return }
-        try remove(record.id)
+        try remove(record.id, onlyIfStored: true)
         guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
         let id = PGValue.text(record.id.lowercasedText)
         let uid = shape.uid.map(PGValue.text) ?? .null
@@ -55,33 +56,51 @@ struct PGOccurrenceIndex {
             try connection.runLater(insert, [owner, id, .integer(shape.startKey), .integer(shape.startKey + shape.durationSeconds), floating, uid,
                                         .integer(shape.startKey), .bool(false), .bool(false)])
         }
-        // Overrides already stored stand in for some of these rows.
+        // Overrides already stored stand in for some of these rows. Every row is found by the
+        // whole series index: a plan that stays small whatever the statistics say (an import
+        // into a new database runs before any: see `remove`).
         if shape.uid != nil {
             try connection.runLater("""
-                UPDATE \(table) SET overridden = true WHERE owner = ? AND entity_id = ? AND NOT is_override
-                  AND original_key IN (SELECT original_key FROM \(table) WHERE owner = ? AND series_uid = ? AND is_override)
-                """, [owner, id, owner, uid])
+                WITH overrides AS MATERIALIZED (
+                    SELECT original_key FROM \(table) WHERE owner = ? AND series_uid = ? AND is_override
+                )
+                UPDATE \(table) o SET overridden = true FROM overrides
+                WHERE o.owner = ? AND o.series_uid = ? AND NOT o.is_override AND o.original_key = overrides.original_key AND o.entity_id = ?
+                """, [owner, uid, owner, uid, id])
         }
     }
 
     /// One statement: the rows this record's overrides stood in for come back (unless another
     /// override of the same occurrence remains), and its rows and series row go. The parts
-    /// touch different rows (an override's row is never one it stands in for).
-    func remove(_ id: UUID) throws {
+    /// touch different rows (an override's row is never one it stands in for). `onlyIfStored`:
+    /// nothing is looked at unless the record's row is there (a one-time check on its key).
+    ///
+    /// The plan must not depend on statistics: an import or a copy into a new database writes
+    /// thousands of rows in one transaction, which ANALYZE and autovacuum cannot see until it
+    /// commits. Planned as for empty tables, the restore read every row of the owner (found by
+    /// `log_min_duration_statement` and auto_explain: a 2,000-event import took 63 s, a second
+    /// more per thousand rows). So it starts from this record's own override rows, materialized,
+    /// and finds each row they stand in for by the whole series index.
+    func remove(_ id: UUID, onlyIfStored: Bool = false) throws {
         let key = PGValue.text(id.lowercasedText)
+        let stored = onlyIfStored ? "EXISTS (SELECT 1 FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ?)" : "true"
         try connection.runLater("""
-            WITH restored AS (
-                UPDATE \(table) o SET overridden = false
-                WHERE o.owner = ? AND NOT o.is_override AND o.overridden
-                  AND (o.series_uid, o.original_key) IN (SELECT series_uid, original_key FROM \(table) WHERE owner = ? AND entity_id = ? AND is_override)
+            WITH present AS MATERIALIZED (
+                SELECT \(stored) AS yes
+            ), mine AS MATERIALIZED (
+                SELECT series_uid, original_key FROM \(table)
+                WHERE owner = ? AND entity_id = ? AND is_override AND (SELECT yes FROM present)
+            ), restored AS (
+                UPDATE \(table) o SET overridden = false FROM mine
+                WHERE o.owner = ? AND o.series_uid = mine.series_uid AND NOT o.is_override AND o.original_key = mine.original_key AND o.overridden
                   AND NOT EXISTS (
                     SELECT 1 FROM \(table) other WHERE other.owner = o.owner AND other.series_uid = o.series_uid AND other.is_override
                       AND other.original_key = o.original_key AND other.entity_id <> ?)
             ), series AS (
-                DELETE FROM \(seriesTable) WHERE owner = ? AND entity_id = ?
+                DELETE FROM \(seriesTable) WHERE owner = ? AND entity_id = ? AND (SELECT yes FROM present)
             )
-            DELETE FROM \(table) WHERE owner = ? AND entity_id = ?
-            """, [owner, owner, key, key, owner, key, owner, key])
+            DELETE FROM \(table) WHERE owner = ? AND entity_id = ? AND (SELECT yes FROM present)
+            """, (onlyIfStored ? [owner, key] : []) + [owner, key, owner, key, owner, key, owner, key])
     }
 
     /// Rows that may overlap [from, to), of the selected records (all of the owner's when nil).

@@ -366,6 +366,30 @@ struct ImportFidelityTests {
         #expect(try session.events().isEmpty)
     }
 
+    @Test("19. In one import into an empty store, an occurrence a METHOD:CANCEL added is the one a later VEVENT of the same occurrence updates, not a second")
+    func cancelThenOverrideInOneImport() throws {
+        let session = try Corpus.Session()
+        defer { session.close() }
+        let override = """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//CometCal tests//EN\r\nBEGIN:VEVENT\r\nUID:itip-series@fixtures.cometcal.test\r\n\
+            DTSTAMP:20261209T120000Z\r\nSEQUENCE:2\r\nRECURRENCE-ID;TZID=Europe/Berlin:20261214T100000\r\nDTSTART;TZID=Europe/Berlin:20261214T110000\r\n\
+            DURATION:PT30M\r\nSUMMARY:Weekly sync (moved)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """
+        var sources: [ImportSource] = []
+        for name in ["itip-series-request.ics", "itip-cancel-one-occurrence.ics"] {
+            let text = try String(contentsOf: Corpus.fixtures.appendingPathComponent(name), encoding: .utf8)
+            sources.append(ImportSource(name: name, text: text, registry: Corpus.registry))
+        }
+        sources.append(ImportSource(name: "moved.ics", text: override, registry: Corpus.registry))
+        let report = session.engine.importCalendars(sources)
+        #expect(report.written, "\(report.problems.map(\.message))")
+        let family = try session.store.transaction {
+            try $0.fetchAll(event, matching: [.equals("uid", .string("itip-series@fixtures.cometcal.test"))], limit: nil)
+        }
+        #expect(family.count == 2, "\(family.map { "\(text($0, "title") ?? "-") \($0["recurrenceId"].map { Corpus.registry.displayText($0) } ?? "-") \($0["status"].map { Corpus.registry.displayText($0) } ?? "-")" })")
+        #expect(family.contains { text($0, "title") == "Weekly sync (moved)" && $0["recurrenceId"] != nil })
+    }
+
     @Test("19. Google's and Outlook's cancellations after their invitations")
     func producerCancellations() throws {
         let (google, googleReports) = try imported("google-invitation.ics", "google-cancel.ics")

@@ -46,6 +46,12 @@ extension PGConnection {
         if pendingWrites.count >= PGConnection.pendingWritesMost { try pipeline(takePendingWrites()) }
     }
 
+    /// A statement without values that is not kept prepared (a utility statement), after the
+    /// pending writes, in one round trip.
+    func runUnprepared(_ sql: String) throws {
+        try pipeline(takePendingWrites() + [PipelinedStatement(sql: sql, prepared: false)])
+    }
+
     func takePendingWrites() -> [PipelinedStatement] {
         defer { pendingWrites.removeAll(keepingCapacity: true) }
         return pendingWrites

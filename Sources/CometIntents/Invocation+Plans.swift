@@ -57,9 +57,10 @@ extension Invocation {
         try checkUnique(record, entity)
         let created = record
         return Plan(kind: .create, target: nil, spanText: nil, changed: Array(changed)) { recorder in
-            for made in firstRun { try recorder.save(made) }
+            // Both made here with new ids: nothing stored to read first.
+            for made in firstRun { try recorder.saveNew(made) }
             try clearOtherDefaults(created, entity, recorder)
-            try recorder.save(created)
+            try recorder.saveNew(created)
             let notes = firstRun.map { made in
                 "There was no \(presenter.noun(made.entity)) yet, so I created one called “\(registry.title(of: made))”, the default."
             }

@@ -233,8 +233,11 @@ extension PGSession {
         if let known = store.cache.maximumDurations[entity] {
             maximumDuration = known
         } else {
+            // Kept in a write too: at worst it counts the write's own longer records, and if the
+            // write does not commit, range queries look back further than they need, finding the
+            // same rows (`widenMaximumDurations`).
             maximumDuration = try index.maximumDuration()
-            if !writing { store.cache.maximumDurations[entity] = maximumDuration }
+            store.cache.maximumDurations[entity] = maximumDuration
         }
         let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
         // Without a page, the rows are read whatever the series say: both in one round trip.

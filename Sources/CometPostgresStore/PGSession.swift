@@ -12,6 +12,11 @@ final class PGSession: StoreWriter {
     private var head: Int64 = 0
     private var changed = false
     private var deletedSome = false
+    /// The records this write saved or deleted: what its reads must not put in the cache.
+    private var changedKeys = Set<RecordCache.Key>()
+
+    func hasChanged(_ key: RecordCache.Key) -> Bool { changedKeys.contains(key) }
+
     /// Records this write saved, and at which count the tables it writes are analyzed next.
     private var saved = 0
     private var analyzeAt = PGSession.firstAnalyze
@@ -141,6 +146,7 @@ final class PGSession: StoreWriter {
         }
         changed = true
         store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
+        changedKeys.insert(RecordCache.Key(entity: record.entity, id: record.id))
         head += 1
         let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
         // The occurrence rows first: their update looks for the record's stored row (a new
@@ -200,6 +206,7 @@ final class PGSession: StoreWriter {
         guard let gone else { return }
         changed = true
         store.cache.forget(RecordCache.Key(entity: entity, id: id))
+        changedKeys.insert(RecordCache.Key(entity: entity, id: id))
         if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).remove(id) }
         try noteChange(entity, id: id, gone: gone)
     }

@@ -90,13 +90,15 @@ extension PGSession {
     }
 
     /// A selected row as a record: from the cache when it is there (its id, first, says), else
-    /// decoded, and kept when this is a read (a write's reads may be its own uncommitted changes).
+    /// decoded and kept. A write keeps only what it has not changed itself: the owner's lock
+    /// means that is the committed record, true whether the write commits or not; what it
+    /// changed is its own, kept by nobody until it commits (`save` and `delete` forget it).
     func record(from row: PGRow, layout: PGLayout) throws -> EntityRecord {
         if let id = row.text(0).flatMap(UUID.init(parsing:)), let cached = store.cache[RecordCache.Key(entity: layout.entity.name, id: id)] {
             return cached
         }
         let record = try store.coding.record(from: row, layout: layout)
-        if !writing { store.cache.keep(record) }
+        if !writing || !hasChanged(RecordCache.Key(entity: record.entity, id: record.id)) { store.cache.keep(record) }
         return record
     }
 }

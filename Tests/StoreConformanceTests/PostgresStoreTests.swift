@@ -258,6 +258,51 @@ struct PostgresStoreTests {
         #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 2)
     }
 
+    @Test("a write keeps in the record cache what it read and did not change, never what it changed: a failed write's change is not read back, and a record it only read costs a later read no query")
+    func writeReadsAndTheCache() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        let picnic = try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z")
+        try fixture.save(work, picnic)
+        struct Refused: Error {}
+        var renamed = picnic
+        renamed["title"] = .string("Renamed")
+        #expect(throws: Refused.self) {
+            try fixture.store.transaction { writer in
+                try writer.save(renamed)
+                #expect(try writer.fetch(ConformanceStore.event, id: picnic.id)?["title"] == .string("Renamed"))
+                throw Refused()
+            }
+        }
+        #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.event, id: picnic.id) }?["title"] == .string("Picnic"))
+        try fixture.store.transaction { writer in _ = try writer.fetch(ConformanceStore.calendar, id: work.id) }
+        let before = store.roundTrips
+        #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+        // The read's BEGIN with its change head, and nothing more.
+        #expect(store.roundTrips - before == 1)
+    }
+
+    @Test("a write of many records analyzes the tables it fills inside its transaction: planned from statistics that count its own rows, before it commits")
+    func longWriteAnalyzes() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        func estimate() throws -> Double {
+            Double(try store.connection.scalar("SELECT reltuples FROM pg_class WHERE relname = 'calendar__Event'") ?? "") ?? -1
+        }
+        let (before, during) = try fixture.store.transaction { writer -> (Double, Double) in
+            let before = try estimate()
+            for index in 0..<PGSession.firstAnalyze {
+                try writer.save(try fixture.event("Event \(index)", in: work, start: "2026-06-13T12:00:00Z"))
+            }
+            return (before, try estimate())
+        }
+        #expect(before < 1)
+        #expect(during >= Double(PGSession.firstAnalyze))
+    }
+
     @Test("a migration that would lose data is refused and changes nothing: the store opens again with its schemas")
     func destructiveMigrationRefused() throws {
         let fixture = try fixture()

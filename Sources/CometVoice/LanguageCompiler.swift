@@ -171,7 +171,8 @@ struct Speller {
     mutating func say(_ words: [String]) -> [String]? {
         var said: [String] = []
         var unsayable: [String] = []
-        for word in words {
+        // A generated piece may hold several words in one token ("in the").
+        for word in words.flatMap({ $0.split(separator: " ").map(String.init) }) {
             let spelled: [String]?
             if let cached = known[word] { spelled = cached } else {
                 spelled = pronunciations.spelling(of: word)

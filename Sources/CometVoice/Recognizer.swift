@@ -31,7 +31,8 @@ public struct LanguageFiles: Sendable, Hashable {
 /// `Sendable`: a decoder is used by one thread at a time; make one per worker.
 ///
 /// Each turn is decoded as a whole utterance (`full_utt`), so its cepstral mean is the turn's
-/// own (the model's `-cmn batch`) and what one turn hears does not depend on the turns before.
+/// own (the model's `-cmn batch`); the noise estimate of `-remove_noise` is not, and carries
+/// over from turn to turn: the same turns in the same order are heard the same.
 public final class Recognizer {
     private let decoder: OpaquePointer
     public private(set) var language: LanguageFiles
@@ -39,13 +40,17 @@ public final class Recognizer {
     static let frameRate = 100.0
 
     /// `quiet` sends the library's log to /dev/null (commands); otherwise it goes to stderr.
-    public init(models: SpeechModels = SpeechModels(), language: LanguageFiles, quiet: Bool = true) throws(VoiceError) {
+    /// `removeNoise` is pocketsphinx's spectral noise subtraction (on by default): its noise
+    /// estimate carries over from one turn to the next, so a turn's hearing depends on the turns
+    /// before it; off, turns are independent but heard worse (docs/voice.md, "Measured").
+    public init(models: SpeechModels = SpeechModels(), language: LanguageFiles, quiet: Bool = true, removeNoise: Bool = true) throws(VoiceError) {
         for (path, what) in [(models.acousticModel + "/mdef", "the acoustic model"), (language.languageModel, "the language model"),
                              (language.dictionary, "the dictionary")] where !FileManager.default.fileExists(atPath: path) {
             throw VoiceError(.missingModel, place: path, "\(what) is not there; install it with scripts/bootstrap (Debian's pocketsphinx-en-us)")
         }
         if quiet { err_set_logfp(nil) }
-        guard let config = cometcal_ps_config(models.acousticModel, language.languageModel, language.dictionary, quiet ? "/dev/null" : nil) else {
+        guard let config = cometcal_ps_config(models.acousticModel, language.languageModel, language.dictionary, quiet ? "/dev/null" : nil,
+                                              removeNoise ? "yes" : "no") else {
             throw VoiceError(.decoder, place: "cmd_ln_init", "pocketsphinx refused the configuration (model \(models.acousticModel))")
         }
         let made = ps_init(config)

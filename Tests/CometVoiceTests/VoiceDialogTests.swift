@@ -11,6 +11,7 @@ struct VoiceDialogTests {
     func table() throws {
         let run = try VoiceRun.shared.get()
         print(run.table)
+        print(run.thresholds)
         for (key, names) in run.wrong.sorted(by: { $0.key < $1.key }) { print("wrong (\(key)): \(names.joined(separator: ", "))") }
         for (reference, heard) in run.misheard { print("misheard: “\(reference)” → “\(heard)”") }
         print("phases (s): " + run.phaseSeconds.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", "))

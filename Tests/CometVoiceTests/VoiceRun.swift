@@ -57,14 +57,17 @@ final class VoiceRun: Sendable {
     let wrong: [String: [String]]
     /// Per-turn hearings of the compiled language, clean, for the log: reference → heard.
     let misheard: [(String, String)]
+    /// Every turn the compiled language heard (both conditions): its confidence, and whether
+    /// the words were exactly those said; to choose the gate's threshold from.
+    let calibration: [(confidence: Double, exact: Bool)]
     /// Wall-clock seconds of the hearing phase; decoder seconds per model/condition; seconds of speech (clean, all dialogs).
     let decodeSeconds: Double
     let decodeSpent: [String: Double]
     let audioSeconds: Double
     let phaseSeconds: [String: Double]
 
-    /// The dialogs the generic model hears too: every third.
-    static func inReference(_ index: Int) -> Bool { index % 3 == 0 }
+    /// The dialogs the generic model hears too: every fourth.
+    static func inReference(_ index: Int) -> Bool { index % 4 == 0 }
 
     static func key(_ model: Model, _ condition: Condition) -> String { model.rawValue + "/" + condition.rawValue }
 
@@ -165,7 +168,7 @@ final class VoiceRun: Sendable {
         phase("synthesis")
 
         // Hearing: two workers, each with its own decoders, each taking every other dialog in
-        // order. The generic model hears every third dialog only (the reference subset): with
+        // order. The generic model hears every fourth dialog only (the reference subset): with
         // the whole CMU dictionary it decodes several times slower than the compiled language,
         // and all of them would take the suite past its time bound.
         let box = HearingBox(count: dialogs.count)
@@ -226,6 +229,7 @@ final class VoiceRun: Sendable {
         var figures: [String: Figures] = [:]
         var wrong: [String: [String]] = [:]
         var misheard: [(String, String)] = []
+        var calibration: [(confidence: Double, exact: Bool)] = []
         for model in Model.allCases {
             for condition in Condition.allCases {
                 let key = VoiceRun.key(model, condition)
@@ -238,7 +242,9 @@ final class VoiceRun: Sendable {
                         let reference = Speech.spokenWords(text)
                         local.words += reference.count
                         local.errors += Speech.wordErrors(reference, hearing.words.map { $0.text })
-                        if key == "compiled/clean", reference != hearing.words.map({ $0.text }) { misheard.append((reference.joined(separator: " "), hearing.text)) }
+                        let exact = reference == hearing.words.map({ $0.text })
+                        if key == "compiled/clean", !exact { misheard.append((reference.joined(separator: " "), hearing.text)) }
+                        if model == .compiled { calibration.append((hearing.confidence, exact)) }
                     }
                     let player = VoicePlayer(dialog: dialog, hearings: turns, answers: hearings.answers, voices: hearings.voices, key: key)
                     let runner = ScriptRunner(registry: dialog.registry, allowsOwnSchemas: true) { registry, now, zone in
@@ -268,12 +274,26 @@ final class VoiceRun: Sendable {
         self.figures = figures
         self.wrong = wrong
         self.misheard = misheard
+        self.calibration = calibration
         phase("playing")
         phaseSeconds = phases
     }
 
+    /// For each threshold: the share of exact hearings it lets through, and of wrong ones.
+    var thresholds: String {
+        let exact = calibration.filter(\.exact), wrong = calibration.filter { !$0.exact }
+        var lines = ["threshold  exact hearings passed  wrong hearings passed   (compiled language, clean and 10 dB, \(calibration.count) turns)"]
+        for threshold in [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7] {
+            let keptExact = exact.filter { $0.confidence >= threshold && $0.confidence > 0 }.count
+            let keptWrong = wrong.filter { $0.confidence >= threshold && $0.confidence > 0 }.count
+            lines.append(String(format: "%9.2f  %4d/%4d (%5.1f%%)      %4d/%4d (%5.1f%%)", threshold, keptExact, exact.count,
+                                100 * Double(keptExact) / Double(max(1, exact.count)), keptWrong, wrong.count, 100 * Double(keptWrong) / Double(max(1, wrong.count))))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The table the suite prints: every dialog for the compiled language, and the reference
-    /// subset (every third dialog) for both, so the generic model is compared on the same turns.
+    /// subset (every fourth dialog) for both, so the generic model is compared on the same turns.
     var table: String {
         var lines = ["model     condition  dialogs    WER     store right        tasks right   asked back  not caught"]
         func line(_ model: Model, _ condition: Condition, _ suffix: String, _ label: String) {
@@ -284,8 +304,8 @@ final class VoiceRun: Sendable {
         }
         for condition in Condition.allCases { line(.compiled, condition, "", "all") }
         for condition in Condition.allCases {
-            line(.compiled, condition, "/reference", "every 3rd")
-            line(.generic, condition, "", "every 3rd")
+            line(.compiled, condition, "/reference", "every 4th")
+            line(.generic, condition, "", "every 4th")
         }
         return lines.joined(separator: "\n")
     }

@@ -159,7 +159,7 @@ enum SpokenTime {
         case 10: return ["for"] + duration(&random)
         case 11: return duration(&random) + [random.pick(["later", "earlier"])]
         case 12: return ["by"] + duration(&random)
-        case 13: return ["every", random.pick(TemporalLexicon.weekdayNames.map { $0.lowercased() } + ["day", "week", "weekday", "month", "other week"])]
+        case 13: return ["every"] + Utterance(random.pick(TemporalLexicon.weekdayNames.map { $0.lowercased() } + ["day", "week", "weekday", "month", "other week"])).keys
         case 14: return [random.pick(["daily", "weekly", "monthly"])]
         default: return ["from"] + clock(&random) + [random.pick(["to", "until"])] + clock(&random)
         }

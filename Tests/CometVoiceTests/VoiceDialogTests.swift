@@ -12,6 +12,12 @@ struct VoiceDialogTests {
         let run = try VoiceRun.shared.get()
         print(run.table)
         print(run.thresholds)
+        print("dialogs right by threshold (compiled): " + run.sweep.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("right with nothing heard: \(run.silentRight.count) of \(run.dialogs.count) dialogs (they only ask, or wait for a yes)")
+        for key in ["compiled/clean", "compiled/noisy", "generic/clean", "generic/noisy"] {
+            let (right, of) = run.needingHearing(key)
+            print("\(key): \(right) of the \(of) dialogs that need hearing ended right")
+        }
         for (key, names) in run.wrong.sorted(by: { $0.key < $1.key }) { print("wrong (\(key)): \(names.joined(separator: ", "))") }
         for (reference, heard) in run.misheard { print("misheard: “\(reference)” → “\(heard)”") }
         print("phases (s): " + run.phaseSeconds.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", "))

@@ -93,7 +93,7 @@ public enum SpokenLanguage {
 /// durations, shifts and repeats, spelled as speech comes out of a recognizer (numbers as words).
 enum SpokenTime {
     static let hours = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
-    static let minutes = ["fifteen", "thirty", "forty five", "o'clock", "oh five", "ten", "twenty", "forty five", "thirty"]
+    static let minutes = ["fifteen", "thirty", "forty five", "ten", "twenty", "forty five", "thirty"]
     static let parts = ["morning", "afternoon", "evening", "night"]
 
     static func number(_ value: Int) -> [String] {
@@ -112,56 +112,57 @@ enum SpokenTime {
         return [tens, unit]
     }
 
+    /// A clock time the grammar reads on its own: with am or pm, "o'clock" or a part of the
+    /// day, or after "at" (a bare number is not a time).
     static func clock(_ random: inout SplitMix64) -> [String] {
         switch random.int(0...9) {
         case 0: return [random.pick(["noon", "midnight", "midday"])]
         case 1, 2, 3: return [random.pick(hours), random.pick(["am", "pm"])]
         case 4, 5: return [random.pick(hours)] + Utterance(random.pick(minutes)).keys + [random.pick(["am", "pm"])]
-        case 6: return [random.pick(hours)] + Utterance(random.pick(minutes)).keys
+        case 6: return ["at", random.pick(hours)] + Utterance(random.pick(minutes)).keys
         case 7: return [random.pick(hours), "in", "the", random.pick(["morning", "afternoon", "evening"])]
         case 8: return [random.pick(hours), "o'clock"]
-        default: return [random.pick(hours)]
+        default: return ["at", random.pick(hours)]
         }
     }
 
     static func day(_ random: inout SplitMix64) -> [String] {
         let weekday = TemporalLexicon.weekdayNames.map { $0.lowercased() }
         let month = TemporalLexicon.monthNames.map { $0.lowercased() }
-        switch random.int(0...9) {
-        case 0: return [random.pick(["today", "tomorrow", "tonight", "yesterday"])]
+        switch random.int(0...8) {
+        case 0: return [random.pick(["today", "tomorrow", "tonight"])]
         case 1, 2: return [random.pick(weekday)]
-        case 3: return [random.pick(["next", "this", "last", "on"]), random.pick(weekday)]
+        case 3: return [random.pick(["next", "this", "on"]), random.pick(weekday)]
         case 4, 5: return [random.pick(month)] + ordinal(random.int(1...30))
-        case 6: return ["the"] + ordinal(random.int(1...31))
-        case 7: return ["on", "the"] + ordinal(random.int(1...31))
-        case 8: return [random.pick(["next", "this"]), random.pick(["week", "weekend", "month"])]
+        case 6: return ["on", "the"] + ordinal(random.int(1...31))
+        case 7: return [random.pick(["next", "this"]), random.pick(["week", "weekend", "month"])]
         default: return ["the"] + ordinal(random.int(1...30)) + ["of", random.pick(month)]
         }
     }
 
     static func duration(_ random: inout SplitMix64) -> [String] {
-        let unit = random.pick(["minutes", "hours", "days", "weeks"])
-        switch random.int(0...3) {
-        case 0: return [random.pick(["an", "half", "one"]), random.pick(["hour", "hour"])]
-        case 1: return number(random.pick([2, 3, 4, 10, 15, 20, 30, 45, 90])) + [unit]
-        case 2: return ["a", random.pick(["day", "week", "couple", "few"])] + (random.int(0...1) == 0 ? [] : [random.pick(["hours", "days", "minutes"])])
-        default: return ["half", "an", "hour"]
+        switch random.int(0...4) {
+        case 0: return ["an", "hour"]
+        case 1: return ["half", "an", "hour"]
+        case 2: return number(random.pick([2, 3, 4, 10, 15, 20, 30, 45])) + [random.pick(["minutes", "hours"])]
+        case 3: return number(random.pick([2, 3])) + [random.pick(["days", "weeks"])]
+        default: return ["a", random.pick(["day", "week"])]
         }
     }
 
     static func expression(_ random: inout SplitMix64) -> [String] {
-        switch random.int(0...15) {
+        switch random.int(0...13) {
         case 0, 1, 2: return clock(&random)
         case 3, 4: return day(&random)
-        case 5, 6, 7: return day(&random) + ["at"] + clock(&random)
-        case 8: return clock(&random) + day(&random)
+        case 5, 6, 7:
+            let time = clock(&random)
+            return day(&random) + (time.first == "at" ? time : ["at"] + time)
+        case 8: return [random.pick(hours), random.pick(["am", "pm"])] + day(&random)
         case 9: return day(&random) + [random.pick(parts)]
         case 10: return ["for"] + duration(&random)
         case 11: return duration(&random) + [random.pick(["later", "earlier"])]
-        case 12: return ["by"] + duration(&random)
-        case 13: return ["every"] + Utterance(random.pick(TemporalLexicon.weekdayNames.map { $0.lowercased() } + ["day", "week", "weekday", "month", "other week"])).keys
-        case 14: return [random.pick(["daily", "weekly", "monthly"])]
-        default: return ["from"] + clock(&random) + [random.pick(["to", "until"])] + clock(&random)
+        case 12: return ["every"] + Utterance(random.pick(TemporalLexicon.weekdayNames.map { $0.lowercased() } + ["day", "week", "weekday", "month", "other week"])).keys
+        default: return ["from", random.pick(hours), random.pick(["to", "until"]), random.pick(hours), random.pick(["am", "pm"])]
         }
     }
 }

@@ -5,7 +5,7 @@ import CometConversation
 /// never acts on a bad hearing (docs/voice.md, "The gate").
 ///
 /// - Nothing heard (silence, noise the decoder takes for fillers): "I didn't catch that", no turn.
-/// - A sure hearing (every word's posterior at least `threshold`) is said to the conversation
+/// - A sure hearing (every word's posterior at least `threshold`, 0.3 by default) is said to the conversation
 ///   as typed text would be.
 /// - An unsure hearing that reads as a change (create, update, delete, undo, redo), or that
 ///   would answer the question the conversation is waiting on, is asked back: "Did you say …?".
@@ -19,7 +19,8 @@ public final class VoiceConversation {
     /// A hearing asked back, waiting for the yes.
     private var held: String?
 
-    public static let defaultThreshold = 0.1
+    /// Chosen from the voice suite's sweep (docs/voice.md, "The threshold").
+    public static let defaultThreshold = 0.3
 
     /// What the gate made of a hearing.
     public enum Decision: String, Sendable, Hashable {

@@ -73,6 +73,19 @@ struct LanguageCompilerTests {
         #expect(model.vocabulary.contains("picnic") && model.vocabulary.contains("lovelace") && model.vocabulary.contains("dolores"))
     }
 
+    @Test("the tasks domain's language comes from its schema alone: its nouns and verbs, no calendar words")
+    func tasksLanguage() throws {
+        let registry = try Registry.load(paths: [Speech.root.appendingPathComponent("Examples/Schemas/tasks").path])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-language-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var compiler = LanguageCompiler(pronunciations: LanguageCompilerTests.pronunciations)
+        compiler.perClass = 20
+        let language = try compiler.compile(registry: registry, store: StoreWords(titles: ["Buy cake", "Pack the telescope"]), folder: folder.path)
+        let vocabulary = Set(try LanguageCompilerTests.read(language.files.languageModel).vocabulary)
+        for word in ["task", "chore", "errand", "mark", "done", "cake", "telescope", "yes", "undo"] { #expect(vocabulary.contains(word), "“\(word)”") }
+        for word in ["calendar", "event", "attendees", "picnic"] { #expect(!vocabulary.contains(word), "“\(word)” is not the tasks domain's") }
+    }
+
     @Test("the same schemas and store give the same files")
     func deterministic() throws {
         let (first, one) = try LanguageCompilerTests.compile()

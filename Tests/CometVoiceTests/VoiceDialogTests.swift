@@ -25,5 +25,21 @@ struct VoiceDialogTests {
               + String(format: "; speech: %.1f s per condition (all dialogs)", run.audioSeconds))
         print("languages: \(run.languages.count), compiled in \(run.compileSeconds.map { String(format: "%.2f", $0) }.joined(separator: ", ")) s; clipped samples: \(run.clipped)")
         #expect(run.dialogs.count >= 100)
+        // Floors the build meets with a margin (docs/voice.md, "Measured"); far from the
+        // issue's targets, which are not met.
+        let clean = try #require(run.figures["compiled/clean"]), noisy = try #require(run.figures["compiled/noisy"])
+        #expect(clean.wer <= 0.60, "compiled, clean: WER \(clean.wer)")
+        #expect(noisy.wer <= 0.68, "compiled, 10 dB: WER \(noisy.wer)")
+        #expect(clean.right >= 36, "compiled, clean: \(clean.right) dialogs right")
+        #expect(noisy.right >= 33, "compiled, 10 dB: \(noisy.right) dialogs right")
+        #expect(run.needingHearing("compiled/clean").right >= 3, "compiled, clean: dialogs that need hearing, right")
+        // The compiled language hears better than the generic model, on the same turns.
+        for condition in ["clean", "noisy"] {
+            let compiled = try #require(run.figures["compiled/\(condition)/reference"]), generic = try #require(run.figures["generic/\(condition)"])
+            #expect(compiled.wer + 0.15 < generic.wer, "\(condition): compiled WER \(compiled.wer), generic \(generic.wer)")
+        }
+        // The tasks domain by voice, with a language from its schema and its store alone.
+        #expect(clean.tasksDialogs == 17)
+        #expect(clean.tasksRight >= 3, "tasks dialogs right: \(clean.tasksRight)")
     }
 }

@@ -111,11 +111,11 @@ struct VoiceGateTests {
     func json() throws {
         let fixture = try GateFixture()
         let turn = fixture.voice.hear(GateFixture.hearing("move the picnic to noon", confidence: 0.05))
-        let json = turn.json(threshold: 0.1)
+        let json = turn.json(threshold: VoiceConversation.defaultThreshold)
         #expect(json["heard"]?["text"] == .string("move the picnic to noon"))
         #expect(json["heard"]?["confidence"] == .double(0.05))
         #expect(json["gate"]?["decision"] == .string("asked"))
-        #expect(json["gate"]?["threshold"] == .double(0.1))
+        #expect(json["gate"]?["threshold"] == .double(0.3))
         if case .array(let words)? = json["heard"]?["words"] { #expect(words.count == 5) } else { Issue.record("no words") }
     }
 }

@@ -36,6 +36,14 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
 
+        // Speech recognition for `cometcal listen`: pocketsphinx and sphinxbase from Debian
+        // (libpocketsphinx-dev, libsphinxbase-dev; scripts/bootstrap), reached through a module map.
+        .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
+        ),
+
         // The schema language, the typed registry and typed values.
         .target(name: "CometSchema", dependencies: ["CometText"]),
         // Small text utilities shared by the front ends and the schema compiler.
@@ -59,6 +67,10 @@ let package = Package(
         .target(name: "CometConversation", dependencies: ["CometIntents", "CometSchema", "CometStore", "CometText"]),
         // The daemon: JSON-RPC 2.0 over a Unix socket (transport apart from the method dispatch).
         .target(name: "CometDaemon", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometStore", "CometText"]),
+        // Speech ⇄ text: the WAVE reader, the recognizer (one owner of the pocketsphinx decoder),
+        // the language compiled from the schemas and the store, and the gate between a hearing
+        // and the conversation (docs/voice.md).
+        .target(name: "CometVoice", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometText", "CPocketSphinx"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 
@@ -77,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "cometcal",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometArguments",
-                           "CometText", "CEditLine", "CometHTTP", "CometPostgresStore"]
+                           "CometText", "CEditLine", "CometHTTP", "CometPostgresStore", "CometVoice"]
         ),
 
         .executableTarget(name: "cometcald", dependencies: ["CometDaemon", "CometSchema", "CometStore", "CometSQLiteStore", "CometArguments", "CometText",
@@ -116,6 +128,11 @@ let package = Package(
         .testTarget(
             name: "CometConversationTests",
             dependencies: ["CometConversation", "CometSchema", "CometIntents", "CometStore", "CometSQLiteStore", "CometICal"]
+        ),
+        // Speech from espeak-ng, recognized and played as the example dialogs (docs/voice.md).
+        .testTarget(
+            name: "CometVoiceTests",
+            dependencies: ["CometVoice", "CometConversation", "CometSchema", "CometIntents", "CometStore", "CometSQLiteStore"]
         ),
         .testTarget(
             name: "CometDaemonTests",

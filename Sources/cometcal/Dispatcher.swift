@@ -81,6 +81,7 @@ struct CalendarCommands {
         case ["import"]: return try ICalCommands(context: context).importFiles()
         case ["export"]: return try ICalCommands(context: context).export()
         case ["chat"]: return try ChatCommand(context: context).run()
+        case ["listen"]: return try ListenCommand(context: context).run()
         case ["add"]: return try AddCommand(context: context).run()
         case ["undo"]: return replay(context.backend.undo())
         case ["redo"]: return replay(context.backend.redo())

@@ -12,7 +12,7 @@ struct HelpTextTests {
         [], ["calendar"], ["calendar", "list"], ["calendar", "add"], ["calendar", "update"], ["calendar", "delete"],
         ["event"], ["event", "add"], ["event", "update"], ["event", "edit"], ["event", "delete"], ["event", "list"], ["event", "show"],
         ["agenda"], ["today"], ["search"], ["import"], ["export"], ["undo"], ["redo"], ["history"],
-        ["intent"], ["intent", "run"], ["intent", "list"], ["when"], ["add"], ["chat"], ["understand"], ["converse"],
+        ["intent"], ["intent", "run"], ["intent", "list"], ["when"], ["add"], ["chat"], ["listen"], ["understand"], ["converse"],
         ["schema"], ["schema", "check"], ["schema", "show"], ["schema", "dump"], ["completions"],
     ]
 

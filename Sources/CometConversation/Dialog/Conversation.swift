@@ -56,6 +56,10 @@ public final class Conversation {
 
     var parser: TemporalParser { TemporalParser(now: clock(), timeZone: timeZone) }
 
+    /// Whether a question CometCal asked (a confirmation, a value, a choice) waits for its
+    /// answer: a voice front end asks before it passes on an unsure hearing as that answer.
+    public var isWaitingForAnswer: Bool { state.pending != nil }
+
     /// The longest turn read; longer ones are refused with a reply saying so.
     public static let maximumWords = 40
     public static let maximumCharacters = 1_000

@@ -370,7 +370,7 @@ struct TrainingSentences {
         if chance(20) { container(entity, &sentence, preposition: ["on", "in"]) }
     }
 
-    private mutating func question(_ template: String, entity: QualifiedName, label: String) -> TrainingSentence {
+    mutating func question(_ template: String, entity: QualifiedName, label: String) -> TrainingSentence {
         var sentence = TrainingSentence(label: label)
         lead(&sentence)
         for (index, piece) in template.components(separatedBy: "{}").enumerated() {
@@ -381,7 +381,7 @@ struct TrainingSentences {
     }
 
     /// A declared phrase with its slots filled as people fill them.
-    private mutating func instantiate(_ phrase: Phrase, intent: IntentDefinition) -> TrainingSentence {
+    mutating func instantiate(_ phrase: Phrase, intent: IntentDefinition) -> TrainingSentence {
         var sentence = TrainingSentence(label: intent.name.description)
         lead(&sentence)
         let entity = intent.entity

@@ -36,11 +36,12 @@ public struct ScriptRunner {
         allowsOwnSchemas = true
     }
 
-    /// Scripts played in a world of the caller's (a daemon's store).
-    public init(registry: Registry, world: @escaping (Registry, Date, TimeZone) throws -> any ScriptWorld) {
+    /// Scripts played in a world of the caller's: a daemon's store, which serves one registry
+    /// (`allowsOwnSchemas` false), or a local one the caller wraps (the voice tests).
+    public init(registry: Registry, allowsOwnSchemas: Bool = false, world: @escaping (Registry, Date, TimeZone) throws -> any ScriptWorld) {
         self.registry = registry
         self.world = world
-        allowsOwnSchemas = false
+        self.allowsOwnSchemas = allowsOwnSchemas
     }
 
     public func run(path: String) -> Result {

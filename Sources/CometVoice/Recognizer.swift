@@ -1,0 +1,115 @@
+import Foundation
+import CPocketSphinx
+
+/// Where the decoder's models are: the acoustic model folder, and a language (a language model
+/// with the dictionary that spells its words as phones).
+public struct SpeechModels: Sendable, Hashable {
+    /// Debian's pocketsphinx-en-us package.
+    public static let debianFolder = "/usr/share/pocketsphinx/model/en-us"
+    public let acousticModel: String
+
+    public init(acousticModel: String = SpeechModels.debianFolder + "/en-us") { self.acousticModel = acousticModel }
+
+    /// pocketsphinx's generic US English model and the whole CMU dictionary: the reference the
+    /// compiled language is measured against.
+    public static let generic = LanguageFiles(languageModel: debianFolder + "/en-us.lm.bin", dictionary: debianFolder + "/cmudict-en-us.dict")
+    public static let cmudict = debianFolder + "/cmudict-en-us.dict"
+}
+
+/// A language model file and its dictionary.
+public struct LanguageFiles: Sendable, Hashable {
+    public let languageModel: String
+    public let dictionary: String
+
+    public init(languageModel: String, dictionary: String) {
+        self.languageModel = languageModel
+        self.dictionary = dictionary
+    }
+}
+
+/// The one owner of a pocketsphinx decoder (`ps_decoder_t`), freed when the recognizer goes. Not
+/// `Sendable`: a decoder is used by one thread at a time; make one per worker.
+///
+/// Each turn is decoded as a whole utterance (`full_utt`), so its cepstral mean is the turn's
+/// own (the model's `-cmn batch`); the noise estimate of `-remove_noise` is not, and carries
+/// over from turn to turn: the same turns in the same order are heard the same.
+public final class Recognizer {
+    private let decoder: OpaquePointer
+    public private(set) var language: LanguageFiles
+    /// Frames per second of the acoustic features (pocketsphinx's default `-frate`).
+    static let frameRate = 100.0
+
+    /// `quiet` sends the library's log to /dev/null (commands); otherwise it goes to stderr.
+    /// `removeNoise` is pocketsphinx's spectral noise subtraction (on by default): its noise
+    /// estimate carries over from one turn to the next, so a turn's hearing depends on the turns
+    /// before it; off, turns are independent but heard worse (docs/voice.md, "Measured").
+    public init(models: SpeechModels = SpeechModels(), language: LanguageFiles, quiet: Bool = true, removeNoise: Bool = true) throws(VoiceError) {
+        for (path, what) in [(models.acousticModel + "/mdef", "the acoustic model"), (language.languageModel, "the language model"),
+                             (language.dictionary, "the dictionary")] where !FileManager.default.fileExists(atPath: path) {
+            throw VoiceError(.missingModel, place: path, "\(what) is not there; install it with scripts/bootstrap (Debian's pocketsphinx-en-us)")
+        }
+        if quiet { err_set_logfp(nil) }
+        guard let config = cometcal_ps_config(models.acousticModel, language.languageModel, language.dictionary, quiet ? "/dev/null" : nil,
+                                              removeNoise ? "yes" : "no") else {
+            throw VoiceError(.decoder, place: "cmd_ln_init", "pocketsphinx refused the configuration (model \(models.acousticModel))")
+        }
+        let made = ps_init(config)
+        cmd_ln_free_r(config)
+        guard let made else {
+            throw VoiceError(.decoder, place: "ps_init", "pocketsphinx could not load \(models.acousticModel) with \(language.languageModel) and \(language.dictionary); run without quiet to see its log")
+        }
+        decoder = made
+        self.language = language
+    }
+
+    deinit { ps_free(decoder) }
+
+    /// Listens to another language without loading the acoustic model again: its dictionary
+    /// replaces the words, its model the search.
+    public func use(_ language: LanguageFiles) throws(VoiceError) {
+        guard ps_load_dict(decoder, language.dictionary, nil, nil) == 0 else {
+            throw VoiceError(.decoder, place: language.dictionary, "pocketsphinx could not load this dictionary")
+        }
+        let name = "lm-\(UUID().uuidString)"
+        guard ps_set_lm_file(decoder, name, language.languageModel) == 0, ps_set_search(decoder, name) == 0 else {
+            throw VoiceError(.decoder, place: language.languageModel, "pocketsphinx could not load this language model")
+        }
+        self.language = language
+    }
+
+    /// What was said in `samples` (16 kHz mono), as one utterance.
+    public func hear(_ samples: [Int16]) throws(VoiceError) -> Hearing {
+        let seconds = Double(samples.count) / Double(WAVFile.sampleRate)
+        guard ps_start_utt(decoder) == 0 else { throw VoiceError(.decoder, place: "ps_start_utt", "the decoder could not start an utterance") }
+        let processed = samples.withUnsafeBufferPointer { buffer in
+            ps_process_raw(decoder, buffer.baseAddress, buffer.count, 0, 1)
+        }
+        guard ps_end_utt(decoder) == 0, processed >= 0 else {
+            throw VoiceError(.decoder, place: "ps_process_raw", "the decoder failed on \(samples.count) samples")
+        }
+        var score: Int32 = 0
+        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds) }
+        var words: [Hearing.Word] = []
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            if let raw = ps_seg_word(current), let word = Recognizer.spoken(String(cString: raw)) {
+                var acoustic: Int32 = 0, language: Int32 = 0, backoff: Int32 = 0
+                let posterior = cometcal_ps_linear(decoder, ps_seg_prob(current, &acoustic, &language, &backoff))
+                var first: Int32 = 0, last: Int32 = 0
+                ps_seg_frames(current, &first, &last)
+                words.append(Hearing.Word(text: word, posterior: min(1, max(0, posterior)),
+                                          start: Double(first) / Recognizer.frameRate, end: Double(last + 1) / Recognizer.frameRate))
+            }
+            segment = ps_seg_next(current)
+        }
+        return Hearing(words: words, seconds: seconds)
+    }
+
+    /// A word as said, or nil for the decoder's fillers: `<s>`, `</s>`, `<sil>`, `[NOISE]`,
+    /// `++BREATH++`. An alternative pronunciation's mark is dropped ("read(2)" is "read").
+    static func spoken(_ word: String) -> String? {
+        if word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("+") { return nil }
+        if let open = word.firstIndex(of: "("), word.hasSuffix(")") { return String(word[..<open]) }
+        return word
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import CometVoice
+
+/// The example dialogs by voice, with no person (docs/voice.md, "Measured"): word error rate
+/// and the share of dialogs whose store ends right, for the compiled language and the generic
+/// model in the same run, clean and at 10 dB SNR.
+@Suite("Voice dialogs")
+struct VoiceDialogTests {
+    @Test("the table of word error rates and dialogs right, per model, clean and at 10 dB SNR")
+    func table() throws {
+        let run = try VoiceRun.shared.get()
+        print(run.table)
+        print(run.thresholds)
+        print("dialogs right by threshold (compiled): " + run.sweep.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("right with nothing heard: \(run.silentRight.count) of \(run.dialogs.count) dialogs (they only ask, or wait for a yes)")
+        for key in ["compiled/clean", "compiled/noisy", "generic/clean", "generic/noisy"] {
+            let (right, of) = run.needingHearing(key)
+            let tasks = run.needingHearing(key, prefix: "tasks-")
+            print("\(key): \(right) of the \(of) dialogs that need hearing ended right (tasks: \(tasks.right) of \(tasks.of))")
+        }
+        for (key, names) in run.wrong.sorted(by: { $0.key < $1.key }) { print("wrong (\(key)): \(names.joined(separator: ", "))") }
+        for (reference, heard) in run.misheard { print("misheard: “\(reference)” → “\(heard)”") }
+        print("phases (s): " + run.phaseSeconds.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", "))
+        print("decoder seconds: " + run.decodeSpent.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", ")
+              + String(format: "; speech: %.1f s per condition (all dialogs)", run.audioSeconds))
+        print("languages: \(run.languages.count), compiled in \(run.compileSeconds.map { String(format: "%.2f", $0) }.joined(separator: ", ")) s; clipped samples: \(run.clipped)")
+        #expect(run.dialogs.count >= 100)
+        // Floors the build meets with a margin (docs/voice.md, "Measured"); far from the
+        // issue's targets, which are not met.
+        let clean = try #require(run.figures["compiled/clean"]), noisy = try #require(run.figures["compiled/noisy"])
+        #expect(clean.wer <= 0.60, "compiled, clean: WER \(clean.wer)")
+        #expect(noisy.wer <= 0.68, "compiled, 10 dB: WER \(noisy.wer)")
+        #expect(clean.right >= 36, "compiled, clean: \(clean.right) dialogs right")
+        #expect(noisy.right >= 33, "compiled, 10 dB: \(noisy.right) dialogs right")
+        #expect(run.needingHearing("compiled/clean").right >= 3, "compiled, clean: dialogs that need hearing, right")
+        // The compiled language hears better than the generic model, on the same turns.
+        for condition in ["clean", "noisy"] {
+            let compiled = try #require(run.figures["compiled/\(condition)/reference"]), generic = try #require(run.figures["generic/\(condition)"])
+            #expect(compiled.wer + 0.15 < generic.wer, "\(condition): compiled WER \(compiled.wer), generic \(generic.wer)")
+        }
+        // The tasks domain by voice, with a language from its schema and its store alone.
+        #expect(clean.tasksDialogs == 17)
+        #expect(clean.tasksRight >= 2, "tasks dialogs right: \(clean.tasksRight)")
+    }
+}

@@ -1,0 +1,502 @@
+import Foundation
+import CometSchema
+import CometIntents
+import CometSQLiteStore
+@testable import CometConversation
+@testable import CometVoice
+
+/// Every example dialog spoken by espeak-ng, heard by both languages (the compiled one and the
+/// generic reference) clean and with noise at 10 dB SNR, and played through the voice gate
+/// against a fresh store: made once per test run, shared by the tests that read its figures.
+final class VoiceRun: Sendable {
+    enum Model: String, Sendable, CaseIterable { case compiled, generic }
+    enum Condition: String, Sendable, CaseIterable { case clean, noisy }
+
+    static let snr = 10.0
+    static let zone = TimeZone(identifier: "America/Los_Angeles")!
+
+    /// One example dialog.
+    struct Dialog: Sendable {
+        let name: String
+        let script: ConversationScript
+        let registry: Registry
+        /// The schemas folder and seeds it plays with: dialogs sharing them share a language.
+        let group: String
+        let seeds: [String]
+        let turns: [String]
+        let now: Date
+    }
+
+    /// The figures of one model in one condition.
+    struct Figures: Sendable {
+        var words = 0
+        var errors = 0
+        var dialogs = 0
+        var right = 0
+        var tasksDialogs = 0
+        var tasksRight = 0
+        var asked = 0
+        var notCaught = 0
+        mutating func add(_ other: Figures) {
+            words += other.words; errors += other.errors; dialogs += other.dialogs; right += other.right
+            tasksDialogs += other.tasksDialogs; tasksRight += other.tasksRight; asked += other.asked; notCaught += other.notCaught
+        }
+        var wer: Double { words == 0 ? 1 : Double(errors) / Double(words) }
+        var share: Double { dialogs == 0 ? 0 : Double(right) / Double(dialogs) }
+        var tasksShare: Double { tasksDialogs == 0 ? 0 : Double(tasksRight) / Double(tasksDialogs) }
+    }
+
+    let dialogs: [Dialog]
+    let figures: [String: Figures]
+    /// Seconds each group's language took to compile.
+    let compileSeconds: [Double]
+    let languages: [String: CompiledLanguage]
+    /// Samples clipped when noise was mixed in.
+    let clipped: Int
+    /// Wrong dialogs, for the log: model/condition → names.
+    let wrong: [String: [String]]
+    /// Per-turn hearings of the compiled language, clean, for the log: reference → heard.
+    let misheard: [(String, String)]
+    /// Every turn the compiled language heard (both conditions): its confidence, and whether
+    /// the words were exactly those said; to choose the gate's threshold from.
+    let calibration: [(confidence: Double, exact: Bool)]
+    /// Wall-clock seconds of the hearing phase; decoder seconds per model/condition; seconds of speech (clean, all dialogs).
+    let decodeSeconds: Double
+    let decodeSpent: [String: Double]
+    let audioSeconds: Double
+    let phaseSeconds: [String: Double]
+
+    /// The dialogs the generic model hears too: every sixth.
+    static func inReference(_ index: Int) -> Bool { index % 6 == 0 }
+
+    static func key(_ model: Model, _ condition: Condition) -> String { model.rawValue + "/" + condition.rawValue }
+
+    static let shared: Result<VoiceRun, Error> = Result { try VoiceRun() }
+
+    private init() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-voice-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var phases: [String: Double] = [:]
+        var phaseStart = Date()
+        func phase(_ name: String) {
+            phases[name] = Date().timeIntervalSince(phaseStart)
+            phaseStart = Date()
+        }
+        let defaultSchemas = Speech.root.appendingPathComponent("Schemas").path
+        var registries: [String: Registry] = [:]
+        func registry(_ path: String) throws -> Registry {
+            if let known = registries[path] { return known }
+            let loaded = try Registry.load(paths: [path])
+            registries[path] = loaded
+            return loaded
+        }
+
+        // The dialogs, as their scripts say: schemas, clock, seeds, turns.
+        var dialogs: [Dialog] = []
+        let names = try FileManager.default.contentsOfDirectory(atPath: Speech.examples.path).filter { $0.hasSuffix(".convo") }.sorted()
+        for name in names {
+            let script = try ConversationScript.load(path: Speech.examples.appendingPathComponent(name).path)
+            var schemas = defaultSchemas
+            var seeds: [String] = []
+            var turns: [String] = []
+            var now = Date()
+            for line in script.lines {
+                switch line.directive {
+                case .schemas(let relative): schemas = Speech.examples.appendingPathComponent(relative).standardizedFileURL.path
+                case .seed(let seed): seeds.append(seed)
+                case .say(let text): turns.append(text)
+                case .now(let local, let zone):
+                    now = local.dateTime(in: TimeZone(identifier: zone) ?? VoiceRun.zone).instant ?? now
+                default: break
+                }
+            }
+            dialogs.append(Dialog(name: name, script: script, registry: try registry(schemas), group: schemas + "|" + seeds.joined(separator: ","),
+                                  seeds: seeds, turns: turns, now: now))
+        }
+        self.dialogs = dialogs
+
+        // One language per group, from its schemas and the store its seeds make.
+        let pronunciations = try Pronunciations()
+        let compiler = LanguageCompiler(pronunciations: pronunciations)
+        var jobs: [(group: String, registry: Registry, store: StoreWords, folder: String)] = []
+        for (index, dialog) in dialogs.enumerated() where !jobs.contains(where: { $0.group == dialog.group }) {
+            let world = try LocalScriptWorld(registry: dialog.registry, now: dialog.now, timeZone: VoiceRun.zone, opener: SQLiteStore.opener)
+            for seed in dialog.seeds {
+                _ = world.importSeed(name: seed, text: try String(contentsOf: Speech.examples.appendingPathComponent(seed), encoding: .utf8))
+            }
+            jobs.append((dialog.group, dialog.registry, try StoreWords.read(registry: dialog.registry, records: world.records),
+                         folder.appendingPathComponent("language-\(index)").path))
+        }
+        // Compiled on both cores; each compile's own time is in its report.
+        let compiledBox = LanguageBox(count: jobs.count)
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { [jobs] index in
+            let job = jobs[index]
+            compiledBox.set(index, Result { () throws(VoiceError) -> CompiledLanguage in try compiler.compile(registry: job.registry, store: job.store, folder: job.folder) })
+        }
+        var languages: [String: CompiledLanguage] = [:]
+        var compileSeconds: [Double] = []
+        for (index, job) in jobs.enumerated() {
+            let language = try compiledBox.get(index).get()
+            languages[job.group] = language
+            compileSeconds.append(language.report.seconds)
+        }
+        self.compileSeconds = compileSeconds
+        phase("languages")
+        self.languages = languages
+
+        // Speech: each turn in one of the four voices (in turn), and "yes" and "no" in each.
+        let noise = try Speech.noise(seconds: 30, folder: folder)
+        var clean: [[[Int16]]] = []
+        var noisy: [[[Int16]]] = []
+        var clipped = 0
+        var turnIndex = 0
+        var voiceOfTurn: [[Speech.Voice]] = []
+        for (dialogIndex, dialog) in dialogs.enumerated() {
+            var cleanTurns: [[Int16]] = [], noisyTurns: [[Int16]] = [], voices: [Speech.Voice] = []
+            for (index, text) in dialog.turns.enumerated() {
+                let voice = Speech.voices[turnIndex % Speech.voices.count]
+                let samples = try Speech.synthesize(text, voice: voice, folder: folder, name: "d\(dialogIndex)-t\(index)")
+                cleanTurns.append(samples)
+                noisyTurns.append(Speech.mix(samples, noise: noise, offset: turnIndex * 7919, snr: VoiceRun.snr, clipped: &clipped))
+                voices.append(voice)
+                turnIndex += 1
+            }
+            clean.append(cleanTurns)
+            noisy.append(noisyTurns)
+            voiceOfTurn.append(voices)
+        }
+        var answers: [String: [Int16]] = [:]
+        for voice in Speech.voices {
+            for word in ["yes", "no"] {
+                let samples = try Speech.synthesize(word, voice: voice, folder: folder, name: "\(word)-\(voice.name)-\(voice.speed)")
+                answers["\(word)|\(voice)|clean"] = samples
+                answers["\(word)|\(voice)|noisy"] = Speech.mix(samples, noise: noise, offset: voice.speed * 31, snr: VoiceRun.snr, clipped: &clipped)
+            }
+        }
+        self.clipped = clipped
+        phase("synthesis")
+
+        // Hearing: two workers, each with its own decoders, each taking every other dialog in
+        // order. The generic model hears every sixth dialog only (the reference subset): with
+        // the whole CMU dictionary it decodes several times slower than the compiled language,
+        // and all of them would take the suite past its time bound.
+        let box = HearingBox(count: dialogs.count)
+        let failures = HearingBox(count: 2)
+        let clock = Date()
+        let seconds = HearingBox(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { [dialogs, languages, clean, noisy, voiceOfTurn] worker in
+            do {
+                let generic = try Recognizer(language: SpeechModels.generic)
+                var compiled: Recognizer?
+                var spent: [String: Double] = [:]
+                for index in stride(from: worker, to: dialogs.count, by: 2) {
+                    let dialog = dialogs[index]
+                    guard let language = languages[dialog.group] else { continue }
+                    if let compiled, compiled.language == language.files {} else if let compiled { try compiled.use(language.files) } else {
+                        compiled = try Recognizer(language: language.files)
+                    }
+                    guard let compiledRecognizer = compiled else { continue }
+                    var heard: [String: [Hearing]] = [:]
+                    for model in Model.allCases where model == .compiled || VoiceRun.inReference(index) {
+                        let recognizer = model == .compiled ? compiledRecognizer : generic
+                        for condition in Condition.allCases {
+                            let key = VoiceRun.key(model, condition)
+                            let started = Date()
+                            let turns = condition == .clean ? clean[index] : noisy[index]
+                            heard[key] = try turns.map { try recognizer.hear($0) }
+                            spent[key, default: 0] += Date().timeIntervalSince(started)
+                        }
+                    }
+                    box.set(index, DialogHearings(turns: heard, voices: voiceOfTurn[index]))
+                }
+                seconds.setSpent(worker, spent)
+            } catch {
+                failures.fail(worker, error)
+            }
+        }
+        if let error = failures.firstError { throw error }
+        decodeSeconds = Date().timeIntervalSince(clock)
+        phase("hearing")
+        decodeSpent = seconds.spentTotal
+        audioSeconds = clean.joined().reduce(0.0) { $0 + Double($1.count) / 16_000 }
+
+        let bank = AnswerBank(samples: answers, languages: languages)
+        // Playing: each dialog through the gate, on a fresh store, for each model and condition.
+        var figures: [String: Figures] = [:]
+        var wrong: [String: [String]] = [:]
+        var misheard: [(String, String)] = []
+        var calibration: [(confidence: Double, exact: Bool)] = []
+        for model in Model.allCases {
+            for condition in Condition.allCases {
+                let key = VoiceRun.key(model, condition)
+                var tally = Figures()
+                var subset = Figures()
+                for (index, dialog) in dialogs.enumerated() {
+                    guard let hearings = box.get(index), let turns = hearings.turns[key] else { continue }
+                    var local = Figures()
+                    for (text, hearing) in zip(dialog.turns, turns) {
+                        let reference = Speech.spokenWords(text)
+                        local.words += reference.count
+                        local.errors += Speech.wordErrors(reference, hearing.words.map { $0.text })
+                        let exact = reference == hearing.words.map({ $0.text })
+                        if key == "compiled/clean", !exact { misheard.append((reference.joined(separator: " "), hearing.text)) }
+                        if model == .compiled { calibration.append((hearing.confidence, exact)) }
+                    }
+                    let (isRight, player) = VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: model, condition: condition, bank: bank)
+                    let isTasks = dialog.name.hasPrefix("tasks-")
+                    local.dialogs = 1
+                    if isRight { local.right = 1 } else { wrong[key, default: []].append(dialog.name) }
+                    if isTasks { local.tasksDialogs = 1; local.tasksRight = isRight ? 1 : 0 }
+                    local.asked = player.asked
+                    local.notCaught = player.notCaught
+                    tally.add(local)
+                    if VoiceRun.inReference(index) { subset.add(local) }
+                }
+                figures[key] = tally
+                figures[key + "/reference"] = subset
+            }
+        }
+        // The gate's threshold, swept: the compiled language's dialogs played again at others.
+        var sweep: [String: Int] = [:]
+        for threshold in [0.1] {
+            for condition in Condition.allCases {
+                let key = VoiceRun.key(.compiled, condition)
+                var right = 0
+                for (index, dialog) in dialogs.enumerated() {
+                    guard let hearings = box.get(index), let turns = hearings.turns[key] else { continue }
+                    if VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: .compiled, condition: condition, bank: bank, threshold: threshold).0 { right += 1 }
+                }
+                sweep[String(format: "%.2f|", threshold) + condition.rawValue] = right
+            }
+        }
+        for condition in Condition.allCases { sweep[String(format: "%.2f|", VoiceConversation.defaultThreshold) + condition.rawValue] = figures[VoiceRun.key(.compiled, condition)]?.right }
+        self.sweep = sweep
+
+        // The baseline: the dialogs that end right when nothing at all is heard (those that
+        // only ask, or whose changes need a yes that never comes). The rest need hearing.
+        var silentRight = Set<String>()
+        for dialog in dialogs {
+            let nothing = Array(repeating: Hearing(words: [], seconds: 0), count: dialog.turns.count)
+            if VoiceRun.play(dialog, hearings: nothing, voices: Array(repeating: Speech.voices[0], count: dialog.turns.count), model: .compiled,
+                             condition: .clean, bank: bank).0 {
+                silentRight.insert(dialog.name)
+            }
+        }
+        self.silentRight = silentRight
+        self.figures = figures
+        self.wrong = wrong
+        self.misheard = misheard
+        self.calibration = calibration
+        phase("playing")
+        phaseSeconds = phases
+    }
+
+    /// One dialog played through the gate on a fresh store: whether its store ended as its
+    /// script says (every `@expect` on a record or a count; replies and outcomes are not
+    /// compared, since a voice turn may ask back first), and the player with its counts.
+    static func play(_ dialog: Dialog, hearings: [Hearing], voices: [Speech.Voice], model: Model, condition: Condition, bank: AnswerBank,
+                     threshold: Double = VoiceConversation.defaultThreshold) -> (Bool, VoicePlayer) {
+        let player = VoicePlayer(dialog: dialog, hearings: hearings, voices: voices, threshold: threshold) { word, voice in
+            (try? bank.hear(word, voice: voice, condition: condition, model: model, group: dialog.group)) ?? Hearing(words: [], seconds: 0)
+        }
+        let runner = ScriptRunner(registry: dialog.registry, allowsOwnSchemas: true) { registry, now, zone in
+            VoiceWorld(inner: try LocalScriptWorld(registry: registry, now: now, timeZone: zone, opener: SQLiteStore.opener), player: player)
+        }
+        let result = runner.run(dialog.script)
+        let storeLines = Set(dialog.script.lines.compactMap { line -> Int? in
+            switch line.directive {
+            case .field, .exists, .count: return line.number
+            default: return nil
+            }
+        })
+        return (!result.failures.contains { storeLines.contains($0.line) || $0.line == 0 }, player)
+    }
+
+    /// Dialogs right with the compiled language per gate threshold: "0.30|clean" → count.
+    let sweep: [String: Int]
+
+    /// Dialogs whose store ends right with nothing heard at all.
+    let silentRight: Set<String>
+
+    /// Of the dialogs that need hearing (not right with nothing heard), how many a model ended right.
+    func needingHearing(_ key: String, prefix: String = "") -> (right: Int, of: Int) {
+        let wrongNames = Set(wrong[key] ?? [])
+        let needing = dialogs.enumerated().filter { index, dialog in
+            !silentRight.contains(dialog.name) && dialog.name.hasPrefix(prefix) && (key.hasPrefix("generic") ? VoiceRun.inReference(index) : true)
+        }.map { $0.element }
+        return (needing.filter { !wrongNames.contains($0.name) }.count, needing.count)
+    }
+
+    /// For each threshold: the share of exact hearings it lets through, and of wrong ones.
+    var thresholds: String {
+        let exact = calibration.filter(\.exact), wrong = calibration.filter { !$0.exact }
+        var lines = ["threshold  exact hearings passed  wrong hearings passed   (compiled language, clean and 10 dB, \(calibration.count) turns)"]
+        for threshold in [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7] {
+            let keptExact = exact.filter { $0.confidence >= threshold && $0.confidence > 0 }.count
+            let keptWrong = wrong.filter { $0.confidence >= threshold && $0.confidence > 0 }.count
+            lines.append(String(format: "%9.2f  %4d/%4d (%5.1f%%)      %4d/%4d (%5.1f%%)", threshold, keptExact, exact.count,
+                                100 * Double(keptExact) / Double(max(1, exact.count)), keptWrong, wrong.count, 100 * Double(keptWrong) / Double(max(1, wrong.count))))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The table the suite prints: every dialog for the compiled language, and the reference
+    /// subset (every sixth dialog) for both, so the generic model is compared on the same turns.
+    var table: String {
+        var lines = ["model     condition  dialogs    WER     store right        tasks right   asked back  not caught"]
+        func line(_ model: Model, _ condition: Condition, _ suffix: String, _ label: String) {
+            guard let figures = figures[VoiceRun.key(model, condition) + suffix] else { return }
+            lines.append(String(format: "%-9@ %-10@ %-9@ %5.1f%%  %3d/%3d (%5.1f%%)  %2d/%2d (%3.0f%%)  %10d  %10d", model.rawValue as NSString,
+                                (condition == .clean ? "clean" : "10 dB SNR") as NSString, label as NSString, figures.wer * 100, figures.right, figures.dialogs,
+                                figures.share * 100, figures.tasksRight, figures.tasksDialogs, figures.tasksShare * 100, figures.asked, figures.notCaught))
+        }
+        for condition in Condition.allCases { line(.compiled, condition, "", "all") }
+        for condition in Condition.allCases {
+            line(.compiled, condition, "/reference", "every 6th")
+            line(.generic, condition, "", "every 6th")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct DialogHearings: Sendable {
+    let turns: [String: [Hearing]]
+    let voices: [Speech.Voice]
+}
+
+final class LanguageBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<CompiledLanguage, VoiceError>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: Result<CompiledLanguage, VoiceError>) { lock.withLock { slots[index] = value } }
+    func get(_ index: Int) -> Result<CompiledLanguage, VoiceError> {
+        lock.withLock { slots[index] } ?? .failure(VoiceError(.language, place: "language \(index)", "never compiled"))
+    }
+}
+
+/// "yes" and "no" in each voice, heard when a dialog's person is asked back (and only then),
+/// by a decoder of each model kept for the purpose, in the order the dialogs ask.
+final class AnswerBank {
+    let samples: [String: [Int16]]
+    let languages: [String: CompiledLanguage]
+    private var compiled: Recognizer?
+    private var generic: Recognizer?
+    private var heard: [String: Hearing] = [:]
+
+    init(samples: [String: [Int16]], languages: [String: CompiledLanguage]) {
+        self.samples = samples
+        self.languages = languages
+    }
+
+    func hear(_ word: String, voice: Speech.Voice, condition: VoiceRun.Condition, model: VoiceRun.Model, group: String) throws -> Hearing {
+        let key = [word, voice.description, condition.rawValue, model.rawValue, model == .compiled ? group : ""].joined(separator: "|")
+        if let known = heard[key] { return known }
+        guard let sound = samples["\(word)|\(voice)|\(condition.rawValue)"] else { return Hearing(words: [], seconds: 0) }
+        let recognizer: Recognizer
+        if model == .generic {
+            recognizer = try generic ?? Recognizer(language: SpeechModels.generic)
+            generic = recognizer
+        } else {
+            guard let language = languages[group] else { return Hearing(words: [], seconds: 0) }
+            if let compiled, compiled.language != language.files { try compiled.use(language.files) }
+            recognizer = try compiled ?? Recognizer(language: language.files)
+            compiled = recognizer
+        }
+        let hearing = try recognizer.hear(sound)
+        heard[key] = hearing
+        return hearing
+    }
+}
+
+/// Results written by the decoding workers, each to its own slots.
+final class HearingBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [DialogHearings?]
+    private var errors: [Error?]
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+        errors = Array(repeating: nil, count: count)
+    }
+
+    func set(_ index: Int, _ value: DialogHearings) { lock.withLock { slots[index] = value } }
+    func get(_ index: Int) -> DialogHearings? { lock.withLock { slots[index] } }
+    func fail(_ index: Int, _ error: Error) { lock.withLock { errors[index] = error } }
+    var firstError: Error? { lock.withLock { errors.compactMap { $0 }.first } }
+    private var spent: [String: Double] = [:]
+    func setSpent(_ worker: Int, _ value: [String: Double]) { lock.withLock { for (key, seconds) in value { spent[key, default: 0] += seconds } } }
+    var spentTotal: [String: Double] { lock.withLock { spent } }
+}
+
+/// The person in a voice dialog: says each turn as heard, and when asked "Did you say …?"
+/// answers yes (spoken, and heard) when it is what they said, no when it is not.
+final class VoicePlayer {
+    let dialog: VoiceRun.Dialog
+    let hearings: [Hearing]
+    let voices: [Speech.Voice]
+    let threshold: Double
+    let answer: (String, Speech.Voice) -> Hearing
+    private var next = 0
+    var asked = 0
+    var notCaught = 0
+
+    init(dialog: VoiceRun.Dialog, hearings: [Hearing], voices: [Speech.Voice], threshold: Double, answer: @escaping (String, Speech.Voice) -> Hearing) {
+        self.dialog = dialog
+        self.hearings = hearings
+        self.voices = voices
+        self.threshold = threshold
+        self.answer = answer
+    }
+
+    func play(_ text: String, on voice: VoiceConversation) -> Conversation.Turn {
+        let index = next
+        next += 1
+        guard index < hearings.count else { return Conversation.Turn(reply: "(no hearing for this turn)", outcome: .failed, snippet: nil, understood: false) }
+        var turn = voice.hear(hearings[index])
+        if turn.decision == .asked {
+            asked += 1
+            let meant = Speech.spokenWords(text) == turn.hearing.words.map { $0.text }
+            turn = voice.hear(answer(meant ? "yes" : "no", voices[index]))
+        }
+        if turn.decision == .notCaught { notCaught += 1 }
+        return turn.turn ?? Conversation.Turn(reply: turn.reply, outcome: turn.outcome, snippet: nil, understood: false)
+    }
+}
+
+/// A script's world whose conversation is heard: the local world's store, its conversation
+/// behind the voice gate, each turn played by the `VoicePlayer`.
+final class VoiceWorld: ScriptWorld {
+    let inner: LocalScriptWorld
+    let player: VoicePlayer
+    var registry: Registry { inner.registry }
+
+    init(inner: LocalScriptWorld, player: VoicePlayer) {
+        self.inner = inner
+        self.player = player
+    }
+
+    func importSeed(name: String, text: String) -> ImportReport { inner.importSeed(name: name, text: text) }
+    func records(_ entity: QualifiedName) throws -> [EntityRecord] { try inner.records(entity) }
+    func record(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? { try inner.record(entity, id: id) }
+
+    func openConversation(now: Date, timeZone: TimeZone) throws -> any ScriptConversation {
+        guard let conversation = try inner.openConversation(now: now, timeZone: timeZone) as? Conversation else {
+            throw Speech.ToolFailure(description: "the local world's conversation is not a Conversation")
+        }
+        return HeardConversation(voice: VoiceConversation(conversation: conversation, threshold: player.threshold), player: player)
+    }
+}
+
+final class HeardConversation: ScriptConversation {
+    let voice: VoiceConversation
+    let player: VoicePlayer
+
+    init(voice: VoiceConversation, player: VoicePlayer) {
+        self.voice = voice
+        self.player = player
+    }
+
+    func say(_ text: String) -> Conversation.Turn { player.play(text, on: voice) }
+}

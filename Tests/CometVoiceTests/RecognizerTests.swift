@@ -41,6 +41,25 @@ struct RecognizerTests {
         #expect(try after.hear(second) == alone, "without noise removal, the turn before changed what was heard")
     }
 
+    @Test("a recording with no room noise gets a faint floor, the same every time; one with a floor of its own is left as it is")
+    func noiseFloor() {
+        // A tone with digital silence around it, as a synthesizer writes it.
+        let tone = (0..<8_000).map { Int16(8_000 * sin(Double($0) * 2 * .pi * 440 / 16_000)) }
+        let synthesized = [Int16](repeating: 0, count: 8_000) + tone + [Int16](repeating: 0, count: 8_000)
+        let floored = Recognizer.withNoiseFloor(synthesized)
+        #expect(floored != synthesized)
+        #expect(floored == Recognizer.withNoiseFloor(synthesized))
+        #expect(floored.prefix(8_000).allSatisfy { abs(Int32($0)) <= Recognizer.noiseFloorAmplitude })
+        #expect(floored.prefix(8_000).contains { $0 != 0 })
+        // A recording whose quiet frames already hold noise (about −40 dBFS).
+        var state: UInt32 = 7
+        let room = synthesized.map { sample -> Int16 in
+            state = state &* 1_103_515_245 &+ 12_345
+            return Int16(clamping: Int32(sample) + Int32(state >> 16) % 600 - 300)
+        }
+        #expect(Recognizer.withNoiseFloor(room) == room)
+    }
+
     @Test("silence is heard as no words at all, with confidence 0")
     func silence() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-recognizer-\(UUID().uuidString)")

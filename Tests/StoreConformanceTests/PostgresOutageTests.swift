@@ -62,6 +62,52 @@ final class PostgresOutageTests {
         #expect(next(watcher) == [.changed])
     }
 
+    @Test("a write whose last round trip (its writes with COMMIT, in one pipeline) finds the server gone leaves the connection able to write after the restart, without being opened again")
+    func pipelineAcrossRestart() throws {
+        let store = try open()
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Before")) }
+        let failed = #expect(throws: StoreError.self) {
+            try store.transaction { writer in
+                try writer.save(PostgresOutageTests.calendar("Lost"))
+                try writer.setMeta("lost", "yes")
+                try cluster.stop(immediate: true)
+            }
+        }
+        #expect(failed?.code == .unavailable, "\(String(describing: failed))")
+        try cluster.start()
+        let after = PostgresOutageTests.calendar("After")
+        try store.transaction { try $0.save(after) }
+        #expect(try storedCalendars().contains(after.id))
+        #expect(try store.readTransaction { try $0.meta("lost") } == nil)
+    }
+
+    @Test("a server killed while a pipeline's answers are read fails the write as unavailable, at once, and the same store writes again after the restart", .timeLimit(.minutes(1)))
+    func pipelineLostMidway() throws {
+        let store = try open()
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Before")) }
+        let cluster = self.cluster
+        let stopped = DispatchSemaphore(value: 0)
+        let killer = Thread {
+            usleep(500_000)
+            try? cluster.stop(immediate: true)
+            stopped.signal()
+        }
+        killer.start()
+        let failed = #expect(throws: StoreError.self) {
+            try store.transaction { writer in
+                try writer.save(PostgresOutageTests.calendar("Lost"))
+                // Sent with the pending save, in one pipeline; the server goes while it sleeps.
+                try store.connection.query("SELECT pg_sleep(3)") { _ in }
+            }
+        }
+        #expect(failed?.code == .unavailable, "\(String(describing: failed))")
+        stopped.wait()
+        try cluster.start()
+        let after = PostgresOutageTests.calendar("After")
+        try store.transaction { try $0.save(after) }
+        #expect(try storedCalendars().contains(after.id))
+    }
+
     @Test("writers on four stores while the database is killed and restarted: every acknowledged write is there exactly once, the outage's errors are store_unavailable naming the database, and each store writes again without being opened again")
     func writesAcrossARestart() throws {
         #expect(try cluster.administer("SHOW synchronous_commit") == "on")
@@ -103,6 +149,10 @@ final class PostgresOutageTests {
         let waited = Result { try log.waitUntilEachWriter(hasAcknowledged: 5, beyond: resumed, seconds: 20) }
         log.finish()
         group.wait()
+        if case .failure = waited {
+            // What the writers were told after the restart says why they did not write.
+            Issue.record("the last errors: \(log.errors.suffix(8).map { "\($0.message) [\($0.detail ?? "")]" })")
+        }
         try waited.get()
 
         #expect(log.unexpectedErrors.isEmpty, "\(log.unexpectedErrors)")

@@ -106,26 +106,39 @@ extension PGConnection {
         if PQpipelineSync(handle) != 1, failure == nil {
             failure = sendFailure(sql: statements.first?.sql)
         }
-        // Each statement's results end with a null; the sync's own result comes last.
-        for statement in statements.prefix(sent) {
+        // Each statement's results end with a null; the sync's own result comes last. A
+        // connection that broke stops the reading: libpq in pipeline mode may answer every
+        // later call with the same error instead of a null.
+        reading: for statement in statements.prefix(sent) {
             while let result = PQgetResult(handle) {
                 defer { PQclear(result) }
-                guard failure == nil, PQresultStatus(result) != PGRES_PIPELINE_ABORTED else { continue }
-                do {
-                    try described(statement) { try check(result, sql: statement.sql) }
-                    try read(result, of: statement)
-                } catch {
-                    failure = error
+                if failure == nil, PQresultStatus(result) != PGRES_PIPELINE_ABORTED {
+                    do {
+                        try described(statement) { try check(result, sql: statement.sql) }
+                        try read(result, of: statement)
+                    } catch {
+                        failure = error
+                    }
                 }
+                if PQstatus(handle) != CONNECTION_OK { break reading }
             }
         }
-        while let result = PQgetResult(handle) {
+        while PQstatus(handle) == CONNECTION_OK, let result = PQgetResult(handle) {
             let status = PQresultStatus(result)
             PQclear(result)
             if status == PGRES_PIPELINE_SYNC { break }
         }
-        if PQexitPipelineMode(handle) != 1, failure == nil {
-            failure = StoreError(.engineFailure, "libpq could not leave pipeline mode: \(PGConnection.trimmed(PQerrorMessage(handle)))")
+        if PQstatus(handle) != CONNECTION_OK {
+            // Made again by the next transaction (`reconnectIfLost`), which also leaves the
+            // pipeline mode this one could not.
+            lost = true
+            if (failure as? StoreError)?.code != .unavailable {
+                failure = lostError(state: "08006", message: PGConnection.trimmed(PQerrorMessage(handle)), sql: statements.first?.sql)
+            }
+        } else if PQexitPipelineMode(handle) != 1 {
+            lost = true
+            failure = failure ?? StoreError(.unavailable, "libpq could not leave pipeline mode: \(PGConnection.trimmed(PQerrorMessage(handle))); the connection is made again for the next request",
+                                            statement: statements.first?.sql)
         }
         if let failure { throw failure }
     }

@@ -86,6 +86,14 @@ extension PGConnection {
             throw StoreError(.unavailable, "cannot reach the database at \(address) (\(message)): is the server running? "
                              + "The request was not carried out, and nothing was changed; try again", detail: message)
         }
+        // A connection lost inside a pipeline may keep libpq's pipeline mode across the reset;
+        // the new session starts outside it, with nothing of the old transaction pending.
+        if PQpipelineStatus(handle) != PQ_PIPELINE_OFF, PQexitPipelineMode(handle) != 1 {
+            throw StoreError(.unavailable, "the connection to the database at \(address) was made again but libpq kept it in pipeline mode "
+                             + "(\(PGConnection.trimmed(PQerrorMessage(handle)))); try again", detail: nil)
+        }
+        pendingWrites.removeAll()
+        abortedBy = nil
         prepared.removeAll()
         lost = false
         for statement in sessionSetup { try execute(statement) }

@@ -81,16 +81,11 @@ extension PGConnection {
 
     private func runPipeline(_ statements: [PipelinedStatement]) throws {
         guard !statements.isEmpty else { return }
-        if statements.count == 1, let only = statements.first, only.prepared {
-            let result = try described(only) { try exec(only.sql, only.values) }
-            defer { PQclear(result) }
-            try read(result, of: only)
-            return
-        }
+        if statements.count == 1, let only = statements.first { return try runAlone(only) }
         // Preparing is a round trip of its own, once per statement text and connection.
         let names = try statements.map { $0.prepared ? try statementName($0.sql) : nil }
         guard PQenterPipelineMode(handle) == 1 else {
-            for statement in statements { try runPipeline([statement]) }
+            for statement in statements { try runAlone(statement) }
             return
         }
         var failure: Error?
@@ -141,6 +136,25 @@ extension PGConnection {
                                             statement: statements.first?.sql)
         }
         if let failure { throw failure }
+    }
+
+    /// One statement in a round trip of its own, outside pipeline mode.
+    private func runAlone(_ statement: PipelinedStatement) throws {
+        let result = try described(statement) { () throws -> OpaquePointer in
+            if statement.prepared { return try exec(statement.sql, statement.values) }
+            countRoundTrip()
+            let result = PQexec(handle, statement.sql)
+            do {
+                try check(result, sql: statement.sql)
+            } catch {
+                PQclear(result)
+                throw error
+            }
+            guard let result else { throw StoreError(.engineFailure, "libpq returned no result", statement: statement.sql) }
+            return result
+        }
+        defer { PQclear(result) }
+        try read(result, of: statement)
     }
 
     private func send(_ statement: PipelinedStatement, name: String?) -> Bool {

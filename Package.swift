@@ -140,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["CometSchema", "CometHTTP", "PostgresTestSupport"],
+            dependencies: ["CometSchema", "CometHTTP", "PostgresTestSupport", "TestThreads"],
             // Golden transcripts, read from the source tree.
             exclude: ["Golden"]
         ),
@@ -148,11 +148,14 @@ let package = Package(
         // and run on each factory in StoreFactory.all (SQLite today); and the seam's own checks.
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["CometStore", "CometSchema", "CometSQLiteStore", "CometPostgresStore", "PostgresTestSupport"]
+            dependencies: ["CometStore", "CometSchema", "CometSQLiteStore", "CometPostgresStore", "PostgresTestSupport", "TestThreads"]
         ),
         // A private PostgreSQL cluster for tests (initdb and pg_ctl in a temporary folder, a Unix
         // socket only), shared by the test targets that run against PostgreSQL.
         .target(name: "PostgresTestSupport", dependencies: ["CLibPQ"], path: "Tests/PostgresTestSupport"),
+        // Threads for tests' blocking workers, never Dispatch's global queues (see WorkerThreads).
+        .target(name: "TestThreads", path: "Tests/TestThreads"),
+        .testTarget(name: "TestThreadsTests", dependencies: ["TestThreads"]),
         // CalDAV part B (issue 22): the RFCs' example bodies, hostile XML, writers read back, filters.
         .testTarget(
             name: "CometDAVTests",
@@ -182,7 +185,7 @@ let package = Package(
         // CalDAV over the engine: routes requests to principals, homes, calendars and events, and
         // answers them through the engine's calendar resources (docs/caldav.md).
         .target(name: "CometCalDAV", dependencies: ["CometHTTP", "CometDAV", "CometIntents", "CometSchema", "CometStore"]),
-        .testTarget(name: "CometCalDAVTests", dependencies: ["CometCalDAV", "CometHTTP", "CometDAV", "CometIntents", "CometConversation", "CometSchema", "CometStore", "CometSQLiteStore"],
+        .testTarget(name: "CometCalDAVTests", dependencies: ["CometCalDAV", "CometHTTP", "CometDAV", "CometIntents", "CometConversation", "CometSchema", "CometStore", "CometSQLiteStore", "TestThreads"],
                     exclude: ["Clients", "Baseline"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CometSchema
+import TestThreads
 
 /// The real daemon, over its socket (docs/daemon.md).
 @Suite("cometcald", .serialized)
@@ -213,7 +214,7 @@ struct DaemonTests {
         let setup = try daemon.client()
         _ = try setup.call("ical.import", object([("content", .string(DaemonTests.picnic))]))
         let failures = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: 32) { index in
+        WorkerThreads.run(32) { index in
             do {
                 let client = try daemon.client()
                 for step in 0..<5 {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CometSchema
+import TestThreads
 
 /// The example clients (Examples/clients) against a real daemon: the Python client as a command
 /// (a method, params, an error, a dialog, watching another client's change), its framing and
@@ -22,7 +23,7 @@ struct ExampleClientTests {
         let process = Process()
         let stdout = Locked(Data())
         let stderr = Locked(Data())
-        private let readers = DispatchGroup()
+        private let readers = WorkerThreads()
 
         init(_ arguments: [String], environment: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -38,7 +39,7 @@ struct ExampleClientTests {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             for (pipe, sink) in [(out, stdout), (err, stderr)] {
-                DispatchQueue.global().async(group: readers) {
+                readers.start {
                     while true {
                         let data = pipe.fileHandleForReading.availableData
                         if data.isEmpty { break }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CometSchema
 import PostgresTestSupport
+import TestThreads
 
 /// A real cometcald on a PostgreSQL cluster of the test's own, which the test kills
 /// (`pg_ctl stop -m immediate`) while clients write and a large import runs, then starts again
@@ -50,9 +51,9 @@ final class PostgresOutageDaemonTests {
         // pipe would stop it.
         let drain = LogDrain(daemon)
         let writes = ClientWrites(clients: 2)
-        let group = DispatchGroup()
+        let threads = WorkerThreads()
         for client in 0..<2 {
-            DispatchQueue.global().async(group: group) {
+            threads.start {
                 guard let connection = try? daemon.client() else { return writes.note(client, "no connection") }
                 var index = 0
                 while !writes.isFinished {
@@ -70,7 +71,7 @@ final class PostgresOutageDaemonTests {
                 }
             }
         }
-        defer { writes.finish(); group.wait(); drain.stop() }
+        defer { writes.finish(); threads.wait(); drain.stop() }
         try writes.waitUntilEach(hasAcknowledged: 3, seconds: 20)
         let probe = try daemon.client()
         let healthBefore = try probe.call("health")
@@ -79,7 +80,7 @@ final class PostgresOutageDaemonTests {
         // A large import in flight when the server is killed.
         let bulk = (0..<3_000).map { "bulk-\($0)" }
         let bulkAnswer = Answer()
-        DispatchQueue.global().async(group: group) {
+        threads.start {
             bulkAnswer.set(Result { try daemon.client().call("ical.import", PostgresOutageDaemonTests.importing(bulk), timeout: 60) })
         }
         let deadline = Date().addingTimeInterval(60)
@@ -140,7 +141,7 @@ final class PostgresOutageDaemonTests {
         #expect(daemon.process.processIdentifier == pid)
         try writes.waitUntilEach(hasAcknowledged: 3, beyond: killedAt, seconds: 20)
         writes.finish()
-        group.wait()
+        threads.wait()
         #expect(writes.notes.filter { $0.contains("no answer") || $0.contains("no connection") }.isEmpty, "\(writes.notes)")
 
         // Never half an import: none of it, and then all of it.
@@ -204,7 +205,7 @@ private final class ClientWrites: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while !lock.withLock({ zip(acknowledged, start ?? Array(repeating: 0, count: acknowledged.count)).allSatisfy { $0.count - $1 >= count } }) {
             guard Date() < deadline else {
-                throw DaemonHarness.HarnessError.timeout("each client did not get \(count) more writes acknowledged in \(seconds) s: \(notes.suffix(5))")
+                throw DaemonHarness.HarnessError.timeout("each client did not get \(count) more writes acknowledged in \(seconds) s (acknowledged \(acknowledgedCounts)): \(notes.suffix(5))")
             }
             usleep(20_000)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestThreads
 
 /// litmus 0.13 (Debian's `litmus`, installed by scripts/bootstrap), the WebDAV conformance
 /// suite, against the server: its `basic`, `http` and `props` groups.
@@ -76,11 +77,15 @@ struct LitmusTests {
             process.standardError = output
             try process.run()
             let stopped = Stopped()
-            let stopper = DispatchWorkItem { stopped.stop(process) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: stopper)
+            // The deadline on a thread of its own: a timer on Dispatch's global queues can be
+            // late by minutes while other tests compute there (WorkerThreads).
+            let ended = DispatchSemaphore(value: 0)
+            let stopper = WorkerThreads()
+            stopper.start { if ended.wait(timeout: .now() + limit) == .timedOut { stopped.stop(process) } }
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            stopper.cancel()
+            ended.signal()
+            stopper.wait()
             if stopped.value {
                 throw LiveServer.Failure(description: "litmus \(group) did not finish within \(limit) seconds: \(String(decoding: data.suffix(3000), as: UTF8.self))")
             }

@@ -8,6 +8,7 @@ import Glibc
 import Testing
 import CometHTTP
 import CometCalDAV
+import TestThreads
 
 /// nginx (Debian's `nginx`, installed by scripts/bootstrap) as a TLS front before a CalDAV
 /// server on loopback, run as the current user from a scratch folder: its configuration, pid
@@ -169,8 +170,8 @@ final class NginxFront {
         // Its errors are read beside its output, so that neither pipe fills while the other is read.
         final class Box: @unchecked Sendable { var data = Data() }
         let problems = Box()
-        let readingErrors = DispatchGroup()
-        DispatchQueue.global().async(group: readingErrors) { problems.data = errors.fileHandleForReading.readDataToEndOfFile() }
+        let readingErrors = WorkerThreads()
+        readingErrors.start { problems.data = errors.fileHandleForReading.readDataToEndOfFile() }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         readingErrors.wait()
         process.waitUntilExit()

@@ -4,6 +4,7 @@ import CometSchema
 import CometStore
 @testable import CometPostgresStore
 import PostgresTestSupport
+import TestThreads
 
 /// The PostgreSQL store across a database restart (docs/postgresql.md, "Failure behaviour"):
 /// each test kills a cluster of its own (`pg_ctl stop -m immediate`), never the shared one.
@@ -114,10 +115,10 @@ final class PostgresOutageTests {
         let writers = 4
         let stores = try (0..<writers).map { _ in try open() }
         let log = WriteLog(writers: writers)
-        let group = DispatchGroup()
+        let threads = WorkerThreads()
         for which in 0..<writers {
             let store = StoreOfOneThread(stores[which])
-            DispatchQueue.global().async(group: group) {
+            threads.start {
                 while !log.isFinished {
                     let id = UUID()
                     do {
@@ -138,22 +139,21 @@ final class PostgresOutageTests {
                 }
             }
         }
+        defer {
+            log.finish()
+            threads.wait()
+        }
         // Every writer writes, then the server is killed under them.
-        try log.waitUntilEachWriter(hasAcknowledged: 5, seconds: 20)
+        try log.waitUntilEachWriter(hasAcknowledged: 5, seconds: 20, before: "the kill")
         try cluster.stop(immediate: true)
         let killed = log.acknowledgedCounts
         try log.waitUntilEachWriter(hasFailed: 2, seconds: 10)
         try cluster.start()
         // The same stores, not opened again, write again.
         let resumed = log.acknowledgedCounts
-        let waited = Result { try log.waitUntilEachWriter(hasAcknowledged: 5, beyond: resumed, seconds: 20) }
+        try log.waitUntilEachWriter(hasAcknowledged: 5, beyond: resumed, seconds: 20, before: "the end, after the restart")
         log.finish()
-        group.wait()
-        if case .failure = waited {
-            // What the writers were told after the restart says why they did not write.
-            Issue.record("the last errors: \(log.errors.suffix(8).map { "\($0.message) [\($0.detail ?? "")]" })")
-        }
-        try waited.get()
+        threads.wait()
 
         #expect(log.unexpectedErrors.isEmpty, "\(log.unexpectedErrors)")
         let errors = log.errors
@@ -311,8 +311,8 @@ private final class WriteLog: @unchecked Sendable {
     var errors: [StoreError] { lock.withLock { Array(failures.joined()) } }
     var unexpectedErrors: [String] { lock.withLock { unexpected } }
 
-    func waitUntilEachWriter(hasAcknowledged count: Int, beyond start: [Int]? = nil, seconds: Double) throws {
-        try wait(seconds: seconds, for: "each writer to have \(count) more writes acknowledged") {
+    func waitUntilEachWriter(hasAcknowledged count: Int, beyond start: [Int]? = nil, seconds: Double, before moment: String) throws {
+        try wait(seconds: seconds, for: "each writer to have \(count) more writes acknowledged before \(moment)") {
             zip(acknowledged, start ?? Array(repeating: 0, count: acknowledged.count)).allSatisfy { $0.count - $1 >= count }
         }
     }
@@ -321,10 +321,19 @@ private final class WriteLog: @unchecked Sendable {
         try wait(seconds: seconds, for: "each writer to have failed \(count) times") { failures.allSatisfy { $0.count >= count } }
     }
 
+    /// Waits until `done`; past `seconds` the error says what each writer had done by then
+    /// (acknowledged, failed, and the last errors), which is what tells a slow writer from a
+    /// stuck one.
     private func wait(seconds: Double, for what: String, _ done: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !lock.withLock(done) {
-            guard Date() < deadline else { throw OutageTestTimeout(description: "waited \(seconds) s for \(what)") }
+            guard Date() < deadline else {
+                let state = lock.withLock {
+                    "acknowledged \(acknowledged.map(\.count)), failed \(failures.map(\.count)), unexpected \(unexpected.suffix(3)), "
+                        + "last errors \(failures.joined().suffix(4).map { "\($0.message) [\($0.detail ?? "")]" })"
+                }
+                throw OutageTestTimeout(description: "waited \(seconds) s for \(what): \(state)")
+            }
             usleep(10_000)
         }
     }

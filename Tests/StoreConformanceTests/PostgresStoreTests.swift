@@ -4,6 +4,7 @@ import CometSchema
 import CometStore
 @testable import CometPostgresStore
 import PostgresTestSupport
+import TestThreads
 
 /// What the PostgreSQL store adds to the conformance suite: owners kept apart by the queries and
 /// by row-level security, one owner's writes taking turns, alarms claimed once, conflicts retried.
@@ -91,7 +92,7 @@ struct PostgresStoreTests {
         let rounds = 40
         let failures = Failures()
         let before = try stores.stores[0].othersVersion()
-        DispatchQueue.concurrentPerform(iterations: 2) { which in
+        WorkerThreads.run(2) { which in
             for _ in 0..<rounds {
                 do {
                     try stores.stores[which].transaction { writer in
@@ -140,7 +141,7 @@ struct PostgresStoreTests {
         for round in 0..<20 {
             let key = AlarmKey(record: UUID(), occurrence: 1_781_100_000 + Int64(round), trigger: 1_781_099_100)
             let claims = Claims()
-            DispatchQueue.concurrentPerform(iterations: 2) { which in
+            WorkerThreads.run(2) { which in
                 let claimed = (try? stores.stores[which].transaction { try $0.recordAlarm(key, firedAt: ConformanceStore.now, late: false) }) ?? false
                 claims.add(claimed)
             }

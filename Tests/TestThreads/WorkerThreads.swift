@@ -1,11 +1,11 @@
 import Foundation
 
 /// Work that blocks for long (a writer looping on a store, a client of a daemon, a pipe's
-/// reader) on threads of its own, never on Dispatch's global queues. On these 2-core machines
-/// libdispatch gives its global queues 2 threads and adds one more only about once a second
-/// while those block, and none while they compute: with the voice suite's recognizers busy on
-/// both, a block queued there did not start for minutes, and tests that waited for it timed
-/// out. WorkerThreadsTests shows these threads start while the global queues compute.
+/// reader) on threads of its own, never on `DispatchQueue.global()`. On these 2-core machines
+/// libdispatch gives that queue 2 threads and adds one more only about once a second while
+/// those block, and none while they compute: with the voice suite's recognizers busy on both,
+/// a block queued there did not start for minutes, and tests that waited for it timed out.
+/// WorkerThreadsTests shows these threads start while the global queue computes.
 public final class WorkerThreads: @unchecked Sendable {
     private let group = DispatchGroup()
 

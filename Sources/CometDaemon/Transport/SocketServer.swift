@@ -228,7 +228,9 @@ public final class Connection: @unchecked Sendable {
     private let limits: SocketServer.Limits
     private weak var server: SocketServer?
     /// Where this client's requests are worked on, one after another, apart from its I/O, so
-    /// the connection keeps reading, writing and timing while a request runs.
+    /// the connection keeps reading, writing and timing while a request runs. A serial queue of
+    /// its own runs on libdispatch's overcommit threads, so a request blocked on the store holds
+    /// up no other client's; never target it at `.global()` (BlockedRequestsTests).
     public let work: DispatchQueue
     private let output: DispatchQueue
     private let lock = NSLock()

@@ -110,26 +110,64 @@ struct PGOccurrenceIndex {
                           [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
     }
 
-    /// `rows(from:to:maximumDuration:within:)` and `seriesOverlapping(…, onlyDense:)` in one
-    /// round trip (`PGConnection.queries`): neither needs the other's answer.
-    func rowsAndSeries(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?,
-                       onlyDense: Bool) throws -> (rows: [OccurrenceRow], series: [(id: UUID, dense: Bool)]) {
-        let slack = OccurrenceKey.floatingSlack
-        var rows: [OccurrenceRow] = []
+    /// The series to expand over [from, to) (`seriesCondition`), with what expanding them
+    /// needs: each one's record and the original starts of its overrides, selected by the
+    /// series' own condition; with `withRows`, the range's rows too (`rows`). All in one round
+    /// trip (`PGConnection.queries`), where asking series by series cost two each. A record in
+    /// the cache is not decoded again (`decode` returns it).
+    struct SeriesToExpand {
+        var rows: [OccurrenceRow]?
         var series: [(id: UUID, dense: Bool)] = []
-        let (rowsSQL, rowsValues) = selectStatement("o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
-                                                    [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
-        let (seriesSQL, seriesValues) = seriesStatement(from: from, to: to, within: selection, onlyDense: onlyDense)
-        try connection.queries([
-            PGConnection.PipelinedStatement(sql: seriesSQL, values: seriesValues) { row in
-                if let id = row.text(0).flatMap(UUID.init(parsing:)) { series.append((id, row.bool(1) == true)) }
-            },
-            PGConnection.PipelinedStatement(sql: rowsSQL, values: rowsValues) { row in
-                if let found = PGOccurrenceIndex.occurrenceRow(row) { rows.append(found) }
-            },
-        ])
-        return (rows, series)
+        var records: [UUID: EntityRecord] = [:]
+        var overridden: [UUID: Set<Int64>] = [:]
     }
+
+    func seriesToExpand(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, onlyDense: Bool, withRows: Bool,
+                        decode: @escaping (PGRow) throws -> EntityRecord) throws -> SeriesToExpand {
+        var found = SeriesToExpand()
+        let (condition, conditionValues) = seriesCondition(from: from, to: to, within: selection, onlyDense: onlyDense)
+        var statements = [
+            PGConnection.PipelinedStatement(sql: "SELECT o.entity_id, o.dense \(condition) ORDER BY o.entity_id", values: conditionValues) { row in
+                if let id = row.text(0).flatMap(UUID.init(parsing:)) { found.series.append((id, row.bool(1) == true)) }
+            },
+            PGConnection.PipelinedStatement(sql: "SELECT \(layout.selectList) FROM \(entityTable) WHERE owner = ? AND id IN (SELECT o.entity_id \(condition))",
+                                            values: [owner] + conditionValues) { row in
+                let record = try decode(row)
+                found.records[record.id] = record
+            },
+        ]
+        if let uid = uidColumn {
+            statements.append(PGConnection.PipelinedStatement(sql: """
+                SELECT e.id, x.original_key FROM \(entityTable) e
+                JOIN \(table) x ON x.owner = e.owner AND x.series_uid = e.\(pgQuote(uid)) AND x.is_override
+                WHERE e.owner = ? AND e.id IN (SELECT o.entity_id \(condition))
+                """, values: [owner] + conditionValues) { row in
+                if let id = row.text(0).flatMap(UUID.init(parsing:)), let key = row.integer(1) { found.overridden[id, default: []].insert(key) }
+            })
+        }
+        if withRows {
+            let slack = OccurrenceKey.floatingSlack
+            let (rowsSQL, rowsValues) = selectStatement("o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
+                                                        [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
+            var rows: [OccurrenceRow] = []
+            statements.append(PGConnection.PipelinedStatement(sql: rowsSQL, values: rowsValues) { row in
+                if let occurrence = PGOccurrenceIndex.occurrenceRow(row) { rows.append(occurrence) }
+            })
+            try connection.queries(statements)
+            found.rows = rows
+            return found
+        }
+        try connection.queries(statements)
+        return found
+    }
+
+    /// The entity table's column holding the iCalendar UID, which an override's `series_uid` names.
+    private var uidColumn: String? {
+        guard let uid = layout.temporal?.uid else { return nil }
+        return layout.columns.first { $0.property.name == uid }?.column
+    }
+
+    private var entityTable: String { pgQuote(layout.table) }
 
     /// For a page: the first `count` rows with fixed times that overlap [from, to) exactly as
     /// `OccurrenceAssembly.place` defines it, in its order, and how many there are.
@@ -178,34 +216,17 @@ struct PGOccurrenceIndex {
         return OccurrenceRow(id: id, start: start, end: end, original: original, isInstance: row.bool(4) == true, isFloating: row.bool(5) == true)
     }
 
-    /// Series of the selected records whose instances may fall in [from, to) but were not
-    /// materialized there (with `onlyDense`, only the dense ones).
-    func seriesOverlapping(from: Int64, to: Int64, within selection: PGSelection?, onlyDense: Bool) throws -> [(id: UUID, dense: Bool)] {
-        var found: [(id: UUID, dense: Bool)] = []
-        let (sql, values) = seriesStatement(from: from, to: to, within: selection, onlyDense: onlyDense)
-        try connection.query(sql, values) { row in
-            if let id = row.text(0).flatMap(UUID.init(parsing:)) { found.append((id, row.bool(1) == true)) }
-        }
-        return found
-    }
-
-    private func seriesStatement(from: Int64, to: Int64, within selection: PGSelection?, onlyDense: Bool) -> (String, [PGValue]) {
-        let sql = "SELECT o.entity_id, o.dense FROM \(seriesTable) o WHERE o.owner = ? AND o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) "
-            + (onlyDense ? "AND o.dense " : "") + PGOccurrenceIndex.restriction(selection) + " ORDER BY o.entity_id"
+    /// The FROM and WHERE of the series of the selected records whose instances may fall in
+    /// [from, to) but were not materialized there (with `onlyDense`, only the dense ones).
+    private func seriesCondition(from: Int64, to: Int64, within selection: PGSelection?, onlyDense: Bool) -> (String, [PGValue]) {
+        let sql = "FROM \(seriesTable) o WHERE o.owner = ? AND o.first_key < ? AND (o.last_key IS NULL OR o.last_key >= ?) "
+            + (onlyDense ? "AND o.dense " : "") + PGOccurrenceIndex.restriction(selection)
         return (sql, [owner, .integer(to + OccurrenceKey.floatingSlack), .integer(from - OccurrenceKey.floatingSlack)] + (selection?.values ?? []))
     }
 
     private static func restriction(_ selection: PGSelection?) -> String {
         guard let selection else { return "" }
         return "AND o.entity_id IN (SELECT r.id \(selection.from) \(selection.whereClause))"
-    }
-
-    func overriddenKeys(uid: String) throws -> Set<Int64> {
-        var keys = Set<Int64>()
-        try connection.query("SELECT original_key FROM \(table) WHERE owner = ? AND series_uid = ? AND is_override", [owner, .text(uid)]) { row in
-            if let key = row.integer(0) { keys.insert(key) }
-        }
-        return keys
     }
 
     /// The longest occurrence the owner has of this entity (how far back a range query looks).
@@ -240,16 +261,11 @@ extension PGSession {
             store.cache.maximumDurations[entity] = maximumDuration
         }
         let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
-        // Without a page, the rows are read whatever the series say: both in one round trip.
-        var unpagedRows: [OccurrenceRow]?
-        let expanded: [(id: UUID, dense: Bool)]
-        if limit == nil {
-            let both = try index.rowsAndSeries(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, onlyDense: !outsideWindow)
-            unpagedRows = both.rows
-            expanded = both.series
-        } else {
-            expanded = try index.seriesOverlapping(from: fromKey, to: toKey, within: within, onlyDense: !outsideWindow)
-        }
+        // The series with their records and overrides, and without a page the rows too: one
+        // round trip.
+        let found = try index.seriesToExpand(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, onlyDense: !outsideWindow,
+                                             withRows: limit == nil) { row in try self.record(from: row, layout: layout) }
+        let expanded = found.series
 
         var records: [UUID: EntityRecord] = [:]
         let placed: [OccurrenceAssembly.Placed]
@@ -261,13 +277,12 @@ extension PGSession {
             placed = OccurrenceAssembly.merge(fixed: fixed.rows, floating: floating)
             total = fixed.total + floating.count
         } else {
-            var rows = try unpagedRows ?? index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
+            var rows = try found.rows ?? index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
             for (id, dense) in expanded {
-                guard let record = try fetch(entity, id: id), let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
+                guard let record = found.records[id], let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
                 records[id] = record
-                let overridden = try shape.uid.map { try index.overriddenKeys(uid: $0) } ?? []
                 rows += try OccurrenceAssembly.expandedRows(of: id, shape: shape, series: series, from: fromKey, to: toKey,
-                                                            window: store.window, dense: dense, overridden: overridden)
+                                                            window: store.window, dense: dense, overridden: found.overridden[id] ?? [])
             }
             placed = OccurrenceAssembly.place(rows, from: fromKey, to: toKey, zone: zone)
             total = placed.count

@@ -259,6 +259,58 @@ struct PostgresStoreTests {
         #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 2)
     }
 
+    @Test("a database migrated before the title order's and the dense series' indexes gets them when a store opens it, with its data")
+    func newIndexesOnOpen() throws {
+        let fixture = try fixture()
+        let cluster = try PostgresCluster.shared.get()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let indexes = "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE indexname LIKE '%\\_\\_title' OR indexname LIKE '%\\_\\_dense'"
+        let made = "calendar__Calendar__title,calendar__Event__occurrences_series__dense,calendar__Event__title"
+        #expect(try cluster.administer(indexes, database: database(fixture)) == made)
+        // As a database of the first index generation looks: no such index, the older fingerprint.
+        try cluster.administer("""
+            DROP INDEX "calendar__Calendar__title", "calendar__Event__title", "calendar__Event__occurrences_series__dense";
+            UPDATE _cometcal_schema SET value = replace(value, ';indexes=\(PGMigrator.indexGeneration)', '') WHERE key = 'layout'
+            """, database: database(fixture))
+        let reopened = try open(fixture)
+        #expect(try cluster.administer(indexes, database: database(fixture)) == made)
+        #expect(try reopened.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
+    }
+
+    @Test("an occurrence query expanding series costs the same round trips for one series as for three: their records and overrides come with the rows, in one round trip after BEGIN")
+    func occurrenceRoundTrips() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        // Weekly series with one instance moved, read in 2031: past the window, so every series
+        // in the range is expanded from its rule, with its overrides left out.
+        func series(_ number: Int) throws -> [EntityRecord] {
+            let uid = "weekly-\(number)"
+            return [try fixture.event("Series \(number)", in: work, start: "2026-06-01T0\(number):00:00Z", end: "2026-06-01T0\(number):30:00Z",
+                                      ["uid": .string(uid), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY"))]),
+                    try fixture.event("Moved \(number)", in: work, start: "2031-06-17T1\(number):00:00Z", end: "2031-06-17T1\(number):30:00Z",
+                                      ["uid": .string(uid), "recurrenceId": try dateTime("2031-06-16T0\(number):00:00Z")])]
+        }
+        func week() throws -> (trips: Int, titles: [String]) {
+            // The first read after a write brings the record cache to the new head; the second
+            // is what is counted.
+            _ = try fixture.occurrences(from: "2031-06-15T00:00:00Z", to: "2031-06-29T00:00:00Z")
+            let before = store.roundTrips
+            let page = try fixture.occurrences(from: "2031-06-15T00:00:00Z", to: "2031-06-29T00:00:00Z")
+            return (store.roundTrips - before, page.occurrences.map { fixture.title($0.record) })
+        }
+        for record in try series(1) { try fixture.save(record) }
+        let one = try week()
+        #expect(one.titles == ["Moved 1", "Series 1"])
+        for record in try series(2) + series(3) { try fixture.save(record) }
+        let three = try week()
+        #expect(three.titles == ["Moved 1", "Moved 2", "Moved 3", "Series 1", "Series 2", "Series 3"])
+        #expect(one.trips == three.trips)
+        #expect(three.trips == 2, "BEGIN with the change head, then the series, their records and overrides and the rows")
+    }
+
     @Test("a write keeps in the record cache what it read and did not change, never what it changed: a failed write's change is not read back, and a record it only read costs a later read no query")
     func writeReadsAndTheCache() throws {
         let fixture = try fixture()

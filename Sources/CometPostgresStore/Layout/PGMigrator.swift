@@ -18,6 +18,9 @@ struct PGMigrator {
     static let formatVersion = 1
     /// The shape of the occurrence tables.
     static let occurrenceFormat = "1"
+    /// The indexes' generation: a database migrated before a new index runs the migration again
+    /// (every index is made IF NOT EXISTS). 2: the dense series' and the title order's.
+    static let indexGeneration = 2
     /// Any number, the same in every CometCal: the advisory lock migrations take turns on.
     static let lockKey: Int64 = 0x436f_6d65_7443_616c
 
@@ -29,7 +32,7 @@ struct PGMigrator {
     static let ownedSystemTables = ["_meta", "_counters", "_journal", "_alarms_fired", "_alarms_snoozed", "_changes"]
 
     var fingerprint: String {
-        var parts = ["format=\(PGMigrator.formatVersion)", "occurrences=\(PGMigrator.occurrenceFormat)"]
+        var parts = ["format=\(PGMigrator.formatVersion)", "occurrences=\(PGMigrator.occurrenceFormat)", "indexes=\(PGMigrator.indexGeneration)"]
         for layout in layouts {
             parts.append(layout.table + "(" + layout.columns.map { "\($0.column)=\($0.signature)" }.joined(separator: ",") + ")"
                          + " search(" + layout.entity.searchableProperties.map(\.name).joined(separator: ",") + ")"
@@ -306,6 +309,8 @@ struct PGMigrator {
                 dense boolean NOT NULL DEFAULT false,
                 PRIMARY KEY (owner, entity_id)
             );
+            -- Inside the window only dense series are expanded: every range query asks for them.
+            CREATE INDEX IF NOT EXISTS \(pgQuote(occurrences + "_series__dense")) ON \(pgQuote(occurrences + "_series")) (owner, first_key) WHERE dense;
             """)
         try secure(occurrences)
         try secure(occurrences + "_series")

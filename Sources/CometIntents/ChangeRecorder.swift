@@ -128,6 +128,10 @@ final class ChangeRecorder: StoreWriter {
         try transaction.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)
     }
 
+    func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]] {
+        try transaction.occurrences(entity, spans: spans, zone: zone, matching: filters)
+    }
+
     func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {
         try transaction.referencing(entity, id: id)
     }

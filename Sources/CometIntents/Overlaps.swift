@@ -138,10 +138,12 @@ struct OverlapCheck {
         guard own.count <= OverlapCheck.spanQueryLimit else { return try horizon() }
         var found = own
         var seen = Set(own.map { OccurrenceIdentity(id: $0.record.id, start: $0.start.sortKey) })
-        for occurrence in own where rules.blocksTime(occurrence.record) {
+        // Every span in one request (a server store answers them in one round trip).
+        let spans = own.filter { rules.blocksTime($0.record) }.map { occurrence in
             let start = instant(occurrence.start)
-            let end = max(instant(occurrence.end), start.addingTimeInterval(1))
-            let others = try transaction.occurrences(entity, from: start, to: end, zone: zone, matching: [])
+            return DateInterval(start: start, end: max(instant(occurrence.end), start.addingTimeInterval(1)))
+        }
+        for others in try transaction.occurrences(entity, spans: spans, zone: zone, matching: []) {
             guard others.count <= OverlapCheck.spanOccurrenceLimit else { return try horizon() }
             for other in others where seen.insert(OccurrenceIdentity(id: other.record.id, start: other.start.sortKey)).inserted {
                 found.append(other)

@@ -116,13 +116,16 @@ struct PGOccurrenceIndex {
     /// trip (`PGConnection.queries`), where asking series by series cost two each. A record in
     /// the cache is not decoded again (`decode` returns it).
     struct SeriesToExpand {
-        var rows: [OccurrenceRow]?
+        /// The rows of each span asked for, in order.
+        var rows: [[OccurrenceRow]] = []
         var series: [(id: UUID, dense: Bool)] = []
         var records: [UUID: EntityRecord] = [:]
         var overridden: [UUID: Set<Int64>] = [:]
     }
 
-    func seriesToExpand(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, onlyDense: Bool, withRows: Bool,
+    /// The series are those of [from, to); `rowSpans` (each inside it) are the spans whose rows
+    /// come too.
+    func seriesToExpand(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, onlyDense: Bool, rowSpans: [(from: Int64, to: Int64)],
                         decode: @escaping (PGRow) throws -> EntityRecord) throws -> SeriesToExpand {
         var found = SeriesToExpand()
         let (condition, conditionValues) = seriesCondition(from: from, to: to, within: selection, onlyDense: onlyDense)
@@ -145,20 +148,25 @@ struct PGOccurrenceIndex {
                 if let id = row.text(0).flatMap(UUID.init(parsing:)), let key = row.integer(1) { found.overridden[id, default: []].insert(key) }
             })
         }
-        if withRows {
-            let slack = OccurrenceKey.floatingSlack
-            let (rowsSQL, rowsValues) = selectStatement("o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
-                                                        [.integer(from - maximumDuration - slack), .integer(to + slack), .integer(from - slack)], within: selection)
-            var rows: [OccurrenceRow] = []
-            statements.append(PGConnection.PipelinedStatement(sql: rowsSQL, values: rowsValues) { row in
-                if let occurrence = PGOccurrenceIndex.occurrenceRow(row) { rows.append(occurrence) }
+        let slack = OccurrenceKey.floatingSlack
+        let rows = RowLists(count: rowSpans.count)
+        for (number, span) in rowSpans.enumerated() {
+            let (sql, values) = selectStatement("o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
+                                                [.integer(span.from - maximumDuration - slack), .integer(span.to + slack), .integer(span.from - slack)],
+                                                within: selection)
+            statements.append(PGConnection.PipelinedStatement(sql: sql, values: values) { row in
+                if let occurrence = PGOccurrenceIndex.occurrenceRow(row) { rows.lists[number].append(occurrence) }
             })
-            try connection.queries(statements)
-            found.rows = rows
-            return found
         }
         try connection.queries(statements)
+        found.rows = rows.lists
         return found
+    }
+
+    /// The rows' lists, filled by the statements' row readers.
+    private final class RowLists {
+        var lists: [[OccurrenceRow]]
+        init(count: Int) { lists = Array(repeating: [], count: count) }
     }
 
     /// The entity table's column holding the iCalendar UID, which an override's `series_uid` names.
@@ -241,74 +249,141 @@ extension PGSession {
     /// are read.
     func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
                      text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
-        let layout = try store.layout(entity)
-        guard let temporal = layout.temporal else {
-            throw StoreError(.notFound, "'\(entity.name)' has no start time (no property maps to DTSTART), so it has no occurrences")
-        }
+        let query = try OccurrenceQuery(session: self, entity: entity, filters: filters, text: text)
         let (fromKey, toKey) = OccurrenceAssembly.keys(from: from, to: to)
-        let selection = try selection(layout, filters, text)
-        guard fromKey < toKey, selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
-        let within = selection.isEverything ? nil : selection
-        let index = PGOccurrenceIndex(store: store, layout: layout)
-        let maximumDuration: Int64
-        if let known = store.cache.maximumDurations[entity] {
-            maximumDuration = known
-        } else {
-            // Kept in a write too: at worst it counts the write's own longer records, and if the
-            // write does not commit, range queries look back further than they need, finding the
-            // same rows (`widenMaximumDurations`).
-            maximumDuration = try index.maximumDuration()
-            store.cache.maximumDurations[entity] = maximumDuration
-        }
+        guard fromKey < toKey, query.selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
+        let index = query.index
+        let maximumDuration = try query.maximumDuration()
         let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
         // The series with their records and overrides, and without a page the rows too: one
         // round trip.
-        let found = try index.seriesToExpand(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, onlyDense: !outsideWindow,
-                                             withRows: limit == nil) { row in try self.record(from: row, layout: layout) }
-        let expanded = found.series
-
-        var records: [UUID: EntityRecord] = [:]
+        let found = try index.seriesToExpand(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: query.within, onlyDense: !outsideWindow,
+                                             rowSpans: limit == nil ? [(fromKey, toKey)] : [], decode: query.decode)
         let placed: [OccurrenceAssembly.Placed]
         let total: Int
-        if let limit, !outsideWindow, expanded.isEmpty {
-            let fixed = try index.fixedRows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, first: max(0, offset) + max(0, limit))
-            let floating = OccurrenceAssembly.place(try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within, floatingOnly: true),
+        if let limit, !outsideWindow, found.series.isEmpty {
+            let fixed = try index.fixedRows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: query.within, first: max(0, offset) + max(0, limit))
+            let floating = OccurrenceAssembly.place(try index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: query.within, floatingOnly: true),
                                                     from: fromKey, to: toKey, zone: zone)
             placed = OccurrenceAssembly.merge(fixed: fixed.rows, floating: floating)
             total = fixed.total + floating.count
         } else {
-            var rows = try found.rows ?? index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: within)
-            for (id, dense) in expanded {
-                guard let record = found.records[id], let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
-                records[id] = record
-                rows += try OccurrenceAssembly.expandedRows(of: id, shape: shape, series: series, from: fromKey, to: toKey,
-                                                            window: store.window, dense: dense, overridden: found.overridden[id] ?? [])
-            }
-            placed = OccurrenceAssembly.place(rows, from: fromKey, to: toKey, zone: zone)
+            let rows = try found.rows.first ?? index.rows(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: query.within)
+            placed = try query.place(rows, expanding: found, from: fromKey, to: toKey, zone: zone)
             total = placed.count
         }
-
         let page = OccurrenceAssembly.page(placed, limit: limit, offset: offset)
-        // The page's records in one query, not one each.
-        for id in Set(page.map(\.row.id)) where records[id] == nil {
-            if let cached = store.cache[RecordCache.Key(entity: entity, id: id)] { records[id] = cached }
+        var records = found.records
+        return OccurrencePage(occurrences: try query.occurrences(of: [Array(page)], records: &records)[0], total: total)
+    }
+
+    /// Several spans' unpaged occurrences in two round trips: the series over the spans' hull
+    /// with their records and overrides, and each span's rows, in one; the records of the rows
+    /// not in the cache in the other.
+    func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]] {
+        guard spans.count > 1 else {
+            return try spans.map { try occurrences(entity, from: $0.start, to: $0.end, zone: zone, matching: filters, text: nil, limit: nil, offset: 0).occurrences }
         }
-        let missing = Array(Set(page.map(\.row.id)).subtracting(records.keys))
+        let query = try OccurrenceQuery(session: self, entity: entity, filters: filters, text: nil)
+        let keys = spans.map { OccurrenceAssembly.keys(from: $0.start, to: $0.end) }
+        let asked = keys.indices.filter { keys[$0].from < keys[$0].to }
+        guard query.selection.canMatch, let low = asked.map({ keys[$0].from }).min(), let high = asked.map({ keys[$0].to }).max() else {
+            return spans.map { _ in [] }
+        }
+        let maximumDuration = try query.maximumDuration()
+        // The series of the hull are those of every span in it; each is expanded span by span.
+        let found = try query.index.seriesToExpand(from: low, to: high, maximumDuration: maximumDuration, within: query.within,
+                                                   onlyDense: store.window.covers(from: low, to: high), rowSpans: asked.map { keys[$0] }, decode: query.decode)
+        var placed: [[OccurrenceAssembly.Placed]] = Array(repeating: [], count: spans.count)
+        for (number, span) in asked.enumerated() {
+            placed[span] = try query.place(found.rows[number], expanding: found, from: keys[span].from, to: keys[span].to, zone: zone)
+        }
+        var records = found.records
+        return try query.occurrences(of: placed, records: &records)
+    }
+}
+
+/// What one occurrence query of an entity shares between its steps.
+private struct OccurrenceQuery {
+    let session: PGSession
+    let entity: QualifiedName
+    let layout: PGLayout
+    let temporal: TemporalFields
+    let selection: PGSelection
+    let index: PGOccurrenceIndex
+
+    init(session: PGSession, entity: QualifiedName, filters: [RecordFilter], text: String?) throws {
+        self.session = session
+        self.entity = entity
+        layout = try session.store.layout(entity)
+        guard let temporal = layout.temporal else {
+            throw StoreError(.notFound, "'\(entity.name)' has no start time (no property maps to DTSTART), so it has no occurrences")
+        }
+        self.temporal = temporal
+        selection = try session.selection(layout, filters, text)
+        index = PGOccurrenceIndex(store: session.store, layout: layout)
+    }
+
+    /// The selection as a restriction of the index; nil when it selects every record.
+    var within: PGSelection? { selection.isEverything ? nil : selection }
+
+    var decode: (PGRow) throws -> EntityRecord {
+        { [session, layout] row in try session.record(from: row, layout: layout) }
+    }
+
+    /// How far back a range query looks: the longest occurrence, read once and cached.
+    func maximumDuration() throws -> Int64 {
+        if let known = session.store.cache.maximumDurations[entity] { return known }
+        // Kept in a write too: at worst it counts the write's own longer records, and if the
+        // write does not commit, range queries look back further than they need, finding the
+        // same rows (`widenMaximumDurations`).
+        let found = try index.maximumDuration()
+        session.store.cache.maximumDurations[entity] = found
+        return found
+    }
+
+    /// A span's rows with the found series' instances in it that were not materialized, placed.
+    func place(_ rows: [OccurrenceRow], expanding found: PGOccurrenceIndex.SeriesToExpand, from: Int64, to: Int64,
+               zone: TimeZone) throws -> [OccurrenceAssembly.Placed] {
+        var rows = rows
+        for (id, dense) in found.series {
+            guard let record = found.records[id], let shape = SeriesShape(record: record, temporal: temporal), let series = shape.series else { continue }
+            rows += try OccurrenceAssembly.expandedRows(of: id, shape: shape, series: series, from: from, to: to,
+                                                        window: session.store.window, dense: dense, overridden: found.overridden[id] ?? [])
+        }
+        return OccurrenceAssembly.place(rows, from: from, to: to, zone: zone)
+    }
+
+    /// The occurrences of each list of placed rows, their records from `records`, the cache,
+    /// or one query for all that are in neither.
+    func occurrences(of lists: [[OccurrenceAssembly.Placed]], records: inout [UUID: EntityRecord]) throws -> [[Occurrence]] {
+        let ids = Set(lists.joined().map(\.row.id))
+        for id in ids where records[id] == nil {
+            if let cached = session.store.cache[RecordCache.Key(entity: entity, id: id)] { records[id] = cached }
+        }
+        let missing = Array(ids.subtracting(records.keys))
         if !missing.isEmpty {
-            try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ANY(?::text[])",
-                                 [owner, .text("{" + missing.map(\.lowercasedText).joined(separator: ",") + "}")]) { row in
-                let record = try self.record(from: row, layout: layout)
-                records[record.id] = record
+            var read: [UUID: EntityRecord] = [:]
+            try session.connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ANY(?::text[])",
+                                         [session.owner, .text("{" + missing.map(\.lowercasedText).joined(separator: ",") + "}")]) { row in
+                let record = try session.record(from: row, layout: layout)
+                read[record.id] = record
             }
+            records.merge(read) { old, _ in old }
         }
-        var result: [Occurrence] = []
-        result.reserveCapacity(page.count)
-        for placedRow in page {
-            guard let record = records[placedRow.row.id] else {
-                throw StoreError(.invalidData, "the occurrence index of \(entity.name) refers to a missing record \(placedRow.row.id.lowercasedText)")
+        var result: [[Occurrence]] = []
+        result.reserveCapacity(lists.count)
+        for list in lists {
+            var occurrences: [Occurrence] = []
+            occurrences.reserveCapacity(list.count)
+            for placedRow in list {
+                guard let record = records[placedRow.row.id] else {
+                    throw StoreError(.invalidData, "the occurrence index of \(entity.name) refers to a missing record \(placedRow.row.id.lowercasedText)")
+                }
+                occurrences.append(try OccurrenceAssembly.occurrence(of: placedRow.row, record: record, temporal: temporal))
             }
-            result.append(try OccurrenceAssembly.occurrence(of: placedRow.row, record: record, temporal: temporal))
+            result.append(occurrences)
         }
-        return OccurrencePage(occurrences: result, total: total)
+        return result
     }
 }

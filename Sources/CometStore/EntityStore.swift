@@ -48,6 +48,10 @@ extension StoreReader {
         try fetchAll(entity, matching: [], text: text, limit: limit, offset: 0)
     }
 
+    public func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]] {
+        try spans.map { try occurrences(entity, from: $0.start, to: $0.end, zone: zone, matching: filters) }
+    }
+
     /// Every occurrence overlapping [from, to) of the records matching the filters.
     public func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter]) throws -> [Occurrence] {
         try occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: nil, limit: nil, offset: 0).occurrences
@@ -81,6 +85,10 @@ public protocol StoreReader {
     /// Floating times are read in `zone`. `OccurrenceAssembly` holds the rules every store follows.
     func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
                      text: String?, limit: Int?, offset: Int) throws -> OccurrencePage
+    /// The unpaged occurrences of each span, in order: what a check over many short spans (a
+    /// series' own occurrences, each against everything else) asks. A server store answers all
+    /// of them in one request; the default asks span by span.
+    func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]]
     /// Every record, of any entity, with a property referring to this one.
     func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)]
 

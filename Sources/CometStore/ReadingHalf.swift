@@ -27,6 +27,10 @@ public struct ReadingHalf: StoreReader {
         try reader.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)
     }
 
+    public func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]] {
+        try reader.occurrences(entity, spans: spans, zone: zone, matching: filters)
+    }
+
     public func referencing(_ entity: QualifiedName, id: UUID) throws -> [(record: EntityRecord, property: String)] {
         try reader.referencing(entity, id: id)
     }

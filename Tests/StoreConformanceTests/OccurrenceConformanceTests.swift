@@ -24,6 +24,46 @@ struct OccurrenceConformanceTests {
         #expect(page.occurrences.map(\.isRecurrenceInstance) == [false, false])
     }
 
+    @Test("occurrences over several spans at once are each span's occurrences asked alone: singles, a series with an override and an exclusion, a floating time, a dense repeat, inside the window, past it, across its end, and an empty span", arguments: StoreFactory.all)
+    func severalSpans(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let work = fixture.calendar("Work")
+        try fixture.save(work,
+                         try fixture.event("Single", in: work, start: "2026-06-09T09:00:00Z", end: "2026-06-09T10:00:00Z"),
+                         try fixture.event("Floating", in: work, start: "2026-06-10T09:00:00", end: "2026-06-10T11:00:00"),
+                         try fixture.event("Weekly", in: work, start: "2026-06-01T09:00:00Z", end: "2026-06-01T10:00:00Z", [
+                            "uid": .string("weekly-spans"), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY")),
+                            "excludedDates": .array([try dateTime("2026-06-08T09:00:00Z")]),
+                         ]),
+                         try fixture.event("Weekly (moved)", in: work, start: "2031-06-17T14:00:00Z", end: "2031-06-17T15:00:00Z", [
+                            "uid": .string("weekly-spans"), "recurrenceId": try dateTime("2031-06-16T09:00:00Z"),
+                         ]),
+                         try fixture.event("Every ten minutes", in: work, start: "2026-06-09T08:00:00Z", end: "2026-06-09T08:05:00Z", [
+                            "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=MINUTELY;INTERVAL=10")),
+                         ]))
+        func span(_ from: String, _ to: String) throws -> DateInterval {
+            DateInterval(start: try #require(try DateTimeValue(parsing: from).instant), end: try #require(try DateTimeValue(parsing: to).instant))
+        }
+        let spans = [try span("2026-06-08T00:00:00Z", "2026-06-09T12:00:00Z"), try span("2026-06-10T08:30:00Z", "2026-06-10T09:30:00Z"),
+                     try span("2026-06-15T08:00:00Z", "2026-06-15T09:30:00Z"), try span("2031-06-16T00:00:00Z", "2031-06-18T00:00:00Z"),
+                     try span("2028-06-01T00:00:00Z", "2028-06-20T00:00:00Z"), try span("2026-06-09T09:00:00Z", "2026-06-09T09:00:00Z")]
+        let together = try fixture.store.readTransaction { try $0.occurrences(ConformanceStore.event, spans: spans, zone: ConformanceStore.berlin, matching: []) }
+        let alone = try spans.map { span in
+            try fixture.store.readTransaction { try $0.occurrences(ConformanceStore.event, from: span.start, to: span.end, zone: ConformanceStore.berlin, matching: []) }
+        }
+        #expect(together.count == spans.count)
+        for (number, (both, one)) in zip(together, alone).enumerated() {
+            #expect(both.map(\.record.id) == one.map(\.record.id), "span \(number)")
+            #expect(both.map(\.start) == one.map(\.start), "span \(number)")
+        }
+        // What the spans hold, so that the comparison is not of two empty lists.
+        // The repeat every ten minutes has no end: 144 a day, 2,736 in the 19 days of 2028.
+        #expect(alone.map(\.count) == [25, 7, 10, 289, 2_739, 0])
+        let past = alone[3].map { fixture.title($0.record) }
+        #expect(past.contains("Weekly (moved)") && !past.contains("Weekly"))
+        #expect(alone[1].map { fixture.title($0.record) }.contains("Floating"))
+    }
+
     @Test("a weekly series gives its instances in the zone's time, an EXDATE removes one, and an override stands in for another", arguments: StoreFactory.all)
     func seriesOverridesAndExclusions(_ factory: StoreFactory) throws {
         let fixture = try ConformanceStore(factory)

@@ -309,6 +309,22 @@ struct PostgresStoreTests {
         #expect(three.titles == ["Moved 1", "Moved 2", "Moved 3", "Series 1", "Series 2", "Series 3"])
         #expect(one.trips == three.trips)
         #expect(three.trips == 2, "BEGIN with the change head, then the series, their records and overrides and the rows")
+
+        // Several spans at once (an overlap check of a series): the same one round trip for
+        // all of them, their records in the cache.
+        let mondays = try (0..<8).map { week in
+            let start = try #require(try DateTimeValue(parsing: "2031-06-02T00:00:00Z").instant).addingTimeInterval(Double(week) * 7 * 86_400)
+            return DateInterval(start: start, duration: 86_400)
+        }
+        func mondaysRead() throws -> [[Occurrence]] {
+            try store.readTransaction { try $0.occurrences(ConformanceStore.event, spans: mondays, zone: ConformanceStore.berlin, matching: []) }
+        }
+        _ = try mondaysRead()
+        let before = store.roundTrips
+        let found = try mondaysRead()
+        #expect(store.roundTrips - before == 2)
+        // Each Monday has the three series' instances, but the 16th, whose were moved.
+        #expect(found.map(\.count) == [3, 3, 0, 3, 3, 3, 3, 3])
     }
 
     @Test("a write keeps in the record cache what it read and did not change, never what it changed: a failed write's change is not read back, and a record it only read costs a later read no query")

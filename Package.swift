@@ -106,7 +106,7 @@ let package = Package(
 
         .testTarget(
             name: "CometSchemaTests",
-            dependencies: ["CometSchema"],
+            dependencies: ["CometSchema", "TestThreads"],
             exclude: ["Golden"]
         ),
         .testTarget(

@@ -106,10 +106,22 @@ extension AnswerTextTests {
         #expect(Set(after) == Set(before))
     }
 
-    @Test("Each engine keeps the text of as many records as its store keeps decoded ones")
-    func recordTextLimit() {
+    @Test("The daemon's engines share one cache of record texts, as many as a store keeps decoded records, and a reload gives them a new one, shared again")
+    func recordTextsShared() throws {
         #expect(RecordTextCache().limit == SQLiteStore.recordCacheLimit)
         #expect(RecordTextCache().limit == 8_192)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("answers-shared-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let service = try DaemonService(configuration: DaemonService.Configuration(store: .file(folder.appendingPathComponent("s.sqlite").path), opener: SQLiteStore.opener,
+                                                                                   schemaPaths: [AnswerTextTests.schemas],
+                                                                                   timeZone: TimeZone(identifier: "Europe/Berlin") ?? .current, readers: 3))
+        func caches() -> [ObjectIdentifier] { ([service.writer.recordTexts] + service.readers.recordTexts).map(ObjectIdentifier.init) }
+        let first = caches()
+        #expect(first.count == 4 && Set(first).count == 1)
+        #expect(service.reload() == nil)
+        let second = caches()
+        #expect(second.count == 4 && Set(second).count == 1 && second[0] != first[0])
     }
 }
 

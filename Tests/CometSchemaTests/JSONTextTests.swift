@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CometSchema
+import TestThreads
 
 /// A small seeded generator (SplitMix64), so a failing record can be made again from its seed.
 struct SeededGenerator: RandomNumberGenerator {
@@ -290,6 +291,26 @@ struct RecordTextCacheTests {
         #expect(again.description.contains(#""title":"Changed \"title\"""#))
     }
 
+    @Test("Four threads writing and copying through one cache at once each get their records' own text")
+    func shared() throws {
+        let registry = try Fixtures.registry()
+        let calendar = try registry.requireEntity("Calendar")
+        var generator = RecordGenerator(registry: registry, random: SeededGenerator(seed: 9))
+        let records = (0..<64).map { _ in generator.record(of: calendar) }
+        let expected = records.map { record in JSONText.write { registry.write(record, into: &$0) }.description }
+        let cache = RecordTextCache(limit: 32)
+        let wrong = Counter()
+        WorkerThreads.run(4) { worker in
+            for round in 0..<2_000 {
+                let index = (round * 7 + worker * 13) % records.count
+                let text = JSONText.write(recordTexts: cache) { registry.write(records[index], into: &$0) }.description
+                if text != expected[index] { wrong.add() }
+            }
+        }
+        #expect(wrong.value == 0)
+        #expect(cache.count <= 32)
+    }
+
     @Test("At most its limit of texts are kept: the older generation goes when the recent one fills")
     func bounded() throws {
         let registry = try Fixtures.registry()
@@ -301,4 +322,11 @@ struct RecordTextCacheTests {
         cache.removeAll()
         #expect(cache.count == 0)
     }
+}
+
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }

@@ -83,8 +83,11 @@ public final class DaemonService: @unchecked Sendable {
         let limit = configuration.requestSeconds
         let checkpointer = Checkpointer(maintainer: try configuration.opener.maintainer(for: configuration.store))
         checkpoints = checkpointer
-        writer = EngineSlot(label: "cometcald.writer", engine: try engine(checkpointing: checkpointer), timeLimit: limit)
-        readers = ReaderPool(try (0..<max(1, configuration.readers)).map { EngineSlot(label: "cometcald.reader.\($0)", engine: try engine(), timeLimit: limit) })
+        let texts = RecordTextCache()
+        writer = EngineSlot(label: "cometcald.writer", engine: try engine(checkpointing: checkpointer), timeLimit: limit, recordTexts: texts)
+        readers = ReaderPool(try (0..<max(1, configuration.readers)).map {
+            EngineSlot(label: "cometcald.reader.\($0)", engine: try engine(), timeLimit: limit, recordTexts: texts)
+        })
         let recent = (try? writer.run { try $0.journalHeads(limit: DaemonService.journalLook) }) ?? []
         announcedJournal = recent.map(\.sequence).max() ?? 0
         for head in recent { journalStates[head.sequence] = head.undone }
@@ -655,8 +658,9 @@ public final class DaemonService: @unchecked Sendable {
             // Texts written with the old schemas are not the new ones': a new cache.
             let resources = ResourceCache()
             for engine in reading + [writing] { engine.resourceCache = resources }
-            writer.replace(writing)
-            readers.replaceAll { reading.removeLast() }
+            let texts = RecordTextCache()
+            writer.replace(writing, recordTexts: texts)
+            readers.replaceAll(recordTexts: texts) { reading.removeLast() }
         } catch let error as StoreError {
             return "the store refuses the new schemas: \(error.message)"
         } catch {

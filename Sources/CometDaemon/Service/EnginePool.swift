@@ -11,13 +11,14 @@ final class EngineSlot: @unchecked Sendable {
     private(set) var engine: IntentEngine
     /// Each piece of work on the store stops after this long (and is rolled back).
     let timeLimit: Double
-    /// The text of the records this engine's answers held, used on its queue only.
-    private let recordTexts = RecordTextCache()
+    /// The text of the records the daemon's answers held, shared by all of its engines.
+    private(set) var recordTexts: RecordTextCache
 
-    init(label: String, engine: IntentEngine, timeLimit: Double) {
+    init(label: String, engine: IntentEngine, timeLimit: Double, recordTexts: RecordTextCache) {
         queue = DispatchQueue(label: label)
         self.engine = engine
         self.timeLimit = timeLimit
+        self.recordTexts = recordTexts
     }
 
     /// Runs on the slot's queue, within the time limit, and waits for the answer.
@@ -26,7 +27,7 @@ final class EngineSlot: @unchecked Sendable {
     }
 
     /// Runs on the slot's queue and writes the answer there as text, copying the text of
-    /// records it wrote before (each engine has its own, so no lock is taken for them).
+    /// records written before.
     func text(_ body: (IntentEngine, inout JSONText) throws -> Void) rethrows -> JSONText {
         try run { engine in
             var text = JSONText(recordTexts: recordTexts)
@@ -35,11 +36,11 @@ final class EngineSlot: @unchecked Sendable {
         }
     }
 
-    /// A new engine, for new schemas: the texts written for the old ones go.
-    func replace(_ engine: IntentEngine) {
+    /// A new engine, for new schemas, with the texts for them (the old ones' are not theirs).
+    func replace(_ engine: IntentEngine, recordTexts: RecordTextCache) {
         queue.sync {
             self.engine = engine
-            recordTexts.removeAll()
+            self.recordTexts = recordTexts
         }
     }
 }
@@ -81,7 +82,10 @@ final class ReaderPool: @unchecked Sendable {
 
     var count: Int { all.count }
 
-    func replaceAll(_ make: () -> IntentEngine) {
-        for slot in all { slot.replace(make()) }
+    /// Each reader's text cache (one, shared, as the daemon makes them).
+    var recordTexts: [RecordTextCache] { lock.withLock { all.map(\.recordTexts) } }
+
+    func replaceAll(recordTexts: RecordTextCache, _ make: () -> IntentEngine) {
+        for slot in all { slot.replace(make(), recordTexts: recordTexts) }
     }
 }

@@ -5,9 +5,12 @@ import Foundation
 /// the same few hundred records on every call). An entry serves only a record equal to the one
 /// it was written from, so a changed record is always written afresh; nothing is ever stale.
 ///
-/// Not thread-safe: each of the daemon's engines has its own, used on its queue. Written for
-/// one registry: whoever loads another empties it.
-public final class RecordTextCache {
+/// Thread-safe: the daemon's engines share one, so its bound is the daemon's, not each
+/// engine's (one each held up to five times the texts, and a daemon's memory grew until every
+/// engine's had filled: docs/PERFORMANCE.md, "The soak on PostgreSQL"). Written for one
+/// registry: whoever loads another makes a new one.
+public final class RecordTextCache: @unchecked Sendable {
+    private let lock = NSLock()
     /// Two generations, as the store's record cache keeps them: when the recent one is full,
     /// it becomes the older one and the oldest texts go.
     private var recent: [UUID: Entry] = [:]
@@ -27,19 +30,21 @@ public final class RecordTextCache {
         self.limit = 2 * generationSize
     }
 
-    var count: Int { recent.count + older.count }
+    var count: Int { lock.withLock { recent.count + older.count } }
 
     func bytes(for record: EntityRecord) -> [UInt8]? {
-        if let entry = recent[record.id], entry.record == record { return entry.bytes }
-        if let entry = older[record.id], entry.record == record {
-            keep(entry)
-            return entry.bytes
+        lock.withLock {
+            if let entry = recent[record.id], entry.record == record { return entry.bytes }
+            if let entry = older[record.id], entry.record == record {
+                keep(entry)
+                return entry.bytes
+            }
+            return nil
         }
-        return nil
     }
 
     func keep(_ record: EntityRecord, bytes: [UInt8]) {
-        keep(Entry(record: record, bytes: bytes))
+        lock.withLock { keep(Entry(record: record, bytes: bytes)) }
     }
 
     private func keep(_ entry: Entry) {
@@ -52,7 +57,9 @@ public final class RecordTextCache {
     }
 
     public func removeAll() {
-        recent = [:]
-        older = [:]
+        lock.withLock {
+            recent = [:]
+            older = [:]
+        }
     }
 }

@@ -10,12 +10,19 @@ struct VoiceChatTests {
     /// A PulseAudio server of the test's own, stopped when it goes. It runs as root here: it
     /// warns that it is not meant to, and works (no --system: that is the system-wide daemon,
     /// which needs its own user and refuses unix sockets of the caller's).
+    ///
+    /// Started with posix_spawn, not Foundation's `Process`: on Linux, Foundation reaps its
+    /// children with a blocking wait4 per child it knows, so a server that keeps running stopped
+    /// every other `Process` in this test process from ever being seen to exit. Every file
+    /// descriptor past the standard three is closed in it, so it holds no other test's pipe open.
     final class PrivatePulse {
         let directory: URL
-        let process = Process()
+        private(set) var pid: pid_t = 0
         var socket: String { directory.appendingPathComponent("sock").path }
         var fifo: String { directory.appendingPathComponent("fifo").path }
         var server: String { "unix:" + socket }
+
+        struct NotStarted: Error, CustomStringConvertible { let description: String }
 
         init() throws {
             // Short: a Unix socket's path is limited to 108 bytes.
@@ -31,31 +38,44 @@ struct VoiceChatTests {
                 """
             let configPath = directory.appendingPathComponent("default.pa").path
             try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/pulseaudio")
-            process.arguments = ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-F", configPath]
+            let arguments = ["/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-F", configPath]
             var environment = ProcessInfo.processInfo.environment
             // Its runtime folder and cookie in the test's folder, not the user's.
             environment["PULSE_RUNTIME_PATH"] = directory.appendingPathComponent("runtime").path
             environment["HOME"] = directory.path
             environment.removeValue(forKey: "XDG_RUNTIME_DIR")
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let argv = arguments.map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for pointer in argv + envp { free(pointer) } }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            // glibc 2.34's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module
+            // leaves out: found by name.
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+                throw NotStarted(description: "this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
+            }
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            let status = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+            guard status == 0 else { throw NotStarted(description: "posix_spawn pulseaudio: \(String(cString: strerror(status)))") }
             let deadline = Date().addingTimeInterval(10)
             while !(FileManager.default.fileExists(atPath: socket) && FileManager.default.fileExists(atPath: fifo)) {
-                guard process.isRunning, Date() < deadline else { throw NotStarted() }
+                var exit: Int32 = 0
+                guard waitpid(pid, &exit, WNOHANG) == 0, Date() < deadline else {
+                    throw NotStarted(description: "pulseaudio did not make its socket and FIFO within 10 s")
+                }
                 usleep(20_000)
             }
         }
 
-        struct NotStarted: Error, CustomStringConvertible { var description: String { "pulseaudio did not make its socket and FIFO within 10 s" } }
-
         deinit {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            kill(pid, SIGTERM)
+            var exit: Int32 = 0
+            waitpid(pid, &exit, 0)
             try? FileManager.default.removeItem(at: directory)
         }
     }

@@ -113,6 +113,11 @@ struct DaemonVoiceTests {
 
         let both = try say([("audio", .string(try DaemonVoiceTests.silence(in: daemon.directory))), ("text", "hello")])
         #expect(both["code"] == .int(-32602))
+        // Typed words may be answered aloud too.
+        let typed = try say([("text", "where is the picnic"), ("speak", true)])
+        #expect((typed["audio"]?.stringValue?.count ?? 0) > 1000, "\(typed)")
+        #expect(typed["heard"] == nil, "nothing was heard: the words were typed")
+
         let neither = try say([])
         #expect(neither["code"] == .int(-32602))
         #expect(neither["message"]?.stringValue?.contains("'text' or 'audio' is required") == true)

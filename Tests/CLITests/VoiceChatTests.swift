@@ -143,6 +143,25 @@ struct VoiceChatTests {
         #expect(!listed.contains("Meteor Shower"), "the party was deleted by voice")
     }
 
+    @Test("listen --speak plays each reply on the sound server's default output, and says no problem")
+    func played() throws {
+        let pulse = try PrivatePulse()
+        let (directory, environment) = try ListenCommandTests().seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let wave = try ListenCommandTests().speech("Where is the picnic?", in: directory, name: "where")
+        var served = environment
+        served["PULSE_SERVER"] = pulse.server
+        let result = try CLIRunner.run(["listen", wave, "--speak", "--json"], environment: served)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let json = try JSONParser.parse(result.stdout)
+        #expect(json["speech"]?["problem"] == .null)
+        #expect(json["speech"]?["to"] == "output")
+        guard case .array(let turns)? = json["turns"] else { Issue.record("no turns: \(result.stdout)"); return }
+        #expect(turns.first?["spoken"]?["played"] == true)
+        #expect(turns.first?["reply"]?.stringValue?.contains("Dolores Park") == true)
+    }
+
     @Test("with no sound server, chat --voice fails at once, saying what to do (exit 69)")
     func noServer() throws {
         let (directory, environment) = try ListenCommandTests().seededStore()

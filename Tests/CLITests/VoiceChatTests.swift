@@ -162,6 +162,45 @@ struct VoiceChatTests {
         #expect(turns.first?["reply"]?.stringValue?.contains("Dolores Park") == true)
     }
 
+    @Test("chat --voice --speak answers a recorded question aloud on the default output")
+    func answeredAloud() throws {
+        let pulse = try PrivatePulse()
+        let (directory, environment) = try ListenCommandTests().seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let question = try speech("Where is the picnic?", in: directory, name: "where")
+        let process = Process()
+        process.executableURL = try CLIRunner.binary()
+        process.arguments = ["chat", "--voice", "--speak", "--turns", "1", "--json"]
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
+        for (key, value) in environment { env[key] = value }
+        env["PULSE_SERVER"] = pulse.server
+        process.environment = env
+        let errors = directory.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening"), process.isRunning, Date() < deadline { usleep(50_000) }
+        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
+        fifo.write(silence(0.5) + question + silence(0.8))
+        let end = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < end { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? fifo.close()
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let line = try JSONParser.parse(output.split(separator: "\n").first.map(String.init) ?? "")
+        #expect(line["reply"]?.stringValue?.contains("Dolores Park") == true, "\(output)")
+        #expect(line["spoken"]?["played"] == true, "\(output)\n\(stderr)")
+        #expect(line["speechProblem"] == nil)
+    }
+
     @Test("with no sound server, chat --voice fails at once, saying what to do (exit 69)")
     func noServer() throws {
         let (directory, environment) = try ListenCommandTests().seededStore()

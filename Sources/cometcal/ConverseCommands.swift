@@ -38,6 +38,8 @@ struct ConverseCommand {
                 return .ioError
             }
             runner = ScriptRunner(registry: registry) { _, _, _ in RemoteScriptWorld(backend: remote) }
+            // `> @audio` turns are sent to the daemon, which hears them (docs/voice.md, "Scripts").
+            runner.listener = RemoteScriptHearing()
         } else {
             runner = ScriptRunner(registry: registry, opener: StoreFactory.opener)
             // `> @audio` turns are heard on this machine (docs/voice.md, "Scripts").
@@ -253,6 +255,11 @@ final class RemoteScriptConversation: ScriptConversation {
         guard case .success(let json)? = try? client.call("conversation.say", JSONObject([("session", .string(session)), ("text", .string(text))])) else {
             return Conversation.Turn(reply: "(the daemon did not answer)", outcome: .failed, snippet: nil, understood: false)
         }
+        return RemoteScriptConversation.turn(json)
+    }
+
+    /// A turn as `conversation.say` answers it.
+    static func turn(_ json: JSONValue) -> Conversation.Turn {
         let outcome: TurnOutcome
         switch json["outcome"]?.stringValue {
         case "done": outcome = .done
@@ -264,5 +271,32 @@ final class RemoteScriptConversation: ScriptConversation {
         }
         return Conversation.Turn(reply: json["reply"]?.stringValue ?? "", outcome: outcome, snippet: Snippet(json: json["snippet"]),
                                  understood: json["understood"] == .bool(true))
+    }
+}
+
+/// `> @audio` turns through the daemon: the file goes as `conversation.say`'s `audio`, and the
+/// daemon hears it with its own language and the conversation's gate (docs/voice.md, "Scripts").
+final class RemoteScriptHearing: ScriptListener {
+    func play(audio path: String, conversation: any ScriptConversation, world: any ScriptWorld) -> Result<ScriptHeardTurn, ScriptListenerProblem> {
+        guard let remote = conversation as? RemoteScriptConversation else {
+            return .failure(ScriptListenerProblem("@audio turns through --connect need the daemon's conversation"))
+        }
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            return .failure(ScriptListenerProblem("\(path): cannot read the file"))
+        }
+        let params = JSONObject([("session", .string(remote.session)), ("audio", .string(bytes.base64EncodedString()))])
+        let answer: Result<JSONValue, RPCError>
+        do { answer = try remote.client.call("conversation.say", params) } catch {
+            return .failure(ScriptListenerProblem("\(path): the daemon did not answer: \(error.description)"))
+        }
+        switch answer {
+        case .success(let json):
+            var confidence = 0.0
+            if case .double(let value)? = json["heard"]?["confidence"] { confidence = value }
+            return .success(ScriptHeardTurn(heard: json["heard"]?["text"]?.stringValue ?? "", confidence: confidence,
+                                            decision: json["gate"]?["decision"]?.stringValue ?? "", turn: RemoteScriptConversation.turn(json)))
+        case .failure(let error):
+            return .failure(ScriptListenerProblem("\(path): \(error.message)"))
+        }
     }
 }

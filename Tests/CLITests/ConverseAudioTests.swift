@@ -49,6 +49,33 @@ struct ConverseAudioTests {
         #expect(printed.stdout.contains("\(script):3: sounds/where.wav: heard “\(text)” (confidence "), "\(printed.stdout)")
     }
 
+    @Test("with --connect, an @audio turn is sent to the daemon, which hears it")
+    func throughTheDaemon() throws {
+        let directory = try folder(script: """
+            @now 2026-06-08 09:00 America/Los_Angeles
+            @seed picnic.ics
+            > @audio sounds/where.wav
+            < Dolores Park
+            > @audio sounds/where-raw.wav
+
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let daemon = try DaemonHarness()
+        let script = directory.appendingPathComponent("spoken.convo").path
+        let result = try CLIRunner.run(["--connect", daemon.socket, "converse", script, "--json"])
+        let json = try JSONParser.parse(result.stdout)
+        guard case .array(let scripts)? = json["scripts"], let first = scripts.first, case .array(let heard)? = first["heard"],
+              case .array(let failures)? = first["failures"] else {
+            Issue.record("no result: \(result.stdout)\(result.stderr)"); return
+        }
+        let text = heard.first?["text"]?.stringValue ?? ""
+        #expect(text.hasPrefix("where is") && text.hasSuffix("picnic"), "heard “\(text)”")
+        // The 22050 Hz file is refused by the daemon, at its line, with the sox line; nothing else failed.
+        #expect(failures.count == 1, "\(failures)")
+        #expect(failures.first?["line"] == .int(5))
+        #expect(failures.first?["got"]?.stringValue?.contains("22050 Hz") == true, "\(failures)")
+    }
+
     @Test("an @audio file that is missing or not 16 kHz mono fails at its line, saying why")
     func badFile() throws {
         let directory = try folder(script: """

@@ -139,7 +139,7 @@ public struct ScriptRunner {
                 turns += 1
             case .audio(let relative):
                 guard let listener else {
-                    fail(line.number, "a listener for @audio \(relative)", "this runner hears no sound; play the script with cometcal converse on this machine (without --connect)")
+                    fail(line.number, "a listener for @audio \(relative)", "this runner hears no sound (it was given no listener); play the script with cometcal converse, which hears it")
                     continue
                 }
                 let path = folder.appendingPathComponent(relative).path

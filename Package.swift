@@ -43,6 +43,19 @@ let package = Package(
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
         ),
+        // Speech out (--speak): espeak-ng's library, which synthesizes into memory (scripts/bootstrap).
+        .systemLibrary(
+            name: "CEspeakNG",
+            pkgConfig: "espeak-ng",
+            providers: [.apt(["libespeak-ng-dev"])]
+        ),
+        // Sound in and out (--speak, chat --voice): PulseAudio's simple API (scripts/bootstrap).
+        // No pkgConfig: libpulse-simple.pc adds -D_REENTRANT and -pthread, which SwiftPM refuses
+        // with a warning; the headers are in /usr/include and the module map links the libraries.
+        .systemLibrary(
+            name: "CPulseSimple",
+            providers: [.apt(["libpulse-dev"])]
+        ),
 
         // The schema language, the typed registry and typed values.
         .target(name: "CometSchema", dependencies: ["CometText"]),
@@ -66,11 +79,11 @@ let package = Package(
         // The conversation layer: temporal expressions (and, to come, utterances, dialogs, scripts).
         .target(name: "CometConversation", dependencies: ["CometIntents", "CometSchema", "CometStore", "CometText"]),
         // The daemon: JSON-RPC 2.0 over a Unix socket (transport apart from the method dispatch).
-        .target(name: "CometDaemon", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometStore", "CometText"]),
+        .target(name: "CometDaemon", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometStore", "CometText", "CometVoice"]),
         // Speech ⇄ text: the WAVE reader, the recognizer (one owner of the pocketsphinx decoder),
         // the language compiled from the schemas and the store, and the gate between a hearing
         // and the conversation (docs/voice.md).
-        .target(name: "CometVoice", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometText", "CPocketSphinx"]),
+        .target(name: "CometVoice", dependencies: ["CometConversation", "CometIntents", "CometSchema", "CometText", "CPocketSphinx", "CEspeakNG", "CPulseSimple"]),
         // Hand-written command-line argument parsing shared by the executables.
         .target(name: "CometArguments", dependencies: ["CometText"]),
 
@@ -101,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "cometcal-bench",
             dependencies: ["CometSchema", "CometStore", "CometSQLiteStore", "CometIntents", "CometConversation", "CometDaemon", "CometText", "CSQLite",
-                           "CometHTTP", "CometCalDAV", "CometPostgresStore", "CLibPQ"]
+                           "CometHTTP", "CometCalDAV", "CometPostgresStore", "CLibPQ", "CometVoice"]
         ),
 
         .testTarget(

@@ -16,6 +16,10 @@ public struct VoiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case decoder
         /// The language could not be compiled or written.
         case language
+        /// espeak-ng could not synthesize a reply.
+        case synthesizer
+        /// No sound server or device to play to or record from (PulseAudio), or it went away.
+        case audioDevice
     }
 
     public let code: Code

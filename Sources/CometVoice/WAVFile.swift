@@ -68,4 +68,19 @@ public struct WAVFile: Sendable {
         }
         throw VoiceError(.notWAV, place: path, "no 'data' chunk: the file holds no sound")
     }
+
+    /// A WAVE file's bytes: 16-bit mono PCM at `sampleRate`, which the header states (a
+    /// synthesizer's own rate is written as it is, not resampled).
+    public static func encode(_ samples: [Int16], sampleRate: Int) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(44 + 2 * samples.count)
+        func u32(_ value: Int) { for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) } }
+        func u16(_ value: Int) { bytes.append(UInt8(truncatingIfNeeded: value)); bytes.append(UInt8(truncatingIfNeeded: value >> 8)) }
+        let dataSize = 2 * samples.count
+        bytes += Array("RIFF".utf8); u32(36 + dataSize); bytes += Array("WAVE".utf8)
+        bytes += Array("fmt ".utf8); u32(16); u16(1); u16(1); u32(sampleRate); u32(sampleRate * 2); u16(2); u16(16)
+        bytes += Array("data".utf8); u32(dataSize)
+        for sample in samples { u16(Int(UInt16(bitPattern: sample))) }
+        return Data(bytes)
+    }
 }

@@ -44,7 +44,7 @@ struct Scenario: Sendable {
     }
 
     static var catalogue: [Scenario] { CalendarScenarios.all + ICalScenarios.all + ConversationScenarios.all + UnderstandingScenarios.all + DaemonScenarios.all
-        + DaemonAgendaScenarios.all + CalDAVScenarios.all }
+        + DaemonAgendaScenarios.all + CalDAVScenarios.all + VoiceScenarios.all }
 }
 
 /// What a scenario is compared with: the same kind of work done as plainly as possible, on the
@@ -64,7 +64,7 @@ struct Reference: Sendable {
         + "a plain table with as many event-like rows as the store had events"
 
     static var catalogue: [Reference] { SQLiteReferences.all + ICalScenarios.references + ConversationScenarios.references + UnderstandingScenarios.references
-        + DaemonScenarios.references }
+        + DaemonScenarios.references + VoiceScenarios.references }
 }
 
 /// The result of one scenario, with its interleaved reference's when it has one.

@@ -228,16 +228,24 @@ enum Commands {
 
     static let chatCommand = CommandSpec(
         name: "chat", abstract: "Talk to your calendar: one request or question per line.",
-        discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. On a terminal, lines are edited as in a shell (libedit) and the up arrow recalls earlier ones, kept in $XDG_STATE_HOME/cometcal/chat_history. With --json each reply is one JSON line.",
-        examples: ["cometcal chat", "echo \"what's on this week?\" | cometcal chat"]
+        discussion: "A conversation on your own store: \"who's coming to my picnic?\", \"move it to noon… actually 11:30\", \"yes\", \"undo that\". Nothing is written until CometCal has what it needs and, where its policy asks, your yes. :history lists what you said, :quit (or Ctrl-D) ends. On a terminal, lines are edited as in a shell (libedit) and the up arrow recalls earlier ones, kept in $XDG_STATE_HOME/cometcal/chat_history. With --json each reply is one JSON line. --voice listens instead of reading lines: it records from the default input through PulseAudio, finds where each stretch of speech starts and ends (energy over the noise floor measured in the first 0.2 s, 0.5 s of quiet ends it), hears it as listen does and plays it as a turn, printing what was heard; with no sound server or input it fails at once (exit 69). --speak says each reply aloud. docs/voice.md.",
+        options: [
+            .flag("voice", help: "Listen on the default input (PulseAudio) instead of reading lines; each stretch of speech is a turn."),
+            .flag("speak", help: "Say each reply aloud (espeak-ng, on the default output); with no output, said once on standard error and the replies go on as text."),
+            .value("speak-to", valueName: "dir", help: "Write each reply as DIR/reply-N.wav instead of playing it."),
+            .value("turns", valueName: "n", help: "With --voice: stop after N spoken turns (default: until Ctrl-C)."),
+        ],
+        examples: ["cometcal chat", "echo \"what's on this week?\" | cometcal chat", "cometcal chat --voice --speak"]
     )
 
     static let listenCommand = CommandSpec(
         name: "listen", abstract: "Talk to your calendar from WAVE files: each file is one turn of a conversation.",
         discussion: "Hears each FILE (16 kHz mono 16-bit PCM; convert others with sox IN.wav -r 16000 -c 1 -b 16 OUT.wav) with pocketsphinx, offline, and plays it as a turn of one conversation on your store, the conversation chat holds. The words listened for are compiled from the schemas and from the titles, people and places in the store, and compiled again in the background after a change. For each file it prints what was heard with its confidence (the least sure word's posterior) and the gate's decision, then the reply and the outcome. A change heard with a confidence under 0.3 is asked back (\"Did you say …?\") and waits for a yes in the next file; silence or noise is \"I didn't catch that\" and changes nothing. Words with no pronunciation cannot be heard and are said on standard error. --language generic hears with pocketsphinx's generic English model instead (the reference). With --json, one object: the language, the compile report and each turn (file, heard with each word's posterior, gate, reply, outcome, interpretation). docs/voice.md.",
-        options: [.value("language", valueName: "language", help: "compiled (default): the language compiled from the schemas and the store; generic: pocketsphinx's generic US English model.")],
+        options: [.value("language", valueName: "language", help: "compiled (default): the language compiled from the schemas and the store; generic: pocketsphinx's generic US English model."),
+                  .flag("speak", help: "Say each reply aloud (espeak-ng, on the default output through PulseAudio); with no output, said once on standard error and the replies go on as text."),
+                  .value("speak-to", valueName: "dir", help: "Write each reply as DIR/reply-N.wav (16-bit mono at espeak-ng's rate, 22050 Hz) instead of playing it.")],
         positionals: [PositionalSpec("files", arity: .variadicAtLeastOne, help: "The turns, as WAVE files, in order.")],
-        examples: ["cometcal listen move-picnic.wav yes.wav", "cometcal listen turn.wav --json"]
+        examples: ["cometcal listen move-picnic.wav yes.wav", "cometcal listen turn.wav --json", "cometcal listen where.wav --speak"]
     )
 
     static let backupCommand = CommandSpec(

@@ -4,6 +4,7 @@ import CometSchema
 import CometIntents
 import CometConversation
 import CometDaemon
+import CometVoice
 
 /// `cometcal converse FILE…`: plays conversation scripts, each against a fresh store, and
 /// reports each script and the total. Exits 1 when any script failed.
@@ -20,7 +21,7 @@ struct ConverseCommand {
             terminal.err(error.message)
             return error.code
         }
-        let runner: ScriptRunner
+        var runner: ScriptRunner
         if parsed.flag("connect") {
             // Through the daemon: every script on its store, which the daemon serves with its own registry.
             let socket = parsed.value("socket") ?? DaemonPaths.defaultSocket()
@@ -37,8 +38,12 @@ struct ConverseCommand {
                 return .ioError
             }
             runner = ScriptRunner(registry: registry) { _, _, _ in RemoteScriptWorld(backend: remote) }
+            // `> @audio` turns are sent to the daemon, which hears them (docs/voice.md, "Scripts").
+            runner.listener = RemoteScriptHearing()
         } else {
             runner = ScriptRunner(registry: registry, opener: StoreFactory.opener)
+            // `> @audio` turns are heard on this machine (docs/voice.md, "Scripts").
+            runner.listener = ScriptHearing()
         }
         var results: [ScriptRunner.Result] = []
         for path in parsed.positionals("files") {
@@ -51,6 +56,10 @@ struct ConverseCommand {
             let scripts: [JSONValue] = results.map { result in
                 .object(JSONObject([
                     ("path", .string(result.path)), ("passed", .bool(result.passed)), ("turns", .int(result.turns)),
+                    ("heard", .array(result.heard.map { heard in
+                        .object(JSONObject([("line", .int(heard.line)), ("file", .string(heard.file)), ("text", .string(heard.text)),
+                                            ("confidence", .double((heard.confidence * 1000).rounded() / 1000)), ("decision", .string(heard.decision))]))
+                    })),
                     ("failures", .array(result.failures.map { failure in
                         .object(JSONObject([("line", .int(failure.line)), ("expected", .string(failure.expected)), ("got", .string(failure.got))]))
                     })),
@@ -68,9 +77,15 @@ struct ConverseCommand {
         let name = result.path
         if result.passed {
             terminal.out(terminal.style("pass", .green) + "  \(name) (\(result.turns) turn\(result.turns == 1 ? "" : "s"))")
-            return
+        } else {
+            terminal.out(terminal.style("FAIL", .red, .bold) + "  \(name)")
         }
-        terminal.out(terminal.style("FAIL", .red, .bold) + "  \(name)")
+        // What each @audio turn was heard as, always shown.
+        for heard in result.heard {
+            let words = heard.text.isEmpty ? "nothing" : "“\(Terminal.printable(heard.text))”"
+            terminal.out(terminal.style("  \(result.path):\(heard.line): \(heard.file): heard \(words) (confidence \(String(format: "%.2f", heard.confidence)); \(heard.decision))", .dim))
+        }
+        if result.passed { return }
         for failure in result.failures {
             // Line 0 is the script as a whole (it cannot be read): no line to name.
             let place = failure.line > 0 ? "\(failure.path):\(failure.line): " : "\(failure.path): "
@@ -97,7 +112,12 @@ struct ChatCommand {
     }
 
     func run() throws -> ExitCode {
+        if context.parsed.flag("voice") { return try VoiceChat(context: context).run() }
+        if context.parsed.value("turns") != nil {
+            throw CommandFailure(code: .usage, message: "error: --turns counts spoken turns: use it with --voice")
+        }
         let terminal = context.terminal
+        let speech = try ReplySpeech(context: context, command: "chat")
         let say: (String) throws -> Reply
         let capabilities: () throws -> String
         if let engine = context.localEngine {
@@ -145,11 +165,14 @@ struct ChatCommand {
                 var object = JSONObject([("reply", .string(turn.text)), ("outcome", .string(turn.outcome)), ("understood", .bool(turn.understood))])
                 if let snippet = turn.snippet { object["snippet"] = context.backend.json(snippet) }
                 object["interpretation"] = turn.interpretation
+                if let spoken = speech.speak(turn.text, turn: said.count) { object["spoken"] = spoken }
+                if let problem = speech.problem { object["speechProblem"] = .string(problem) }
                 terminal.out(JSONWriter.compact(.object(object)))
                 continue
             }
             terminal.out(Terminal.printable(turn.text))
             if let snippet = turn.snippet, terminal.isInteractive { OutcomePrinter(context: context).card(snippet) }
+            speech.speak(turn.text, turn: said.count)
         }
         return .success
     }
@@ -232,6 +255,11 @@ final class RemoteScriptConversation: ScriptConversation {
         guard case .success(let json)? = try? client.call("conversation.say", JSONObject([("session", .string(session)), ("text", .string(text))])) else {
             return Conversation.Turn(reply: "(the daemon did not answer)", outcome: .failed, snippet: nil, understood: false)
         }
+        return RemoteScriptConversation.turn(json)
+    }
+
+    /// A turn as `conversation.say` answers it.
+    static func turn(_ json: JSONValue) -> Conversation.Turn {
         let outcome: TurnOutcome
         switch json["outcome"]?.stringValue {
         case "done": outcome = .done
@@ -243,5 +271,32 @@ final class RemoteScriptConversation: ScriptConversation {
         }
         return Conversation.Turn(reply: json["reply"]?.stringValue ?? "", outcome: outcome, snippet: Snippet(json: json["snippet"]),
                                  understood: json["understood"] == .bool(true))
+    }
+}
+
+/// `> @audio` turns through the daemon: the file goes as `conversation.say`'s `audio`, and the
+/// daemon hears it with its own language and the conversation's gate (docs/voice.md, "Scripts").
+final class RemoteScriptHearing: ScriptListener {
+    func play(audio path: String, conversation: any ScriptConversation, world: any ScriptWorld) -> Result<ScriptHeardTurn, ScriptListenerProblem> {
+        guard let remote = conversation as? RemoteScriptConversation else {
+            return .failure(ScriptListenerProblem("@audio turns through --connect need the daemon's conversation"))
+        }
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            return .failure(ScriptListenerProblem("\(path): cannot read the file"))
+        }
+        let params = JSONObject([("session", .string(remote.session)), ("audio", .string(bytes.base64EncodedString()))])
+        let answer: Result<JSONValue, RPCError>
+        do { answer = try remote.client.call("conversation.say", params) } catch {
+            return .failure(ScriptListenerProblem("\(path): the daemon did not answer: \(error.description)"))
+        }
+        switch answer {
+        case .success(let json):
+            var confidence = 0.0
+            if case .double(let value)? = json["heard"]?["confidence"] { confidence = value }
+            return .success(ScriptHeardTurn(heard: json["heard"]?["text"]?.stringValue ?? "", confidence: confidence,
+                                            decision: json["gate"]?["decision"]?.stringValue ?? "", turn: RemoteScriptConversation.turn(json)))
+        case .failure(let error):
+            return .failure(ScriptListenerProblem("\(path): \(error.message)"))
+        }
     }
 }

@@ -6,6 +6,8 @@ enum ExitCode: Int32, Error {
     case usage = 64
     case dataError = 65
     case noInput = 66
+    /// A service it needs is not there: no sound server or device for `chat --voice` (EX_UNAVAILABLE).
+    case unavailable = 69
     case internalError = 70
     case ioError = 74
     /// A bad config file (EX_CONFIG).

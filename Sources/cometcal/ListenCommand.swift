@@ -27,6 +27,7 @@ struct ListenCommand {
         if let language = context.parsed.value("language"), !["compiled", "generic"].contains(language) {
             throw CommandFailure(code: .usage, message: "error: --language takes compiled or generic, not '\(language)'")
         }
+        let speech = try ReplySpeech(context: context, command: "listen")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-listen-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
 
@@ -53,7 +54,7 @@ struct ListenCommand {
         let voice = VoiceConversation(conversation: Conversation(engine: engine, timeZone: context.zone))
         let rebuild = LanguageRebuild()
         var turns: [JSONValue] = []
-        for file in files {
+        for (index, file) in files.enumerated() {
             // A rebuild that finished since the last change is taken; one still running is not waited for.
             switch rebuild.take() {
             case .success(let fresh)?:
@@ -71,12 +72,14 @@ struct ListenCommand {
             if context.wantsJSON {
                 var object = JSONObject([("file", .string(file.path))])
                 if case .object(let fields) = turn.json(threshold: voice.threshold) { for (key, value) in fields { object[key] = value } }
+                if let spoken = speech.speak(turn.reply, turn: index + 1) { object["spoken"] = spoken }
                 turns.append(.object(object))
             } else {
                 let heard = hearing.isEmpty ? "nothing" : "“\(Terminal.printable(hearing.text))”"
                 terminal.out(terminal.style("\(file.path): heard \(heard) (confidence \(String(format: "%.2f", hearing.confidence)); \(turn.decision.rawValue))", .dim))
                 terminal.out(Terminal.printable(turn.reply))
                 terminal.out(terminal.style("(\(turn.outcome.name))", .dim))
+                speech.speak(turn.reply, turn: index + 1)
             }
             // What the store is called may have changed: the next turns should hear it.
             if turn.outcome == .done, let compiler, let words = try? StoreWords.read(engine) {
@@ -86,6 +89,7 @@ struct ListenCommand {
         if context.wantsJSON {
             var object = JSONObject([("language", .string(generic ? "generic" : "compiled"))])
             object["compiled"] = report?.json ?? .null
+            if let summary = speech.json { object["speech"] = summary }
             object["turns"] = .array(turns)
             terminal.out(JSONWriter.pretty(.object(object)))
         }

@@ -382,4 +382,21 @@ struct BenchSmokeTests {
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("--store postgresql has no scenario 'caldav'"), "\(refused.stderr)")
     }
+
+    @Test("the voice scenarios hear a spoken question beside the same turn typed, and check the reply-text and rebuild targets, as JSON")
+    func voiceJSON() throws {
+        let result = try CLIRunner.run(["--samples", "3", "--scenario", "voice,voice-first-audio,voice-rebuild", "--json"], program: "cometcal-bench")
+        #expect(result.status == 0, "\(result.stderr)")
+        guard case .object(let root) = try JSONParser.parse(result.stdout), case .array(let scenarios)? = root["scenarios"],
+              case .array(let targets)? = root["targets"] else {
+            Issue.record("no scenarios or targets in \(result.stdout.prefix(500))")
+            return
+        }
+        #expect(scenarios.map { $0["name"]?.stringValue } == ["voice", "voice-first-audio", "voice-rebuild"])
+        #expect(scenarios.map { $0["reference"]?.stringValue } == ["voice-typed", "voice-typed", nil])
+        let figures = targets.compactMap { $0["figure"]?.stringValue }
+        #expect(figures.contains("voice p50") && figures.contains("voice-rebuild p50"), "\(figures)")
+        // What the utterance was heard as is said, with its length.
+        #expect(result.stderr.contains("voice: the utterance is ") && result.stderr.contains(" s, heard as “"), "\(result.stderr)")
+    }
 }

@@ -29,6 +29,7 @@ private let notRunInTests: [(command: String, reason: String)] = [
     ("cometcal event edit Picnic", "opens $EDITOR on a terminal (EditCommandTests drive the form with a scripted editor)"),
     ("cometcald --verbose &", "starts a daemon that runs until stopped (DaemonTests start and stop their own)"),
     ("cometcal listen move-picnic.wav", "names recordings of the reader's own voice (ListenCommandTests speak theirs with espeak-ng)"),
+    ("cometcal chat --voice", "records from the reader's microphone (VoiceChatTests record from a private PulseAudio server)"),
 ]
 
 /// README commands that ask on a terminal: run on a pseudo-terminal, answered as a person would.

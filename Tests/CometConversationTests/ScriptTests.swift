@@ -64,6 +64,8 @@ struct ScriptTests {
         ("< /[unclosed/", "not a valid regular expression"),
         ("hello there", "is not a directive"),
         (">   ", "needs the words said"),
+        ("> @audio", "takes one WAVE file"),
+        ("> @audio one.wav two.wav", "takes one WAVE file"),
         ("@expect needsDisambiguation two", "takes a number"),
     ])
     func malformed(_ line: String, _ message: String) throws {
@@ -94,5 +96,22 @@ struct ScriptTests {
         #expect(title == "Room #2")
         #expect(park == "Dolores")
         #expect(slash == "a/b")
+    }
+
+    @Test("> @audio FILE is a turn of sound, its path kept as written; a runner with no listener fails it at its line")
+    func audioTurns() throws {
+        let script = try ConversationScript.parse("> @audio \"sounds/move it.wav\" # spoken\n> @audio where.wav\n> @audiobook please\n", path: "audio.convo")
+        guard case .audio(let first) = script.lines[0].directive, case .audio(let second) = script.lines[1].directive,
+              case .say(let said) = script.lines[2].directive else {
+            Issue.record("unexpected directives"); return
+        }
+        #expect(first == "sounds/move it.wav")
+        #expect(second == "where.wav")
+        #expect(said == "@audiobook please")
+
+        let result = try run("@seed picnic.ics\n> @audio where.wav\n< Dolores Park\n")
+        #expect(result.failures.map(\.line) == [2, 3])
+        #expect(result.failures.first?.got.contains("hears no sound") == true, "\(result.failures)")
+        #expect(result.turns == 0)
     }
 }

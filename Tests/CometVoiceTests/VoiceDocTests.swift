@@ -35,4 +35,22 @@ struct VoiceDocTests {
         #expect(VoiceRun.inReference(0) && !VoiceRun.inReference(1) && !VoiceRun.inReference(5) && VoiceRun.inReference(6))
         #expect(VoiceDocTests.page.contains("The generic\n  model hears every sixth dialog only"))
     }
+
+    /// The page with its lines joined and its runs of spaces made one.
+    static var flat: String {
+        page.replacingOccurrences(of: "\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+
+    @Test("the endpointer's figures and the speaker's rate it states are the code's")
+    func endpointerAndSpeaker() throws {
+        let endpointer = Endpointer()
+        #expect(endpointer.calibrationFrames == 20 && VoiceDocTests.flat.contains("the first 0.2 s measure the room's noise floor"))
+        #expect(endpointer.minimumFloor == 30 && VoiceDocTests.flat.contains("a floor under RMS 30 (digital silence, a muted input) counts as 30"))
+        #expect(endpointer.startFrames == 3 && endpointer.startRatio == 4 && endpointer.prerollFrames == 30
+                && VoiceDocTests.flat.contains("speech starts after 3 frames in a row at 4 times the floor (12 dB over it), with the 0.3 s before them kept"))
+        #expect(endpointer.hangoverFrames == 50 && endpointer.endRatio == 2 && VoiceDocTests.flat.contains("it ends after 0.5 s under twice the floor (6 dB over it)"))
+        #expect(endpointer.maximumSeconds == 15 && VoiceDocTests.flat.contains("an utterance past 15 s is cut there"))
+        #expect(try Speaker().sampleRate == 22_050)
+        #expect(VoiceDocTests.flat.contains("at espeak-ng's own rate, 22050 Hz"))
+    }
 }

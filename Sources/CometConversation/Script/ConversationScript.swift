@@ -14,6 +14,9 @@ public struct ConversationScript: Sendable {
         case schemas(String)
         /// `> Who's coming to my picnic?`
         case say(String)
+        /// `> @audio move-picnic.wav`: the turn is the sound in the file, relative to the script,
+        /// heard by the runner's listener (docs/voice.md).
+        case audio(String)
         /// `< Ada`, `< = exact reply`, `< /regular expression/`
         case reply(ReplyCheck)
         /// `@expect done`, `@expect needsValue title`, `@expect needsDisambiguation 2`
@@ -80,6 +83,12 @@ public struct ConversationScript: Sendable {
             if trimmed.hasPrefix(">") {
                 let turn = withoutComment(String(trimmed.dropFirst())).trimmingCharacters(in: .whitespaces)
                 guard !turn.isEmpty else { throw problem("a turn ('>') needs the words said") }
+                if turn == "@audio" || turn.hasPrefix("@audio ") || turn.hasPrefix("@audio\t") {
+                    let file = ScriptWords.split(String(turn.dropFirst("@audio".count)))
+                    guard file.count == 1, !file[0].isEmpty else { throw problem("'> @audio' takes one WAVE file, relative to the script: > @audio move-picnic.wav") }
+                    lines.append(Line(number: number, directive: .audio(file[0])))
+                    continue
+                }
                 lines.append(Line(number: number, directive: .say(turn)))
             } else if trimmed.hasPrefix("<") {
                 lines.append(Line(number: number, directive: .reply(try replyCheck(String(trimmed.dropFirst()), problem: problem))))

@@ -15,11 +15,26 @@ public struct ScriptRunner {
             public var description: String { "\(path):\(line): expected \(expected); got \(got)" }
         }
 
+        /// What an `@audio` turn was heard as.
+        public struct Heard: Sendable {
+            public let line: Int
+            public let file: String
+            public let text: String
+            public let confidence: Double
+            /// The voice gate's decision (docs/voice.md): passed, asked, notCaught, …
+            public let decision: String
+        }
+
         public let path: String
         public let turns: Int
         public let failures: [Failure]
+        /// The `@audio` turns, in order, with what was heard.
+        public var heard: [Heard] = []
         public var passed: Bool { failures.isEmpty }
     }
+
+    /// Hears `@audio` turns; without one, such a turn fails at its line.
+    public var listener: (any ScriptListener)?
 
     /// The registry scripts run on unless they name their own with `@schemas`.
     let registry: Registry
@@ -104,6 +119,7 @@ public struct ScriptRunner {
 
         var last: Conversation.Turn?
         var turns = 0
+        var heard: [Result.Heard] = []
         for line in script.lines {
             switch line.directive {
             case .now, .schemas: continue
@@ -121,6 +137,21 @@ public struct ScriptRunner {
             case .say(let text):
                 last = conversation.say(text)
                 turns += 1
+            case .audio(let relative):
+                guard let listener else {
+                    fail(line.number, "a listener for @audio \(relative)", "this runner hears no sound (it was given no listener); play the script with cometcal converse, which hears it")
+                    continue
+                }
+                let path = folder.appendingPathComponent(relative).path
+                switch listener.play(audio: path, conversation: conversation, world: world) {
+                case .success(let hearing):
+                    last = hearing.turn
+                    turns += 1
+                    heard.append(Result.Heard(line: line.number, file: relative, text: hearing.heard, confidence: hearing.confidence, decision: hearing.decision))
+                case .failure(let problem):
+                    fail(line.number, "a turn heard from \(relative)", problem.message)
+                    last = nil
+                }
             case .reply(let check):
                 guard let reply = last?.reply else { fail(line.number, "a reply", "no turn before this line"); continue }
                 switch check {
@@ -156,7 +187,9 @@ public struct ScriptRunner {
                 }
             }
         }
-        return Result(path: script.path, turns: turns, failures: failures)
+        var result = Result(path: script.path, turns: turns, failures: failures)
+        result.heard = heard
+        return result
     }
 
     /// `needsValue title`, `needsDisambiguation 2`: an outcome as scripts write it.

@@ -5,6 +5,7 @@ import CometStore
 import CometIntents
 import CometConversation
 import CometText
+import CometVoice
 
 /// Serves one store and one registry to every client: the method table of docs/daemon.md. It
 /// knows requests and results, not sockets, so another front end (CalDAV over HTTP) can share it.
@@ -50,6 +51,10 @@ public final class DaemonService: @unchecked Sendable {
     let readers: ReaderPool
     let started = Date()
     private var conversations: [String: Conversation] = [:]
+    /// The voice gate of each conversation that has been spoken to (`conversation.say` with audio).
+    private var voiceGates: [String: VoiceConversation] = [:]
+    /// The daemon's ears and voice, made when first needed (DaemonVoice).
+    private var voiceValue: DaemonVoice?
     private var subscriptions: [Int: Set<Topic>] = [:]
     /// The newest journal entry announced; later ones are announced after each write.
     private var announcedJournal: Int64 = 0
@@ -160,7 +165,7 @@ public final class DaemonService: @unchecked Sendable {
         case "conversation.close":
             try params.only(["session"])
             let session = try params.string("session")
-            guard lock.withLock({ conversations.removeValue(forKey: session) }) != nil else {
+            guard lock.withLock({ voiceGates.removeValue(forKey: session); return conversations.removeValue(forKey: session) }) != nil else {
                 throw RPCError(RPCError.invalidParams, "no conversation has the session '\(session)'")
             }
             return JSONText(.object(JSONObject([("closed", .bool(true))])))
@@ -428,27 +433,114 @@ public final class DaemonService: @unchecked Sendable {
     }
 
     private func conversationSay(_ params: Parameters) throws -> JSONValue {
-        try params.only(["session", "text"])
+        try params.only(["session", "text", "audio", "speak"])
         let session = try params.string("session")
-        let text = try params.string("text")
+        let text = try params.string(optional: "text")
+        let audio = try params.string(optional: "audio")
+        let speak = try params.bool("speak") ?? false
+        switch (text, audio) {
+        case (nil, nil):
+            throw RPCError(RPCError.invalidParams, "'text' or 'audio' is required: the words typed, or their sound (a 16 kHz mono 16-bit WAVE file, in base64)")
+        case (_?, _?):
+            throw RPCError(RPCError.invalidParams, "give 'text' or 'audio', not both")
+        default: break
+        }
         guard let conversation = lock.withLock({ conversations[session] }) else {
             throw RPCError(RPCError.invalidParams, "no conversation has the session '\(session)'; open one with conversation.open")
         }
-        let (turn, snippet) = writer.run { engine -> (Conversation.Turn, JSONValue) in
-            let turn = conversation.say(text)
-            return (turn, turn.snippet.map { engine.json($0) } ?? .null)
+        var result: JSONObject
+        if let audio {
+            result = try conversationHear(audio, session: session, conversation: conversation)
+        } else {
+            let (turn, snippet) = writer.run { engine -> (Conversation.Turn, JSONValue) in
+                let turn = conversation.say(text ?? "")
+                return (turn, turn.snippet.map { engine.json($0) } ?? .null)
+            }
+            announceJournal()
+            result = DaemonService.turnResult(reply: turn.reply, outcome: turn.outcome, understood: turn.understood, snippet: snippet,
+                                              interpretation: turn.interpretation?.json ?? .null)
         }
-        announceJournal()
+        if speak {
+            // A reply that cannot be synthesized is still answered, in text, with the reason.
+            do throws(VoiceError) {
+                let spoken = try voice().speak(result["reply"]?.stringValue ?? "")
+                result["audio"] = .string(spoken.wave.base64EncodedString())
+                result["audioSeconds"] = .double((spoken.seconds * 1000).rounded() / 1000)
+            } catch {
+                result["audio"] = .null
+                result["audioProblem"] = .string(error.description)
+            }
+        }
+        return .object(result)
+    }
+
+    /// {reply, outcome, understood, snippet, interpretation}, with the parameter asked for or
+    /// the number of candidates.
+    private static func turnResult(reply: String, outcome: TurnOutcome, understood: Bool, snippet: JSONValue, interpretation: JSONValue) -> JSONObject {
         var result = JSONObject([
-            ("reply", .string(turn.reply)), ("outcome", .string(turn.outcome.name)), ("understood", .bool(turn.understood)), ("snippet", snippet),
-            ("interpretation", turn.interpretation?.json ?? .null),
+            ("reply", .string(reply)), ("outcome", .string(outcome.name)), ("understood", .bool(understood)), ("snippet", snippet),
+            ("interpretation", interpretation),
         ])
-        switch turn.outcome {
+        switch outcome {
         case .needsValue(let parameter): result["parameter"] = .string(parameter)
         case .needsDisambiguation(let count): result["candidates"] = .int(count)
         default: break
         }
-        return .object(result)
+        return result
+    }
+
+    /// A spoken turn: the sound heard with the daemon's language, through the conversation's
+    /// voice gate (docs/voice.md), answered with what was heard beside the usual reply.
+    private func conversationHear(_ audio: String, session: String, conversation: Conversation) throws -> JSONObject {
+        guard let bytes = Data(base64Encoded: audio) else {
+            throw RPCError(RPCError.invalidParams, "audio: not base64; send the WAVE file's bytes in base64 (base64 -w0 turn.wav)",
+                           data: .object(JSONObject([("field", .string("audio"))])))
+        }
+        let samples: [Int16]
+        do { samples = try WAVFile.decode(bytes, path: "IN.wav") } catch {
+            throw RPCError(RPCError.invalidParams, "audio: \(error.message)", data: .object(JSONObject([("field", .string("audio")), ("code", .string(error.code.rawValue))])))
+        }
+        let hearing: Hearing
+        do { hearing = try voice().hear(samples) } catch {
+            throw RPCError(RPCError.internalError, "audio: the sound could not be heard: \(error.description)")
+        }
+        let gate = lock.withLock { () -> VoiceConversation in
+            if let known = voiceGates[session] { return known }
+            let made = VoiceConversation(conversation: conversation)
+            voiceGates[session] = made
+            return made
+        }
+        let (turn, snippet) = writer.run { engine -> (VoiceConversation.Turn, JSONValue) in
+            let turn = gate.hear(hearing)
+            return (turn, turn.turn?.snippet.map { engine.json($0) } ?? .null)
+        }
+        announceJournal()
+        var result = DaemonService.turnResult(reply: turn.reply, outcome: turn.outcome, understood: turn.turn?.understood ?? false, snippet: snippet,
+                                              interpretation: turn.turn?.interpretation?.json ?? .null)
+        if case .object(let fields) = turn.json(threshold: gate.threshold) {
+            result["heard"] = fields["heard"] ?? .null
+            result["gate"] = fields["gate"] ?? .null
+        }
+        return result
+    }
+
+    /// The daemon's voice, made on first use; it reads the store's words through the readers.
+    private func voice() -> DaemonVoice {
+        lock.withLock {
+            if let voiceValue { return voiceValue }
+            let made = DaemonVoice { [weak self] () throws(VoiceError) -> (Registry, StoreWords) in
+                guard let self else { throw VoiceError(.language, place: "cometcald", "the daemon is stopping") }
+                let registry = self.registry
+                do {
+                    return (registry, try self.readers.run { engine in try StoreWords.read(registry: registry, records: engine.records) })
+                } catch {
+                    throw VoiceError(.language, place: configuration.storePath, "the store's titles could not be read: \(error)")
+                }
+            }
+            made.log = log
+            voiceValue = made
+            return made
+        }
     }
 
     // MARK: Change notifications
@@ -482,7 +574,10 @@ public final class DaemonService: @unchecked Sendable {
         // full, decoded for nothing): the alarm plan still hears of the change.
         let listening = lock.withLock { subscriptions.values.contains { $0.contains(.changes) } }
         if !listening {
-            if !wanted.isEmpty { changed() }
+            if !wanted.isEmpty {
+                changed()
+                lock.withLock { voiceValue }?.changed()
+            }
             return
         }
         for (sequence, replay) in wanted {
@@ -621,6 +716,7 @@ public final class DaemonService: @unchecked Sendable {
 
     private func announce(journal: Int64?, intent: String, changes: [(QualifiedName, UUID, String)]) {
         changed()
+        lock.withLock { voiceValue }?.changed()
         let targets = lock.withLock { Set(subscriptions.filter { $0.value.contains(.changes) }.keys) }
         guard !targets.isEmpty else { return }
         let params = JSONValue.object(JSONObject([
@@ -670,6 +766,7 @@ public final class DaemonService: @unchecked Sendable {
             registryValue = registry
             book = ConversationBook(registry: registry)
         }
+        lock.withLock { voiceValue }?.changed(schemas: true)
         return nil
     }
 

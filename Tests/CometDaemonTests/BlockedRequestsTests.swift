@@ -9,18 +9,6 @@ import Testing
 /// test fails so (measured: the probe unanswered after 10 s, 3 of 16 requests alone).
 @Suite("SocketServer with requests that block")
 struct BlockedRequestsTests {
-    private static func connect(_ path: String) throws -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let status = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard status == 0 else { close(fd); throw DaemonClient.Failure(description: "connect failed") }
-        return fd
-    }
-
     private static func ask(_ fd: Int32, _ text: String) {
         let frame = FrameDecoder.frame(Array(text.utf8))
         _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -65,10 +53,10 @@ struct BlockedRequestsTests {
         try server.start()
         defer { server.stop() }
 
-        let clients = try (0..<blocked).map { _ in try BlockedRequestsTests.connect(path) }
+        let clients = try (0..<blocked).map { _ in try connectUnixSocket(path) }
         defer { for fd in clients { close(fd) } }
         for fd in clients { BlockedRequestsTests.ask(fd, "block") }
-        let probe = try BlockedRequestsTests.connect(path)
+        let probe = try connectUnixSocket(path)
         defer { close(probe) }
         BlockedRequestsTests.ask(probe, "ping")
         #expect(BlockedRequestsTests.answer(probe, seconds: 10) == "pong")

@@ -7,18 +7,6 @@ import CometSchema
 /// the others are served meanwhile.
 @Suite("SocketServer and a client that does not read")
 struct SlowClientTests {
-    private func connect(_ path: String) throws -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let status = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard status == 0 else { close(fd); throw DaemonClient.Failure(description: "connect failed") }
-        return fd
-    }
-
     private func ask(_ fd: Int32, size: Int) {
         let frame = FrameDecoder.frame(Array(String(size).utf8))
         _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -46,11 +34,11 @@ struct SlowClientTests {
         defer { server.stop() }
 
         // Asks for 4 MB it never reads: the socket fills, and after a second it is let go.
-        let stalled = try connect(path)
+        let stalled = try connectUnixSocket(path)
         defer { close(stalled) }
         ask(stalled, size: 4 * 1024 * 1024)
         // Asks for 3 x 4 MB at once, past the 8 MB of answers a client may leave unread.
-        let greedy = try connect(path)
+        let greedy = try connectUnixSocket(path)
         defer { close(greedy) }
         for _ in 0..<3 { ask(greedy, size: 4 * 1024 * 1024) }
 

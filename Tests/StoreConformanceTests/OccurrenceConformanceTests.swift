@@ -24,6 +24,34 @@ struct OccurrenceConformanceTests {
         #expect(page.occurrences.map(\.isRecurrenceInstance) == [false, false])
     }
 
+    @Test("long occurrences still going at the range's start are found however long before it they began, and ones that ended at or before it are not: a conference of three days, a seven-hour shift, a floating day-long retreat, a weekly overnight", arguments: StoreFactory.all)
+    func longOccurrences(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let work = fixture.calendar("Work")
+        try fixture.save(work,
+                         try fixture.event("Conference", in: work, start: "2026-06-07T09:00:00Z", end: "2026-06-10T09:00:00Z"),
+                         try fixture.event("Ended conference", in: work, start: "2026-06-05T09:00:00Z", end: "2026-06-09T00:00:00Z"),
+                         try fixture.event("Shift", in: work, start: "2026-06-08T18:00:00Z", end: "2026-06-09T01:00:00Z"),
+                         try fixture.event("Ended shift", in: work, start: "2026-06-08T17:00:00Z", end: "2026-06-09T00:00:00Z"),
+                         try fixture.event("Retreat", in: work, start: "2026-06-08T06:00:00", end: "2026-06-09T06:00:00"),
+                         try fixture.event("Short", in: work, start: "2026-06-08T23:00:00Z", end: "2026-06-09T00:30:00Z"),
+                         try fixture.event("Overnight", in: work, start: "2026-06-01T20:00:00Z", end: "2026-06-02T08:00:00Z", [
+                            "uid": .string("overnight"), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY")),
+                         ]))
+        // The Berlin night of the 9th: from midnight UTC, an hour.
+        let page = try fixture.occurrences(from: "2026-06-09T00:00:00Z", to: "2026-06-09T01:00:00Z")
+        #expect(Set(page.occurrences.map { fixture.title($0.record) }) == ["Conference", "Shift", "Retreat", "Short", "Overnight"])
+        // A week later only the weekly overnight (each starts 4 hours before the range) is there.
+        let later = try fixture.occurrences(from: "2026-06-16T00:00:00Z", to: "2026-06-16T01:00:00Z")
+        #expect(later.occurrences.map { fixture.title($0.record) } == ["Overnight"])
+        // Asked over both spans at once, the same.
+        let spans = try [("2026-06-09T00:00:00Z", "2026-06-09T01:00:00Z"), ("2026-06-16T00:00:00Z", "2026-06-16T01:00:00Z")].map { from, to in
+            DateInterval(start: try #require(try DateTimeValue(parsing: from).instant), end: try #require(try DateTimeValue(parsing: to).instant))
+        }
+        let both = try fixture.store.readTransaction { try $0.occurrences(ConformanceStore.event, spans: spans, zone: ConformanceStore.berlin, matching: []) }
+        #expect(both.map { Set($0.map { fixture.title($0.record) }) } == [["Conference", "Shift", "Retreat", "Short", "Overnight"], ["Overnight"]])
+    }
+
     @Test("occurrences over several spans at once are each span's occurrences asked alone: singles, a series with an override and an exclusion, a floating time, a dense repeat, inside the window, past it, across its end, and an empty span", arguments: StoreFactory.all)
     func severalSpans(_ factory: StoreFactory) throws {
         let fixture = try ConformanceStore(factory)

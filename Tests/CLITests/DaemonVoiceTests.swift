@@ -13,26 +13,15 @@ struct DaemonVoiceTests {
     static func speech(_ text: String, in directory: URL, name: String, rate: Int = 16_000) throws -> String {
         let raw = directory.appendingPathComponent(name + "-raw.wav").path
         let wave = directory.appendingPathComponent(name + ".wav").path
-        try tool("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text])
-        try tool("sox", [raw, "-r", String(rate), "-c", "1", "-b", "16", "-e", "signed-integer", wave])
+        try ListenCommandTests.tool("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text])
+        try ListenCommandTests.tool("sox", [raw, "-r", String(rate), "-c", "1", "-b", "16", "-e", "signed-integer", wave])
         return try Data(contentsOf: URL(fileURLWithPath: wave)).base64EncodedString()
     }
 
     static func silence(in directory: URL) throws -> String {
         let wave = directory.appendingPathComponent("silence.wav").path
-        try tool("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", wave, "trim", "0", "2"])
+        try ListenCommandTests.tool("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", wave, "trim", "0", "2"])
         return try Data(contentsOf: URL(fileURLWithPath: wave)).base64EncodedString()
-    }
-
-    static func tool(_ name: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(name) \(arguments)")
     }
 
     @Test("a spoken question is heard and answered, with what was heard and the reply as audio; a spoken delete and a spoken yes change the store; silence changes nothing")

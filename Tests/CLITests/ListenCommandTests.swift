@@ -13,7 +13,8 @@ struct ListenCommandTests {
         return (directory, environment)
     }
 
-    func tool(_ name: String, _ arguments: [String]) throws {
+    /// Runs /usr/bin/`name` (espeak-ng, sox) and expects it to succeed; the voice tests share it.
+    static func tool(_ name: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
         process.arguments = arguments
@@ -28,8 +29,8 @@ struct ListenCommandTests {
     func speech(_ text: String, in directory: URL, name: String, channels: Int = 1) throws -> String {
         let raw = directory.appendingPathComponent(name + "-raw.wav").path
         let wave = directory.appendingPathComponent(name + ".wav").path
-        try tool("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text])
-        try tool("sox", [raw, "-r", "16000", "-c", String(channels), "-b", "16", "-e", "signed-integer", wave])
+        try ListenCommandTests.tool("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text])
+        try ListenCommandTests.tool("sox", [raw, "-r", "16000", "-c", String(channels), "-b", "16", "-e", "signed-integer", wave])
         return wave
     }
 
@@ -62,7 +63,7 @@ struct ListenCommandTests {
         let (directory, environment) = try seededStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let wave = directory.appendingPathComponent("silence.wav").path
-        try tool("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", wave, "trim", "0", "2"])
+        try ListenCommandTests.tool("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", wave, "trim", "0", "2"])
         let before = try CLIRunner.run(["export"], environment: environment).stdout
         let result = try CLIRunner.run(["listen", wave, "--json"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")

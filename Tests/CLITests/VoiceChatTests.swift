@@ -87,6 +87,31 @@ struct VoiceChatTests {
         return bytes.dropFirst(44) // the canonical 44-byte header sox writes
     }
 
+    /// `cometcal chat --voice` with `arguments`, recording from the private server, its standard
+    /// error in a file; returned once it says it listens (after its language is compiled): from
+    /// then on, what is written to the FIFO is heard.
+    private func listening(_ arguments: [String], environment: [String: String], pulse: PrivatePulse,
+                           directory: URL) throws -> (process: Process, out: Pipe, errors: URL) {
+        let process = Process()
+        process.executableURL = try CLIRunner.binary()
+        process.arguments = ["chat", "--voice"] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
+        for (key, value) in environment { env[key] = value }
+        env["PULSE_SERVER"] = pulse.server
+        process.environment = env
+        let errors = directory.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening"), process.isRunning, Date() < deadline { usleep(50_000) }
+        return (process, out, errors)
+    }
+
     private func silence(_ seconds: Double) -> Data { Data(count: Int(seconds * 16_000) * 2) }
 
     @Test("spoken turns are recorded from the default input, cut at their silences, heard and played: a question, a delete and the yes")
@@ -100,24 +125,7 @@ struct VoiceChatTests {
         // A yes to each question: the gate's "Did you say …?" when the hearing was unsure, then the engine's.
         let spoken = turns + [turns[2]]
 
-        let process = Process()
-        process.executableURL = try CLIRunner.binary()
-        process.arguments = ["chat", "--voice", "--turns", "4", "--json"]
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
-        for (key, value) in environment { env[key] = value }
-        env["PULSE_SERVER"] = pulse.server
-        process.environment = env
-        let errors = directory.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // It says when it listens (after its language is compiled): from then on, the FIFO is heard.
-        let deadline = Date().addingTimeInterval(30)
-        while !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening"), process.isRunning, Date() < deadline { usleep(50_000) }
+        let (process, out, errors) = try listening(["--turns", "4", "--json"], environment: environment, pulse: pulse, directory: directory)
         let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
         fifo.write(silence(0.5))
         for turn in spoken { fifo.write(turn + silence(0.8)) }
@@ -168,23 +176,7 @@ struct VoiceChatTests {
         let (directory, environment) = try ListenCommandTests().seededStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let question = try speech("Where is the picnic?", in: directory, name: "where")
-        let process = Process()
-        process.executableURL = try CLIRunner.binary()
-        process.arguments = ["chat", "--voice", "--speak", "--turns", "1", "--json"]
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
-        for (key, value) in environment { env[key] = value }
-        env["PULSE_SERVER"] = pulse.server
-        process.environment = env
-        let errors = directory.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening"), process.isRunning, Date() < deadline { usleep(50_000) }
+        let (process, out, errors) = try listening(["--speak", "--turns", "1", "--json"], environment: environment, pulse: pulse, directory: directory)
         let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
         fifo.write(silence(0.5) + question + silence(0.8))
         let end = Date().addingTimeInterval(30)

@@ -123,6 +123,10 @@ final class ChangeRecorder: StoreWriter {
         try transaction.count(entity, matching: filters, text: text)
     }
 
+    func page(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage {
+        try transaction.page(entity, matching: filters, text: text, limit: limit, offset: offset)
+    }
+
     func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
                      text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
         try transaction.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)

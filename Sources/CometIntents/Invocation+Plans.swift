@@ -291,12 +291,8 @@ extension Invocation {
                 return PlanOutput(occurrences: found.occurrences,
                                   page: PageInfo(total: found.total, offset: page.offset, limit: page.limit, count: found.occurrences.count))
             }
-            let records = try transaction.fetchAll(entity.name, matching: filters, text: text, limit: page.limit, offset: page.offset)
-            // A page that came back short, and not empty, ends the results: its end is the total.
-            // Otherwise the store counts, without reading the records.
-            let isLast = records.count < (page.limit ?? Int.max) && (page.offset == 0 || !records.isEmpty)
-            let total = isLast ? page.offset + records.count : try transaction.count(entity.name, matching: filters, text: text)
-            return PlanOutput(records: records, page: PageInfo(total: total, offset: page.offset, limit: page.limit, count: records.count))
+            let found = try transaction.page(entity.name, matching: filters, text: text, limit: page.limit, offset: page.offset)
+            return PlanOutput(records: found.records, page: PageInfo(total: found.total, offset: page.offset, limit: page.limit, count: found.records.count))
         }
     }
 }

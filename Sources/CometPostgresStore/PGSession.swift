@@ -81,7 +81,7 @@ final class PGSession: StoreWriter {
         let layout = try store.layout(entity)
         let selection = try selection(layout, filters, text)
         guard selection.canMatch else { return [] }
-        if text != nil { return try rankedPage(layout, selection, limit: limit, offset: offset) }
+        if text != nil { return try rankedPage(layout, selection, limit: limit, offset: offset).records }
         let sql = "SELECT \(layout.aliasedSelectList) \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)"
         var records: [EntityRecord] = []
         try connection.query(sql, selection.values + selection.orderValues + PGSelection.pageValues(limit: limit, offset: offset)) { row in
@@ -90,19 +90,40 @@ final class PGSession: StoreWriter {
         return records
     }
 
+    /// A search's page counts its matches in the same query (`count(*) OVER ()`, taken before
+    /// the limit): matching is a pass over every row's tsvector, and a second query to count
+    /// was a second pass (in a profile of the search scenario, half of the server's time). An
+    /// empty page past the last match (or of no rows) has no row to carry the count, so that one
+    /// is counted apart.
+    func page(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage {
+        let layout = try store.layout(entity)
+        let selection = try selection(layout, filters, text)
+        guard text != nil, selection.canMatch else {
+            return try pageThenCount(entity, matching: filters, text: text, limit: limit, offset: offset)
+        }
+        let (records, counted) = try rankedPage(layout, selection, limit: limit, offset: offset, counting: true)
+        if let counted { return RecordPage(records: records, total: counted) }
+        let matchedNothing = offset == 0 && limit != 0
+        return RecordPage(records: records, total: matchedNothing ? 0 : try count(entity, matching: filters, text: text))
+    }
+
     /// A text search's page: the ids first, best match first (the server sorts ids and ranks,
     /// not whole rows: in a profile of the search scenario, sorting and sending the 200 whole
     /// rows was about half of the query's time), then the records from the cache, and those it
     /// lacks in one more query. Both read the same snapshot (a read), or rows only this write
-    /// changes (a write holds the owner's lock).
-    private func rankedPage(_ layout: PGLayout, _ selection: PGSelection, limit: Int?, offset: Int) throws -> [EntityRecord] {
+    /// changes (a write holds the owner's lock). `counting` adds the number of matches, nil when
+    /// the page is empty.
+    private func rankedPage(_ layout: PGLayout, _ selection: PGSelection, limit: Int?, offset: Int,
+                            counting: Bool = false) throws -> (records: [EntityRecord], total: Int?) {
         var ids: [UUID] = []
-        try connection.query("SELECT r.id \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)",
+        var total: Int?
+        try connection.query("SELECT r.id\(counting ? ", count(*) OVER ()" : "") \(selection.from) \(selection.whereClause) \(selection.orderBy) \(PGSelection.pageClause)",
                              selection.values + selection.orderValues + PGSelection.pageValues(limit: limit, offset: offset)) { row in
             guard let id = row.text(0).flatMap(UUID.init(parsing:)) else {
                 throw StoreError(.invalidData, "\(layout.entity.name.name) has a row whose id '\(row.text(0) ?? "")' is not a UUID")
             }
             ids.append(id)
+            if counting, total == nil { total = row.text(1).flatMap { Int($0) } }
         }
         var found: [UUID: EntityRecord] = [:]
         var missing: [String] = []
@@ -116,12 +137,13 @@ final class PGSession: StoreWriter {
                 found[record.id] = record
             }
         }
-        return try ids.map { id in
+        let records = try ids.map { id in
             guard let record = found[id] else {
                 throw StoreError(.invalidData, "\(layout.entity.name.name) \(id.lowercasedText) was found by the search and then not read")
             }
             return record
         }
+        return (records, total)
     }
 
     func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int {

@@ -48,6 +48,18 @@ extension StoreReader {
         try fetchAll(entity, matching: [], text: text, limit: limit, offset: 0)
     }
 
+    public func page(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage {
+        try pageThenCount(entity, matching: filters, text: text, limit: limit, offset: offset)
+    }
+
+    /// The default `page`: `fetchAll`, then `count` when the page does not tell the total.
+    public func pageThenCount(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage {
+        let records = try fetchAll(entity, matching: filters, text: text, limit: limit, offset: offset)
+        // A page that came back short, and not empty, ends the results: its end is the total.
+        let isLast = records.count < (limit ?? Int.max) && (offset == 0 || !records.isEmpty)
+        return RecordPage(records: records, total: isLast ? offset + records.count : try count(entity, matching: filters, text: text))
+    }
+
     public func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]] {
         try spans.map { try occurrences(entity, from: $0.start, to: $0.end, zone: zone, matching: filters) }
     }
@@ -69,6 +81,17 @@ public struct OccurrencePage: Sendable, Hashable {
     }
 }
 
+/// One page of records, and how many the whole query selects.
+public struct RecordPage: Sendable, Hashable {
+    public let records: [EntityRecord]
+    public let total: Int
+
+    public init(records: [EntityRecord], total: Int) {
+        self.records = records
+        self.total = total
+    }
+}
+
 /// The store as a read sees it: one consistent view of records, occurrences, the journal and
 /// the alarm bookkeeping. Nothing here changes the store.
 public protocol StoreReader {
@@ -80,6 +103,10 @@ public protocol StoreReader {
     func fetchAll(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> [EntityRecord]
     /// How many records `fetchAll` selects before limit and offset, counted without reading them.
     func count(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?) throws -> Int
+    /// `fetchAll`'s page with `count`'s total: what a search answers. A server store can count
+    /// while it pages, in one request; the default pages, then counts unless the page ended
+    /// the results.
+    func page(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage
     /// Occurrences overlapping [from, to) of the records `fetchAll` would select, in start order
     /// (then record id): `limit` of them (all when nil) after skipping `offset`, with the total.
     /// Floating times are read in `zone`. `OccurrenceAssembly` holds the rules every store follows.

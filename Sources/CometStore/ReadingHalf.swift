@@ -22,6 +22,10 @@ public struct ReadingHalf: StoreReader {
         try reader.count(entity, matching: filters, text: text)
     }
 
+    public func page(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage {
+        try reader.page(entity, matching: filters, text: text, limit: limit, offset: offset)
+    }
+
     public func occurrences(_ entity: QualifiedName, from: Date, to: Date, zone: TimeZone, matching filters: [RecordFilter],
                             text: String?, limit: Int?, offset: Int) throws -> OccurrencePage {
         try reader.occurrences(entity, from: from, to: to, zone: zone, matching: filters, text: text, limit: limit, offset: offset)

@@ -327,6 +327,28 @@ struct PostgresStoreTests {
         #expect(found.map(\.count) == [3, 3, 0, 3, 3, 3, 3, 3])
     }
 
+    @Test("a search's page counts its matches in the same query: one round trip after BEGIN for the ids and the total, the records from the cache")
+    func searchPageRoundTrips() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        try fixture.store.transaction { (writer: any StoreWriter) throws in
+            for number in 0..<12 { try writer.save(try fixture.event("Lunch \(number)", in: work, start: "2026-06-15T12:00:00Z")) }
+        }
+        func page() throws -> (trips: Int, page: RecordPage) {
+            // The first read brings the record cache to the head; the second is what is counted.
+            _ = try store.readTransaction { try $0.page(ConformanceStore.event, matching: [], text: "lunch", limit: 5, offset: 5) }
+            let before = store.roundTrips
+            let page = try store.readTransaction { try $0.page(ConformanceStore.event, matching: [], text: "lunch", limit: 5, offset: 5) }
+            return (store.roundTrips - before, page)
+        }
+        let read = try page()
+        #expect(read.page.total == 12)
+        #expect(read.page.records.count == 5)
+        #expect(read.trips == 2, "BEGIN with the change head, then the ids with the total")
+    }
+
     @Test("a write keeps in the record cache what it read and did not change, never what it changed: a failed write's change is not read back, and a record it only read costs a later read no query")
     func writeReadsAndTheCache() throws {
         let fixture = try fixture()

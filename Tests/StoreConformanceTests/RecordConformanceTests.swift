@@ -123,4 +123,31 @@ struct RecordConformanceTests {
             #expect(paged.map(\.id) == whole.map(\.id), "text: \(text ?? "none")")
         }
     }
+
+    @Test("a page carries the total that count gives, on every page, past the last, with a filter and for a search that matches nothing",
+          arguments: StoreFactory.all)
+    func pageTotals(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let work = fixture.calendar("Work")
+        let home = fixture.calendar("Home")
+        try fixture.save(work, home)
+        try fixture.store.transaction { (writer: any StoreWriter) throws in
+            for number in 0..<13 {
+                let note = number % 3 == 0 ? "quarterly numbers" : "weekly sync"
+                try writer.save(try fixture.event("Review \(number)", in: number % 2 == 0 ? work : home, start: "2026-06-15T09:00:00Z",
+                                                  ["note": .string(note)]))
+            }
+        }
+        let atWork = [RecordFilter.equals("calendar", .reference(work.id))]
+        for (filters, text) in [([], nil), ([], "quarterly"), ([], "weekly"), (atWork, "weekly"), (atWork, nil), ([], "nothingmatches")] as [([RecordFilter], String?)] {
+            let total = try fixture.store.readTransaction { try $0.count(ConformanceStore.event, matching: filters, text: text) }
+            let whole = try fixture.store.readTransaction { try $0.fetchAll(ConformanceStore.event, matching: filters, text: text, limit: nil, offset: 0) }
+            for (limit, offset) in [(nil, 0), (2, 0), (2, 2), (3, total - 1), (3, total), (3, total + 4), (0, 0)] as [(Int?, Int)] where offset >= 0 {
+                let page = try fixture.store.readTransaction { try $0.page(ConformanceStore.event, matching: filters, text: text, limit: limit, offset: offset) }
+                let expected = Array(whole.dropFirst(offset).prefix(limit ?? Int.max))
+                #expect(page.total == total, "text \(text ?? "none"), \(filters.count) filters, limit \(limit.map(String.init) ?? "none"), offset \(offset)")
+                #expect(page.records.map(\.id) == expected.map(\.id), "text \(text ?? "none"), limit \(limit.map(String.init) ?? "none"), offset \(offset)")
+            }
+        }
+    }
 }

@@ -52,6 +52,48 @@ struct JournalAnnouncementTests {
         watching.pollJournal()
         #expect(heard.all.count == count, "a second look says nothing new")
     }
+
+    @Test("a daemon's own writes are announced when the request is answered, with no look at the journal; interleaved with another service's writes, each entry is announced once, in order")
+    func ownWritesBesideOthers() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func service() throws -> DaemonService {
+            try DaemonService(configuration: DaemonService.Configuration(store: .file(folder + "/s.sqlite"), opener: SQLiteStore.opener,
+                                                                         schemaPaths: [JournalAnnouncementTests.schemas], timeZone: TimeZone(identifier: "UTC") ?? .current, readers: 1))
+        }
+        let watching = try service()
+        let heard = Heard()
+        watching.deliver = { _, notification in heard.add(notification) }
+        _ = try watching.handle("subscribe", JSONObject([("topics", .array([.string("changes")]))]), connection: 1).get()
+        let beside = try service()
+        func create(_ title: String, on service: DaemonService) throws -> Int {
+            let created = try service.handle("intent.perform", JSONObject([
+                ("intent", .string("createEvent")),
+                ("parameters", .object(JSONObject([("title", .string(title)), ("startDate", .string("2026-06-13T12:00:00Z"))]))),
+            ]), connection: 2).get()
+            #expect(created["outcome"] == "done")
+            guard case .int(let journal)? = created["journal"] else { Issue.record("no journal in \(created)"); return 0 }
+            return journal
+        }
+        // Its own: announced when the request is answered, no look needed.
+        let first = try create("Mine 1", on: watching)
+        #expect(heard.all == [first])
+        let second = try create("Mine 2", on: watching)
+        #expect(heard.all == [first, second])
+        // Another's write, then its own: the own write is not the next entry after the last
+        // announced, so the journal is read, and both are announced, in order.
+        let others = try create("Theirs", on: beside)
+        let third = try create("Mine 3", on: watching)
+        #expect(heard.all == [first, second, others, third])
+        // A look finds nothing more; a write of another's is found by the next look.
+        watching.pollJournal()
+        #expect(heard.all == [first, second, others, third])
+        let later = try create("Theirs again", on: beside)
+        #expect(heard.all.count == 4)
+        watching.pollJournal()
+        #expect(heard.all == [first, second, others, third, later])
+    }
 }
 
 /// What a daemon relays to the others about an alarm it fired: PostgreSQL carries under 8,000

@@ -245,12 +245,13 @@ public final class DaemonService: @unchecked Sendable {
         request.page = try page(params)
         let reads = intent.action == .search || intent.action == .open
         if reads { return readers.text { engine, text in engine.registry.write(engine.perform(request), into: &text) } }
-        var heads: [JournalHead]?
+        var written: Int64?
         let text = writer.text { engine, text in
-            engine.registry.write(engine.perform(request), into: &text)
-            heads = try? engine.journalHeads(limit: DaemonService.journalLook)
+            let outcome = engine.perform(request)
+            engine.registry.write(outcome, into: &text)
+            if case .done(let result) = outcome { written = result.journalSequence }
         }
-        announceJournal(heads: heads)
+        announceWritten(written)
         return text
     }
 
@@ -570,6 +571,29 @@ public final class DaemonService: @unchecked Sendable {
             journalStates = journalStates.filter { $0.key >= oldest }
             return found
         }
+        announce(wanted)
+    }
+
+    /// An intent this daemon performed made journal entry `sequence` (nil: it changed nothing
+    /// undoable). When that entry is the next after the last one announced, it is announced
+    /// without reading the journal back: that read was two of a write's seven round trips on
+    /// PostgreSQL, on the request's path. Otherwise something else wrote in between (another
+    /// daemon, `cometcal`), and the journal is read as at every look. Writes elsewhere with no
+    /// write here are found by the look every second (`pollJournal`), as before.
+    private func announceWritten(_ sequence: Int64?) {
+        guard let sequence else { return }
+        let isNext = lock.withLock { () -> Bool in
+            guard sequence == announcedJournal + 1 else { return false }
+            announcedJournal = sequence
+            journalStates[sequence] = false
+            return true
+        }
+        if isNext { announce([(sequence, nil)]) } else { announceJournal() }
+    }
+
+    /// Tells subscribers of each entry (with the replay it had, "undo" or "redo", or nil for a
+    /// new one).
+    private func announce(_ wanted: [(Int64, String?)]) {
         // Without a subscriber to changes, the entries are not read (each holds its records in
         // full, decoded for nothing): the alarm plan still hears of the change.
         let listening = lock.withLock { subscriptions.values.contains { $0.contains(.changes) } }

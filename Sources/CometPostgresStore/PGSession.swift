@@ -34,16 +34,28 @@ final class PGSession: StoreWriter {
     /// The first statement of every write (sent with its BEGIN): the owner's change counter,
     /// locked until the commit, so that one owner's writes take turns (see `PostgresStore`).
     /// Only writes update the owner's counters, and each locks this row first.
+    ///
+    /// It also draws the number of the write's first journal entry from the journal's own
+    /// sequence, so that the entry's INSERT needs no answer and goes with the COMMIT: asking
+    /// for its number (`RETURNING seq`) was one of a create's five round trips. A write that
+    /// journals nothing leaves its number unused, a gap in the journal's numbers, as a
+    /// rolled-back write always did; the numbers of one owner still rise in the order of its
+    /// writes, since each is drawn under the owner's lock.
     static func lockStatement(owner literal: String) -> String {
-        "SELECT value FROM _counters WHERE owner = \(literal) AND name = 'changes' FOR UPDATE"
+        "SELECT value, nextval(pg_get_serial_sequence('_journal', 'seq')) FROM _counters WHERE owner = \(literal) AND name = 'changes' FOR UPDATE"
     }
 
-    /// The lock's answer: the change head the write starts from.
-    func locked(head text: String?) throws {
-        guard let text, let current = Int64(text) else {
+    /// The number drawn for this write's first journal entry (`lockStatement`), until used.
+    private var journalNumber: Int64?
+
+    /// The lock's answer: the change head the write starts from, and its first journal entry's
+    /// number.
+    func locked(_ row: [String?]?) throws {
+        guard let row, row.count == 2, let text = row[0], let current = Int64(text) else {
             throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
         }
         head = current
+        journalNumber = row[1].flatMap { Int64($0) }
         try bringCache(to: head)
     }
 
@@ -299,6 +311,16 @@ final class PGSession: StoreWriter {
         // A new action forgets what was undone: redo only follows undo.
         try connection.runLater("DELETE FROM _journal WHERE owner = ? AND state = 'undone'", [owner])
         let changes = try journalText(entry.changes, undone: false)
+        if let number = journalNumber {
+            journalNumber = nil
+            try connection.runLater("""
+                INSERT INTO _journal (owner, seq, state, intent, summary, created, changes, change_count) OVERRIDING SYSTEM VALUE
+                VALUES (?, ?, 'done', ?, ?, ?, ?, ?)
+                """, [owner, .integer(number), .text(entry.intent), .text(entry.summary), .text(DateTimeValue.utc(entry.created).description),
+                      .text(changes), .integer(Int64(entry.changes.count))])
+            return number
+        }
+        // A second entry in one write (a copy of a whole journal) asks for its number.
         guard let sequence = try connection.scalarInteger("""
             INSERT INTO _journal (owner, state, intent, summary, created, changes, change_count) VALUES (?, 'done', ?, ?, ?, ?, ?) RETURNING seq
             """, [owner, .text(entry.intent), .text(entry.summary), .text(DateTimeValue.utc(entry.created).description), .text(changes),

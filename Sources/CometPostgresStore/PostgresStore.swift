@@ -138,7 +138,7 @@ public final class PostgresStore: OpenedStore {
             var opening = "BEGIN ISOLATION LEVEL READ COMMITTED"
             if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
             do {
-                try session.locked(head: try open(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
+                try session.locked(try openReturningRow(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
                 let result = try body(session)
                 try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
                 return (result, session.reachedHead)
@@ -159,12 +159,17 @@ public final class PostgresStore: OpenedStore {
     /// transaction had run, so nothing can be applied twice. A second loss, or a server that
     /// still does not answer, is `unavailable`.
     private func open(_ sql: String) throws -> String? {
+        try openReturningRow(sql)?.first ?? nil
+    }
+
+    /// `open`, with the first row of the last statement's answer, each column as text.
+    private func openReturningRow(_ sql: String) throws -> [String?]? {
         try reconnectIfLost()
         do {
-            return try connection.executeReturning(sql)
+            return try connection.executeReturningRow(sql)
         } catch let error as StoreError where error.code == .unavailable {
             guard try reconnectIfLost() else { throw error }
-            return try connection.executeReturning(sql)
+            return try connection.executeReturningRow(sql)
         }
     }
 

@@ -259,6 +259,48 @@ struct PostgresStoreTests {
         #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 2)
     }
 
+    @Test("a journaled write is two round trips too: its entry's number is drawn with the lock and the entry goes with the COMMIT; numbers rise with the writes, a second entry in one write asks for its own, and a write without an entry leaves a gap")
+    func journalRoundTrips() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        func entry(_ record: EntityRecord) -> JournalEntry {
+            JournalEntry(intent: "calendar.createEvent", summary: "made \(fixture.title(record))", created: ConformanceStore.now,
+                         changes: [JournalEntry.Change(entity: record.entity, id: record.id, before: nil, after: record)])
+        }
+        func saveJournaled(_ records: [EntityRecord]) throws -> (trips: Int, numbers: [Int64]) {
+            let before = store.roundTrips
+            let numbers = try store.transaction { writer in
+                try records.map { record -> Int64 in
+                    try writer.save(record)
+                    return try writer.appendJournal(entry(record))
+                }
+            }
+            return (store.roundTrips - before, numbers)
+        }
+        // Warm: each statement is prepared on its first use.
+        _ = try saveJournaled([try fixture.event("Warm", in: work, start: "2026-06-01T09:00:00Z")])
+        _ = try saveJournaled([try fixture.event("Warm 2", in: work, start: "2026-06-01T09:00:00Z"), try fixture.event("Warm 3", in: work, start: "2026-06-01T09:00:00Z")])
+
+        let picnic = try saveJournaled([try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z")])
+        #expect(picnic.trips == 2, "BEGIN with the lock and the entry's number, then the writes and the entry with COMMIT")
+        try fixture.save(try fixture.event("Unjournaled", in: work, start: "2026-06-14T12:00:00Z"))
+        let two = try saveJournaled([try fixture.event("Lunch", in: work, start: "2026-06-15T12:00:00Z"),
+                                     try fixture.event("Dinner", in: work, start: "2026-06-15T19:00:00Z")])
+        #expect(two.trips == 3, "the second entry asks for its number")
+        let numbers = picnic.numbers + two.numbers
+        #expect(numbers == numbers.sorted() && Set(numbers).count == 3)
+        #expect(two.numbers[0] > picnic.numbers[0] + 1, "the write without an entry used a number")
+        let heads = try store.readTransaction { try $0.journalHeads(limit: 3) }
+        #expect(heads.map(\.sequence) == numbers.reversed())
+        for number in numbers {
+            #expect(try store.readTransaction { try $0.journalEntry(sequence: number) }?.summary.hasPrefix("made ") == true)
+        }
+        let undone = try store.readTransaction { try $0.journalEntry(toUndo: true) }
+        #expect(undone?.sequence == two.numbers[1])
+    }
+
     @Test("a database migrated before the title order's and the dense series' indexes gets them when a store opens it, with its data")
     func newIndexesOnOpen() throws {
         let fixture = try fixture()

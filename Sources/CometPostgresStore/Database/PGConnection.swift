@@ -152,15 +152,16 @@ final class PGConnection {
         try check(result, sql: sql)
     }
 
-    /// Runs statements without values in one round trip; the first column of the last one's
-    /// first row, if any (a read's BEGIN and its first query go together).
-    func executeReturning(_ sql: String) throws -> String? {
+    /// Runs statements without values in one round trip; the last one's first row, each column
+    /// as text, if any (a transaction's BEGIN and its first query go together).
+    func executeReturningRow(_ sql: String) throws -> [String?]? {
         countRoundTrip()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
         guard let result, PQntuples(result) > 0 else { return nil }
-        return PGRow(result: result, row: 0).text(0)
+        let row = PGRow(result: result, row: 0)
+        return (0..<Int(PQnfields(result))).map { row.text($0) }
     }
 
     /// A text as an SQL literal, quoted and escaped by libpq for this connection.

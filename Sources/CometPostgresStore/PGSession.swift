@@ -194,7 +194,7 @@ final class PGSession: StoreWriter {
         saved += 1
         if saved == analyzeAt {
             analyzeAt *= PGSession.analyzeGrowth
-            if try statisticsLagBehind(layout) { try analyzeWhileWriting(layout) }
+            try analyzeWhileWriting(layout)
         }
         if let temporal = layout.temporal {
             if let known = store.cache.maximumDurations[record.entity], let shape = SeriesShape(record: record, temporal: temporal),
@@ -216,18 +216,6 @@ final class PGSession: StoreWriter {
     /// notice (the connection drops notices); its write goes on as before.
     static let firstAnalyze = 200
     static let analyzeGrowth = 8
-
-    ///
-    /// Only while the statistics lag behind the write: when the planner's count of the table's
-    /// rows (`pg_class.reltuples`, -1 before any ANALYZE) is under what this write has saved.
-    /// A table whose statistics already count more rows than the write adds is planned well
-    /// (its key lookups by index), and an ANALYZE of it samples up to 30,000 rows: two of them
-    /// were a quarter of a 2,000-event import beside 10,000 events (190 and 221 ms of 1.6 s,
-    /// `log_min_duration_statement`).
-    private func statisticsLagBehind(_ layout: PGLayout) throws -> Bool {
-        let counted = try connection.scalar("SELECT reltuples FROM pg_class WHERE oid = to_regclass(?)", [.text(pgQuote(layout.table))])
-        return (counted.flatMap(Double.init) ?? -1) < Double(saved)
-    }
 
     private func analyzeWhileWriting(_ layout: PGLayout) throws {
         var tables = [layout.table]

@@ -17,6 +17,10 @@ struct PGOccurrenceIndex {
     /// The record's rows, made again: the old ones go first, if the record is stored (sent
     /// before the record's own row, so that a new record's check finds none). Nothing here is
     /// waited for (`PGConnection.runLater`).
+    /// The columns the index's statements find rows by (a long write analyzes these).
+    static let lookupColumns = ["owner", "entity_id", "start_key", "end_key", "series_uid", "original_key", "is_override", "overridden"]
+    static let seriesLookupColumns = ["owner", "entity_id", "first_key", "last_key", "dense"]
+
     func update(_ record: EntityRecord) throws {
         guard let temporal = layout.temporal else { return }
         try remove(record.id, onlyIfStored: true)

@@ -91,6 +91,18 @@ struct PGLayout {
         return "CREATE TABLE \(pgQuote(table)) (\(definitions.joined(separator: ", ")))"
     }
 
+    /// The columns statements find rows by: the key, and every column an index starts from
+    /// after the owner (`indexStatements`; the search vector and the title's expression aside).
+    var lookupColumns: [String] {
+        var names = ["owner", "id"]
+        for column in columns {
+            if case .reference = column.kind { names.append(column.column) }
+            if let key = column.keyColumn { names.append(key) }
+        }
+        if let uid = entity.properties.first(where: { $0.icalName == "UID" && $0.icalParameter == nil })?.name { names.append(uid) }
+        return names
+    }
+
     /// Indexes: references (filters, and the foreign keys' checks on delete), DateTime keys, the
     /// iCalendar UID (how imports find what they imported), the search vector (GIN).
     var indexStatements: [String] {

@@ -116,8 +116,7 @@ struct PGOccurrenceIndex {
 
     /// The series to expand over [from, to) (`seriesCondition`), with what expanding them
     /// needs: each one's record and the original starts of its overrides, selected by the
-    /// series' own condition; for `rowSpans`, those spans' rows too (`rows`), with their records
-    /// (in `records`, beside the series'). All in one round
+    /// series' own condition; with `withRows`, the range's rows too (`rows`). All in one round
     /// trip (`PGConnection.queries`), where asking series by series cost two each. A record in
     /// the cache is not decoded again (`decode` returns it).
     struct SeriesToExpand {
@@ -129,7 +128,7 @@ struct PGOccurrenceIndex {
     }
 
     /// The series are those of [from, to); `rowSpans` (each inside it) are the spans whose rows
-    /// and their records come too.
+    /// come too.
     func seriesToExpand(from: Int64, to: Int64, maximumDuration: Int64, within selection: PGSelection?, onlyDense: Bool, rowSpans: [(from: Int64, to: Int64)],
                         decode: @escaping (PGRow) throws -> EntityRecord) throws -> SeriesToExpand {
         var found = SeriesToExpand()
@@ -161,18 +160,6 @@ struct PGOccurrenceIndex {
                                                 within: selection)
             statements.append(PGConnection.PipelinedStatement(sql: sql, values: values) { row in
                 if let occurrence = PGOccurrenceIndex.occurrenceRow(row) { rows.lists[number].append(occurrence) }
-            })
-            // The rows' records come along, where asking afterwards for those the cache lacked
-            // was a round trip of its own in four reads of a day in five (a cache of 1,024
-            // records beside 10,000 events). Those the cache has are sent and not decoded.
-            // ARRAY(…) looks each up by the primary key, whatever the statistics say.
-            let (rowsOnly, rowValues) = selectStatement("o.start_key >= ? AND o.start_key < ? AND NOT o.overridden AND o.end_key > ?",
-                                                        [.integer(span.from - maximumDuration - slack), .integer(span.to + slack), .integer(span.from - slack)],
-                                                        within: selection, idsOnly: true)
-            statements.append(PGConnection.PipelinedStatement(sql: "SELECT \(layout.selectList) FROM \(entityTable) WHERE owner = ? AND id = ANY(ARRAY(\(rowsOnly)))",
-                                                              values: [owner] + rowValues) { row in
-                let record = try decode(row)
-                found.records[record.id] = record
             })
         }
         try connection.queries(statements)
@@ -224,13 +211,8 @@ struct PGOccurrenceIndex {
         return result
     }
 
-    /// `idsOnly`: the rows' record ids, unordered (for a subquery).
     private func selectStatement(_ condition: String, _ values: [PGValue], within selection: PGSelection?, orderByID: Bool = false, limit: Int? = nil,
-                                 counting: Bool = false, idsOnly: Bool = false) -> (String, [PGValue]) {
-        if idsOnly {
-            return ("SELECT o.entity_id FROM \(table) o WHERE o.owner = ? AND \(condition) \(PGOccurrenceIndex.restriction(selection))",
-                    [owner] + values + (selection?.values ?? []))
-        }
+                                 counting: Bool = false) -> (String, [PGValue]) {
         let sql = """
             SELECT o.entity_id, o.start_key, o.end_key, o.original_key, o.is_instance, o.floating\(counting ? ", count(*) OVER ()" : "")
             FROM \(table) o
@@ -299,8 +281,9 @@ extension PGSession {
         return OccurrencePage(occurrences: try query.occurrences(of: [Array(page)], records: &records)[0], total: total)
     }
 
-    /// Several spans' unpaged occurrences in one round trip: the series over the spans' hull
-    /// with their records and overrides, and each span's rows with their records.
+    /// Several spans' unpaged occurrences in two round trips: the series over the spans' hull
+    /// with their records and overrides, and each span's rows, in one; the records of the rows
+    /// not in the cache in the other.
     func occurrences(_ entity: QualifiedName, spans: [DateInterval], zone: TimeZone, matching filters: [RecordFilter]) throws -> [[Occurrence]] {
         guard spans.count > 1 else {
             return try spans.map { try occurrences(entity, from: $0.start, to: $0.end, zone: zone, matching: filters, text: nil, limit: nil, offset: 0).occurrences }

@@ -369,30 +369,6 @@ struct PostgresStoreTests {
         #expect(found.map(\.count) == [3, 3, 0, 3, 3, 3, 3, 3])
     }
 
-    @Test("a range read by a store that has none of the records in its cache is still one round trip after BEGIN: the rows' records come with the rows")
-    func rangeRecordsComeWithRows() throws {
-        let fixture = try fixture()
-        let work = fixture.calendar("Work")
-        try fixture.save(work)
-        let titles = ["Breakfast", "Standup", "Lunch", "Review", "Dinner"]
-        try fixture.store.transaction { (writer: any StoreWriter) throws in
-            for (hour, title) in zip(["08", "09", "12", "15", "19"], titles) {
-                try writer.save(try fixture.event(title, in: work, start: "2026-06-15T\(hour):00:00Z"))
-            }
-        }
-        let fresh = try #require(try open(fixture) as? PostgresStore)
-        let lower = try #require(try DateTimeValue(parsing: "2026-06-15T00:00:00Z").instant)
-        func day() throws -> [Occurrence] {
-            try fresh.readTransaction { try $0.occurrences(ConformanceStore.event, from: lower, to: lower.addingTimeInterval(86_400), zone: ConformanceStore.berlin, matching: []) }
-        }
-        // Warm the statements (each is prepared on its first use), then forget every record.
-        for occurrence in try day() { fresh.cache.forget(RecordCache.Key(entity: ConformanceStore.event, id: occurrence.record.id)) }
-        let before = fresh.roundTrips
-        let found = try day()
-        #expect(fresh.roundTrips - before == 2, "BEGIN with the change head, then the rows with their records")
-        #expect(found.map { fixture.title($0.record) } == titles)
-    }
-
     @Test("a search's page counts its matches in the same query: one round trip after BEGIN for the ids and the total, the records from the cache")
     func searchPageRoundTrips() throws {
         let fixture = try fixture()

@@ -19,8 +19,9 @@ struct PGMigrator {
     /// The shape of the occurrence tables.
     static let occurrenceFormat = "1"
     /// The indexes' generation: a database migrated before a new index runs the migration again
-    /// (every index is made IF NOT EXISTS). 2: the dense series' and the title order's.
-    static let indexGeneration = 2
+    /// (every index is made IF NOT EXISTS). 2: the dense series' and the title order's. 3: the
+    /// search vector's index with the owner first (`PGLayout.indexStatements`).
+    static let indexGeneration = 3
     /// Any number, the same in every CometCal: the advisory lock migrations take turns on.
     static let lockKey: Int64 = 0x436f_6d65_7443_616c
 
@@ -93,10 +94,12 @@ struct PGMigrator {
                            [.text(String(PGMigrator.formatVersion)), .text(fingerprint)])
     }
 
-    /// `simple` with `unaccent` before it. unaccent is a trusted extension (PostgreSQL 13 on):
-    /// a database owner may create it; it ships in the server package (postgresql-15).
+    /// `simple` with `unaccent` before it, and `btree_gin` (the owner in the search vector's
+    /// GIN index). Both are trusted extensions (PostgreSQL 13 on): a database owner may create
+    /// them; they ship in the server package (postgresql-15).
     private func createSearchConfiguration() throws {
         try connection.execute("CREATE EXTENSION IF NOT EXISTS unaccent")
+        try connection.execute("CREATE EXTENSION IF NOT EXISTS btree_gin")
         guard try connection.scalar("SELECT 1 FROM pg_ts_config WHERE cfgname = '\(PGLayout.searchConfiguration)'") == nil else { return }
         try connection.execute("""
             CREATE TEXT SEARCH CONFIGURATION \(PGLayout.searchConfiguration) (COPY = simple);

@@ -230,10 +230,6 @@ final class PGSession: StoreWriter {
             tables.append((occurrences, PGOccurrenceIndex.lookupColumns))
             tables.append((occurrences + "_series", PGOccurrenceIndex.seriesLookupColumns))
         }
-        if ProcessInfo.processInfo.environment["COMETCAL_EXP_FULLANALYZE"] != nil {
-            try connection.runUnprepared("ANALYZE " + tables.map { table, _ in pgQuote(table) }.joined(separator: ", "))
-            return
-        }
         try connection.runUnprepared("ANALYZE " + tables.map { table, columns in
             pgQuote(table) + " (" + columns.map(pgQuote).joined(separator: ", ") + ")"
         }.joined(separator: ", "))

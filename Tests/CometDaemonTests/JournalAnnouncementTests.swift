@@ -13,6 +13,26 @@ struct JournalAnnouncementTests {
     private static let schemas = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Schemas").path
 
+    static func scratchFolder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Two services on one store in `folder`: one with a subscriber to changes (what it heard),
+    /// one beside it, as another daemon.
+    static func watchingAndBeside(_ folder: String) throws -> (watching: DaemonService, heard: Heard, beside: DaemonService) {
+        func service() throws -> DaemonService {
+            try DaemonService(configuration: DaemonService.Configuration(store: .file(folder + "/s.sqlite"), opener: SQLiteStore.opener,
+                                                                         schemaPaths: [schemas], timeZone: TimeZone(identifier: "UTC") ?? .current, readers: 1))
+        }
+        let watching = try service()
+        let heard = Heard()
+        watching.deliver = { _, notification in heard.add(notification) }
+        _ = try watching.handle("subscribe", JSONObject([("topics", .array([.string("changes")]))]), connection: 1).get()
+        return (watching, heard, try service())
+    }
+
     final class Heard: @unchecked Sendable {
         private let lock = NSLock()
         private var journals: [Int] = []
@@ -25,18 +45,9 @@ struct JournalAnnouncementTests {
 
     @Test("more than journalLook entries written by another service on the same store between two looks are all announced, each once, in order")
     func manyBetweenLooks() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try JournalAnnouncementTests.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        func service() throws -> DaemonService {
-            try DaemonService(configuration: DaemonService.Configuration(store: .file(folder + "/s.sqlite"), opener: SQLiteStore.opener,
-                                                                         schemaPaths: [JournalAnnouncementTests.schemas], timeZone: TimeZone(identifier: "UTC") ?? .current, readers: 1))
-        }
-        let watching = try service()
-        let heard = Heard()
-        watching.deliver = { _, notification in heard.add(notification) }
-        _ = try watching.handle("subscribe", JSONObject([("topics", .array([.string("changes")]))]), connection: 1).get()
-        let beside = try service()
+        let (watching, heard, beside) = try JournalAnnouncementTests.watchingAndBeside(folder)
         let count = DaemonService.journalLook * 3 + 7
         for number in 1...count {
             let created = try beside.handle("intent.perform", JSONObject([
@@ -55,18 +66,9 @@ struct JournalAnnouncementTests {
 
     @Test("a daemon's own writes are announced when the request is answered, with no look at the journal; interleaved with another service's writes, each entry is announced once, in order")
     func ownWritesBesideOthers() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try JournalAnnouncementTests.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        func service() throws -> DaemonService {
-            try DaemonService(configuration: DaemonService.Configuration(store: .file(folder + "/s.sqlite"), opener: SQLiteStore.opener,
-                                                                         schemaPaths: [JournalAnnouncementTests.schemas], timeZone: TimeZone(identifier: "UTC") ?? .current, readers: 1))
-        }
-        let watching = try service()
-        let heard = Heard()
-        watching.deliver = { _, notification in heard.add(notification) }
-        _ = try watching.handle("subscribe", JSONObject([("topics", .array([.string("changes")]))]), connection: 1).get()
-        let beside = try service()
+        let (watching, heard, beside) = try JournalAnnouncementTests.watchingAndBeside(folder)
         func create(_ title: String, on service: DaemonService) throws -> Int {
             let created = try service.handle("intent.perform", JSONObject([
                 ("intent", .string("createEvent")),

@@ -51,6 +51,8 @@ public struct LanguageCompiler: Sendable {
     public var generatedWeight = 0.3
     /// The seed of every random choice: the same inputs give the same files.
     public var seed: UInt64 = 24
+    /// The decoder settings the language is heard with (`DecoderSettings.compiled`).
+    public var decoderSettings = DecoderSettings.compiled
 
     public init(pronunciations: Pronunciations) { self.pronunciations = pronunciations }
 
@@ -131,7 +133,7 @@ public struct LanguageCompiler: Sendable {
 
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let files = LanguageFiles(languageModel: folder + "/language.lm", dictionary: folder + "/language.dict")
+            let files = LanguageFiles(languageModel: folder + "/language.lm", dictionary: folder + "/language.dict", settings: decoderSettings)
             // The sentences with their weights, for a person asking why a word is (not) heard.
             try corpus.write(toFile: folder + "/sentences.txt", atomically: true, encoding: .utf8)
             try model.arpa().write(toFile: files.languageModel, atomically: true, encoding: .utf8)

@@ -16,14 +16,92 @@ public struct SpeechModels: Sendable, Hashable {
     public static let cmudict = debianFolder + "/cmudict-en-us.dict"
 }
 
-/// A language model file and its dictionary.
+/// A language model file, its dictionary, and the decoder settings it is heard with.
 public struct LanguageFiles: Sendable, Hashable {
     public let languageModel: String
     public let dictionary: String
+    public let settings: DecoderSettings
 
-    public init(languageModel: String, dictionary: String) {
+    public init(languageModel: String, dictionary: String, settings: DecoderSettings = .pocketsphinx) {
         self.languageModel = languageModel
         self.dictionary = dictionary
+        self.settings = settings
+    }
+}
+
+/// pocketsphinx options that differ from its defaults, as its own flags and values ("-lw",
+/// "10"), applied in order when a language is loaded. pocketsphinx's defaults are tuned for
+/// its generic model, a large vocabulary; a small compiled language is heard with its own
+/// (`compiled`, docs/voice.md, "Decoder settings").
+public struct DecoderSettings: Sendable, Hashable, CustomStringConvertible {
+    public let flags: [[String]]
+
+    public init(_ flags: [(String, String)]) { self.flags = flags.map { [$0.0, $0.1] } }
+
+    /// pocketsphinx's own defaults: the generic model is heard with them.
+    public static let pocketsphinx = DecoderSettings([])
+
+    /// A compiled language's settings, chosen with the voice suite's tuning run on half the
+    /// example dialogs (docs/voice.md, "Decoder settings").
+    public static let compiled = DecoderSettings([])
+
+    /// "-lw 10 -wip 0.2": pocketsphinx's command-line spelling, for logs and --json.
+    public var description: String { flags.map { $0.joined(separator: " ") }.joined(separator: " ") }
+
+    /// Settings from pocketsphinx's command-line spelling ("-lw 10 -wip 0.2"); nil when the
+    /// words do not come in flag-value pairs.
+    public init?(parsing text: String) {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard words.count % 2 == 0 else { return nil }
+        var pairs: [(String, String)] = []
+        for index in stride(from: 0, to: words.count, by: 2) {
+            guard words[index].hasPrefix("-") else { return nil }
+            pairs.append((words[index], words[index + 1]))
+        }
+        self.init(pairs)
+    }
+
+    /// pocketsphinx's declaration of an option (its type and default), or nil for a flag it
+    /// does not have.
+    static func declaration(of flag: String) -> (type: Int32, defaultValue: String?)? {
+        guard var option = ps_args() else { return nil }
+        while let name = option.pointee.name {
+            if String(cString: name) == flag { return (option.pointee.type & ~1, option.pointee.deflt.map { String(cString: $0) }) }
+            option += 1
+        }
+        return nil
+    }
+
+    /// The same flags with pocketsphinx's default values: what undoes these settings.
+    var defaults: DecoderSettings {
+        DecoderSettings(flags.compactMap { pair in DecoderSettings.declaration(of: pair[0])?.defaultValue.map { (pair[0], $0) } })
+    }
+
+    /// Sets each flag in a decoder configuration with the setter of its option's type (numbers
+    /// and yes/no; the settings are for the search, not for files). A flag pocketsphinx does not
+    /// have, a value that is not of its type, or a text option, is an error naming it.
+    func apply(to config: OpaquePointer) throws(VoiceError) {
+        for pair in flags {
+            let (flag, value) = (pair[0], pair[1])
+            guard let declared = DecoderSettings.declaration(of: flag) else {
+                throw VoiceError(.decoder, place: flag, "pocketsphinx has no such option (decoder settings \(description))")
+            }
+            switch declared.type {
+            case 1 << 2:
+                guard let number = Double(value) else { throw VoiceError(.decoder, place: flag, "\(value) is not a number") }
+                cmd_ln_set_float_r(config, flag, number)
+            case 1 << 1:
+                guard let number = Int(value) else { throw VoiceError(.decoder, place: flag, "\(value) is not a whole number") }
+                cmd_ln_set_int_r(config, flag, number)
+            case 1 << 4:
+                guard let on = ["yes": true, "no": false, "true": true, "false": false][value.lowercased()] else {
+                    throw VoiceError(.decoder, place: flag, "\(value) is not yes or no")
+                }
+                cmd_ln_set_int_r(config, flag, on ? 1 : 0)
+            default:
+                throw VoiceError(.decoder, place: flag, "decoder settings take numbers and yes/no only, not this option")
+            }
+        }
     }
 }
 
@@ -53,6 +131,10 @@ public final class Recognizer {
                                               removeNoise ? "yes" : "no") else {
             throw VoiceError(.decoder, place: "cmd_ln_init", "pocketsphinx refused the configuration (model \(models.acousticModel))")
         }
+        do { try language.settings.apply(to: config) } catch {
+            cmd_ln_free_r(config)
+            throw error
+        }
         let made = ps_init(config)
         cmd_ln_free_r(config)
         guard let made else {
@@ -65,8 +147,15 @@ public final class Recognizer {
     deinit { ps_free(decoder) }
 
     /// Listens to another language without loading the acoustic model again: its dictionary
-    /// replaces the words, its model the search.
+    /// replaces the words, its model the search, and its settings are the new search's.
     public func use(_ language: LanguageFiles) throws(VoiceError) {
+        if language.settings != self.language.settings {
+            guard let config = ps_get_config(decoder) else { throw VoiceError(.decoder, place: "ps_get_config", "the decoder has no configuration") }
+            // The options the new search reads; ones this language leaves alone go back to
+            // pocketsphinx's defaults.
+            try self.language.settings.defaults.apply(to: config)
+            try language.settings.apply(to: config)
+        }
         guard ps_load_dict(decoder, language.dictionary, nil, nil) == 0 else {
             throw VoiceError(.decoder, place: language.dictionary, "pocketsphinx could not load this dictionary")
         }

@@ -16,16 +16,25 @@ public struct SpeechModels: Sendable, Hashable {
     public static let cmudict = debianFolder + "/cmudict-en-us.dict"
 }
 
-/// A language model file, its dictionary, and the decoder settings it is heard with.
+/// A language model file, its dictionary, the decoder settings it is heard with, and a second
+/// model over the same words weighted toward the dialog's answers (yes, no, a time, a choice),
+/// heard while the conversation waits for one.
 public struct LanguageFiles: Sendable, Hashable {
     public let languageModel: String
     public let dictionary: String
     public let settings: DecoderSettings
+    public let answers: String?
 
-    public init(languageModel: String, dictionary: String, settings: DecoderSettings = .pocketsphinx) {
+    public init(languageModel: String, dictionary: String, settings: DecoderSettings = .pocketsphinx, answers: String? = nil) {
         self.languageModel = languageModel
         self.dictionary = dictionary
         self.settings = settings
+        self.answers = answers
+    }
+
+    /// The same language with other decoder settings.
+    public func with(_ settings: DecoderSettings) -> LanguageFiles {
+        LanguageFiles(languageModel: languageModel, dictionary: dictionary, settings: settings, answers: answers)
     }
 }
 
@@ -114,6 +123,12 @@ public struct DecoderSettings: Sendable, Hashable, CustomStringConvertible {
 public final class Recognizer {
     private let decoder: OpaquePointer
     public private(set) var language: LanguageFiles
+    /// How many other readings of each turn to keep beside the best (`Hearing.alternatives`);
+    /// 0 keeps none. The voice gate reads them when the best one reads as nothing.
+    public var alternatives = 10
+    /// Alternatives are looked for only when the best reading's confidence is under this (the
+    /// gate's threshold): a sure hearing is never read again.
+    public var alternativesBelow = VoiceConversation.defaultThreshold
     /// Frames per second of the acoustic features (pocketsphinx's default `-frate`).
     static let frameRate = 100.0
 
@@ -142,9 +157,28 @@ public final class Recognizer {
         }
         decoder = made
         self.language = language
+        wholeSearch = ps_get_search(made).map { String(cString: $0) } ?? "_default"
+        try loadAnswers(language)
     }
 
     deinit { ps_free(decoder) }
+
+    /// The searches of the current language: the whole language, and the one weighted toward
+    /// answers when the language has it.
+    private var wholeSearch: String
+    private var answersSearch: String?
+
+    /// Loads the language's answers model as a search of its own beside the whole language's,
+    /// which stays the current one.
+    private func loadAnswers(_ language: LanguageFiles) throws(VoiceError) {
+        answersSearch = nil
+        guard let path = language.answers else { return }
+        let name = "answers-\(UUID().uuidString)"
+        guard ps_set_lm_file(decoder, name, path) == 0, ps_set_search(decoder, wholeSearch) == 0 else {
+            throw VoiceError(.decoder, place: path, "pocketsphinx could not load this language model (the answers' language)")
+        }
+        answersSearch = name
+    }
 
     /// Listens to another language without loading the acoustic model again: its dictionary
     /// replaces the words, its model the search, and its settings are the new search's.
@@ -164,6 +198,8 @@ public final class Recognizer {
             throw VoiceError(.decoder, place: language.languageModel, "pocketsphinx could not load this language model")
         }
         self.language = language
+        wholeSearch = name
+        try loadAnswers(language)
     }
 
     /// The floor's level: uniform noise of this amplitude, about −51 dBFS RMS, a quiet room
@@ -200,9 +236,17 @@ public final class Recognizer {
         }
     }
 
-    /// What was said in `samples` (16 kHz mono), as one utterance.
-    public func hear(_ samples: [Int16]) throws(VoiceError) -> Hearing {
+    /// What was said in `samples` (16 kHz mono), as one utterance. `expecting` `.answer` hears
+    /// it with the language's answers model when it has one (`VoiceConversation.listening`
+    /// says when): the same words, with the dialog's answers weighing more, so anything else
+    /// can still be heard. The hearing says which it was heard with.
+    public func hear(_ samples: [Int16], expecting: Hearing.Listening = .anything) throws(VoiceError) -> Hearing {
         let seconds = Double(samples.count) / Double(WAVFile.sampleRate)
+        let listening: Hearing.Listening = expecting == .answer && answersSearch != nil ? .answer : .anything
+        if listening == .answer, let answersSearch {
+            guard ps_set_search(decoder, answersSearch) == 0 else { throw VoiceError(.decoder, place: "ps_set_search", "the decoder could not take the answers' language") }
+        }
+        defer { if listening == .answer { ps_set_search(decoder, wholeSearch) } }
         guard ps_start_utt(decoder) == 0 else { throw VoiceError(.decoder, place: "ps_start_utt", "the decoder could not start an utterance") }
         let samples = Recognizer.withNoiseFloor(samples)
         let processed = samples.withUnsafeBufferPointer { buffer in
@@ -212,7 +256,7 @@ public final class Recognizer {
             throw VoiceError(.decoder, place: "ps_process_raw", "the decoder failed on \(samples.count) samples")
         }
         var score: Int32 = 0
-        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds) }
+        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds, listening: listening) }
         var words: [Hearing.Word] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
@@ -226,7 +270,53 @@ public final class Recognizer {
             }
             segment = ps_seg_next(current)
         }
-        return Hearing(words: words, seconds: seconds)
+        let sure = words.map(\.posterior).min() ?? 0 >= alternativesBelow
+        let others = alternatives > 0 && !sure ? otherReadings(than: words.map(\.text).joined(separator: " ")) : []
+        return Hearing(words: words, seconds: seconds, listening: listening, alternatives: others)
+    }
+
+    /// The next best readings of the utterance just decoded, best first, each different in its
+    /// words from the best one and from each other (at most `alternatives`, from the first
+    /// `5 × alternatives` paths of the decoder's A* search over its word lattice, `ps_nbest`).
+    /// pocketsphinx gives no posterior for an N-best path's words, so each word's is its
+    /// lattice node's (`ps_latnode_prob`: the word said there, whatever follows it).
+    private func otherReadings(than best: String) -> [Hearing] {
+        guard let lattice = ps_get_lattice(decoder), let logmath = ps_lattice_get_logmath(lattice) else { return [] }
+        var posteriors: [String: Double] = [:]
+        var nodes = ps_latnode_iter(lattice)
+        while let iterator = nodes {
+            if let node = ps_latnode_iter_node(iterator), let raw = ps_latnode_word(lattice, node) {
+                var firstEnd: Int16 = 0, lastEnd: Int16 = 0
+                let start = ps_latnode_times(node, &firstEnd, &lastEnd)
+                var link: OpaquePointer?
+                let posterior = logmath_exp(logmath, ps_latnode_prob(lattice, node, &link))
+                posteriors[String(cString: raw) + "@\(start)"] = min(1, max(0, posterior))
+            }
+            nodes = ps_latnode_iter_next(iterator)
+        }
+        var seen: Set<String> = [best]
+        var readings: [Hearing] = []
+        var paths = 0
+        var nbest = ps_nbest(decoder)
+        while let current = nbest, readings.count < alternatives, paths < 5 * alternatives {
+            paths += 1
+            var words: [Hearing.Word] = []
+            var segment = ps_nbest_seg(current)
+            while let piece = segment {
+                if let raw = ps_seg_word(piece), let word = Recognizer.spoken(String(cString: raw)) {
+                    var first: Int32 = 0, last: Int32 = 0
+                    ps_seg_frames(piece, &first, &last)
+                    words.append(Hearing.Word(text: word, posterior: posteriors[String(cString: raw) + "@\(first)"] ?? 0,
+                                              start: Double(first) / Recognizer.frameRate, end: Double(last + 1) / Recognizer.frameRate))
+                }
+                segment = ps_seg_next(piece)
+            }
+            let text = words.map(\.text).joined(separator: " ")
+            if !words.isEmpty, seen.insert(text).inserted { readings.append(Hearing(words: words, seconds: 0)) }
+            nbest = ps_nbest_next(current)
+        }
+        if let nbest { ps_nbest_free(nbest) }
+        return readings
     }
 
     /// A word as said, or nil for the decoder's fillers: `<s>`, `</s>`, `<sil>`, `[NOISE]`,

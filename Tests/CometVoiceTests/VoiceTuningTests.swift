@@ -20,7 +20,7 @@ struct VoiceTuningTests {
         print("settings | condition | WER tuning / held out / all | dialogs right tuning / held out / all | asked | not caught | decoder s")
         for item in items {
             let settings = try #require(DecoderSettings(parsing: item), "not flag-value pairs: \(item)")
-            let files = material.languages.mapValues { LanguageFiles(languageModel: $0.files.languageModel, dictionary: $0.files.dictionary, settings: settings) }
+            let files = material.languages.mapValues { $0.files.with(settings) }
             let (box, spent) = try VoiceRun.hear(material, files: files, models: [.compiled], conditions: conditions, dialogs: Array(material.dialogs.indices))
             let bank = AnswerBank(samples: material.answers, languages: files)
             for condition in conditions {

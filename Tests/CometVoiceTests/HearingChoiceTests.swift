@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+import CometSchema
+@testable import CometConversation
+@testable import CometVoice
+
+/// What the recognizer listens with and which of its readings the gate takes
+/// (docs/voice.md, "Decoder settings", "Hearing an answer", "Other readings").
+@Suite("Hearing choices")
+struct HearingChoiceTests {
+    static func compile(_ configure: (inout LanguageCompiler) -> Void = { _ in }) throws -> (CompiledLanguage, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-choice-\(UUID().uuidString)")
+        var compiler = LanguageCompiler(pronunciations: LanguageCompilerTests.pronunciations)
+        compiler.perClass = 20
+        configure(&compiler)
+        return (try compiler.compile(registry: LanguageCompilerTests.registry, store: LanguageCompilerTests.store, folder: folder.path), folder)
+    }
+
+    @Test("decoder settings are pocketsphinx's own options: an unknown flag, a value not of its type or a text option is refused naming it")
+    func settingsRefused() throws {
+        #expect(DecoderSettings(parsing: "-lw 10 -wip") == nil)
+        #expect(DecoderSettings(parsing: "lw 10") == nil)
+        #expect(DecoderSettings(parsing: "-lw 10 -bestpath no")?.description == "-lw 10 -bestpath no")
+        let (language, folder) = try HearingChoiceTests.compile()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (flag, value) in [("-nosuchoption", "1"), ("-lw", "heavy"), ("-bestpath", "maybe"), ("-hmm", "/elsewhere")] {
+            #expect {
+                try Recognizer(language: language.files.with(DecoderSettings([(flag, value)])))
+            } throws: { error in
+                (error as? VoiceError)?.code == .decoder && (error as? VoiceError)?.place == flag
+            }
+        }
+    }
+
+    @Test("a decoder switched to a language with other settings hears as a new decoder with them does, and back")
+    func settingsSwitched() throws {
+        let (language, folder) = try HearingChoiceTests.compile()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sound = try Speech.synthesize("move the crew lunch to one pm", voice: Speech.voices[1], folder: folder, name: "turn")
+        let heavy = language.files.with(DecoderSettings([("-lw", "30"), ("-wip", "0.01")]))
+        let fresh = try Recognizer(language: heavy, removeNoise: false).hear(sound)
+        let plain = try Recognizer(language: language.files, removeNoise: false).hear(sound)
+        #expect(fresh != plain, "the settings changed nothing, so this test shows nothing")
+        let switched = try Recognizer(language: language.files, removeNoise: false)
+        try switched.use(heavy)
+        #expect(try switched.hear(sound) == fresh)
+        try switched.use(language.files)
+        #expect(try switched.hear(sound) == plain)
+    }
+
+    @Test("the answers' language has the same words, weighs the dialog's answers more, and is a proper model; none is written at boost 0")
+    func answersLanguage() throws {
+        let (language, folder) = try HearingChoiceTests.compile()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try #require(language.files.answers)
+        let whole = try LanguageCompilerTests.read(language.files.languageModel)
+        let answers = try LanguageCompilerTests.read(path)
+        #expect(Set(answers.vocabulary) == Set(whole.vocabulary))
+        for answer in [["yes"], ["no"], ["the", "whole", "series"], ["just", "this", "one"]] {
+            #expect(LanguageCompilerTests.probability(["<s>"] + answer.prefix(1), answers) > LanguageCompilerTests.probability(["<s>"] + answer.prefix(1), whole),
+                    "“\(answer.joined(separator: " "))” weighs more among answers")
+        }
+        #expect(LanguageCompilerTests.probability(["<s>", "move"], answers) < LanguageCompilerTests.probability(["<s>", "move"], whole))
+        #expect(LanguageCompilerTests.probability(["<s>", "move"], answers) > 0, "a request can still be heard while an answer is awaited")
+        for context in [[], ["<s>"], ["<s>", "yes"], ["the", "whole"]] {
+            let total = answers.vocabulary.reduce(0.0) { $0 + LanguageCompilerTests.probability(context + [$1], answers) }
+            #expect(abs(total - 1) < 0.002, "after “\(context.joined(separator: " "))” the probabilities sum to \(total)")
+        }
+        let (none, other) = try HearingChoiceTests.compile { $0.answerBoost = 0 }
+        defer { try? FileManager.default.removeItem(at: other) }
+        #expect(none.files.answers == nil)
+        #expect(!FileManager.default.fileExists(atPath: other.appendingPathComponent("answers.lm").path))
+    }
+
+    @Test("an enumeration's display and spoken phrases are in the language: the answers to a choice can be heard")
+    func enumerationPhrases() throws {
+        let (_, folder) = try HearingChoiceTests.compile()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sentences = Set(try String(contentsOfFile: folder.appendingPathComponent("sentences.txt").path, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: " ").dropFirst().joined(separator: " ")
+        })
+        for phrase in ["the whole series", "just this one", "only this event", "this and future events", "all of them"] {
+            #expect(sentences.contains(phrase), "“\(phrase)”")
+        }
+    }
+
+    @Test("a turn heard as an answer says so; a language with no answers' model hears it as anything")
+    func listeningSaid() throws {
+        let (language, folder) = try HearingChoiceTests.compile()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sound = try Speech.synthesize("yes", voice: Speech.voices[0], folder: folder, name: "yes")
+        let recognizer = try Recognizer(language: language.files)
+        #expect(try recognizer.hear(sound, expecting: .answer).listening == .answer)
+        #expect(try recognizer.hear(sound).listening == .anything)
+        let bare = try Recognizer(language: LanguageFiles(languageModel: language.files.languageModel, dictionary: language.files.dictionary))
+        #expect(try bare.hear(sound, expecting: .answer).listening == .anything)
+    }
+
+    @Test("the gate listens for an answer while it holds a hearing or the conversation waits for one, and for anything otherwise")
+    func gateListening() throws {
+        let fixture = try GateFixture()
+        #expect(fixture.voice.listening == .anything)
+        _ = fixture.voice.hear(GateFixture.hearing("delete the picnic", confidence: 0.05))
+        #expect(fixture.voice.listening == .answer, "a hearing is held for its yes")
+        _ = fixture.voice.hear(GateFixture.hearing("yes", confidence: 0.9))
+        #expect(fixture.voice.listening == .answer, "the engine asks before deleting")
+        _ = fixture.voice.hear(GateFixture.hearing("no", confidence: 0.9))
+        #expect(fixture.voice.listening == .anything)
+    }
+
+    static func alternative(_ text: String) -> Hearing { GateFixture.hearing(text, confidence: 0.02) }
+
+    @Test("an unsure hearing that reads as nothing takes the first other reading that is a declared phrase word for word, and asks it back")
+    func rerankAsked() throws {
+        let fixture = try GateFixture()
+        let before = try fixture.snapshot()
+        let best = GateFixture.hearing("let me lunch out and earlier", confidence: 0.02)
+        let hearing = Hearing(words: best.words, seconds: 2, alternatives: [HearingChoiceTests.alternative("picnic out and earlier"),
+                                                                           HearingChoiceTests.alternative("move the picnic to noon")])
+        #expect(!fixture.voice.conversation.interpret("let me lunch out and earlier").understood)
+        let turn = fixture.voice.hear(hearing)
+        #expect(turn.decision == .asked)
+        #expect(turn.rank == 3)
+        #expect(turn.taken == "move the picnic to noon")
+        #expect(turn.reply == "Did you say “move the picnic to noon”?")
+        #expect(turn.why?.contains("word for word") == true)
+        guard case .object(let json) = turn.json(threshold: 0.3), case .object(let gate)? = json["gate"] else { Issue.record("no gate in the JSON"); return }
+        #expect(gate["rank"] == .int(3))
+        #expect(try fixture.snapshot() == before, "nothing is written before the yes")
+        let yes = fixture.voice.hear(GateFixture.hearing("yes", confidence: 0.9))
+        #expect(yes.decision == .confirmed)
+        #expect(yes.said == "move the picnic to noon")
+    }
+
+    @Test("other readings are not read when the best one is sure or reads; one only the statistical reader reads is not taken")
+    func rerankNot() throws {
+        let sure = try GateFixture()
+        let alternatives = [HearingChoiceTests.alternative("move the picnic to noon")]
+        let passed = sure.voice.hear(Hearing(words: GateFixture.hearing("where is the picnic", confidence: 0.9).words, seconds: 2, alternatives: alternatives))
+        #expect(passed.decision == .passed && passed.rank == 1 && passed.said == "where is the picnic")
+        let reads = try GateFixture()
+        let unsure = reads.voice.hear(Hearing(words: GateFixture.hearing("where is the picnic", confidence: 0.05).words, seconds: 2, alternatives: alternatives))
+        #expect(unsure.decision == .passedUnsure && unsure.rank == 1)
+        let loose = try GateFixture()
+        let statistical = "list my lunch out on will you"
+        let reading = loose.voice.conversation.interpret(statistical)
+        #expect(reading.understood && reading.reader != "phrase", "the statistical reader reads it: \(reading.reader ?? "none")")
+        let before = try loose.snapshot()
+        let dropped = loose.voice.hear(Hearing(words: GateFixture.hearing("let me lunch out and earlier", confidence: 0.02).words, seconds: 2,
+                                               alternatives: [HearingChoiceTests.alternative(statistical)]))
+        #expect(dropped.decision == .notCaught && dropped.rank == 1)
+        #expect(try loose.snapshot() == before)
+    }
+}

@@ -5,7 +5,6 @@
 #include <sphinxbase/err.h>
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/cmd_ln.h>
-#include <sphinxbase/ngram_model.h>
 
 // cmd_ln_init is variadic, which Swift cannot call: the decoder's configuration is built here
 // from the paths it needs, with pocketsphinx's own defaults for the rest. `logfn` is where the

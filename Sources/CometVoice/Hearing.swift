@@ -13,23 +13,16 @@ public struct Hearing: Sendable, Hashable {
         public let end: Double
     }
 
-    /// What the recognizer listened for: anything the language has, or the dialog's answers
-    /// first (the language's answers model, while the conversation waits for an answer).
-    public enum Listening: String, Sendable, Hashable {
-        case anything, answer
-    }
-
     public let words: [Word]
     /// The length of the sound heard, in seconds.
     public let seconds: Double
-    public let listening: Listening
-    /// The decoder's next best readings of the same sound, best first (`Recognizer.alternatives`).
+    /// The decoder's next best readings of the same sound, best first, when the best one is
+    /// unsure (`Recognizer.alternatives`).
     public let alternatives: [Hearing]
 
-    public init(words: [Word], seconds: Double, listening: Listening = .anything, alternatives: [Hearing] = []) {
+    public init(words: [Word], seconds: Double, alternatives: [Hearing] = []) {
         self.words = words
         self.seconds = seconds
-        self.listening = listening
         self.alternatives = alternatives
     }
 
@@ -39,12 +32,11 @@ public struct Hearing: Sendable, Hashable {
     public var confidence: Double { words.map(\.posterior).min() ?? 0 }
     public var isEmpty: Bool { words.isEmpty }
 
-    /// {text, confidence, seconds, listening, words: [{word, posterior, start, end}],
+    /// {text, confidence, seconds, words: [{word, posterior, start, end}],
     /// alternatives: [{text, confidence}]}.
     public var json: JSONValue {
         .object(JSONObject([
             ("text", .string(text)), ("confidence", .double(Hearing.rounded(confidence))), ("seconds", .double(Hearing.rounded(seconds))),
-            ("listening", .string(listening.rawValue)),
             ("words", .array(words.map { word in
                 .object(JSONObject([("word", .string(word.text)), ("posterior", .double(Hearing.rounded(word.posterior))),
                                     ("start", .double(Hearing.rounded(word.start))), ("end", .double(Hearing.rounded(word.end)))]))

@@ -53,21 +53,8 @@ public struct LanguageCompiler: Sendable {
     public var seed: UInt64 = 24
     /// The decoder settings the language is heard with (`DecoderSettings.compiled`).
     public var decoderSettings = DecoderSettings.compiled
-    /// How many of the most common English words (`CommonWords`) a new record's title or a new
-    /// text value may be made of; 0 leaves them out (docs/voice.md, "New titles").
-    public var commonWords = 0
-    /// The weight of each sentence that puts one of them in such a slot.
-    public var commonWeight = 0.1
-    /// How many times more the answers' language (`answers.lm`, heard while the conversation
-    /// waits for an answer) weighs the dialog's answers than the whole language does; 0 writes
-    /// no answers' language (docs/voice.md, "Hearing an answer").
-    public var answerBoost = 20.0
 
     public init(pronunciations: Pronunciations) { self.pronunciations = pronunciations }
-
-    /// The slot tags of names that need not exist yet: a new record's title (in a create's
-    /// sentence) and a new text value.
-    static let newNameTags: Set<String> = ["name", "value"]
 
     /// Writes `language.lm` (ARPA), `language.dict` and `sentences.txt` (what the model was
     /// estimated from, each with its weight) into `folder` (made if missing).
@@ -78,11 +65,9 @@ public struct LanguageCompiler: Sendable {
         var model = NGramModel()
         var sentences = 0
         var corpus = ""
-        var answers: [(words: [String], weight: Double)] = []
-        func add(_ words: [String], weight: Double = 1, answer: Bool = false) {
+        func add(_ words: [String], weight: Double = 1) {
             guard let said = spelling.say(words) else { return }
             model.add(said, weight: weight)
-            if answer { answers.append((said, weight)) }
             sentences += 1
             corpus += String(format: "%.2f ", weight) + said.joined(separator: " ") + "\n"
         }
@@ -104,7 +89,7 @@ public struct LanguageCompiler: Sendable {
                 return random.int(0...3) == 0 && !titleParts.isEmpty ? random.pick(titleParts) : random.pick(titles)
             }
         }
-        func fill(_ sentence: SpokenLanguage.Sentence, newName: [String]? = nil) -> [String] {
+        func fill(_ sentence: SpokenLanguage.Sentence) -> [String] {
             var words: [String] = []
             var index = 0
             while index < sentence.tokens.count {
@@ -113,7 +98,7 @@ public struct LanguageCompiler: Sendable {
                     // A run of placeholders is one name.
                     var end = index
                     while end + 1 < sentence.tokens.count, sentence.tokens[end + 1] == SpokenLanguage.nameToken, sentence.tags[end + 1] == sentence.tags[index] { end += 1 }
-                    if let newName, LanguageCompiler.newNameTags.contains(sentence.tags[index]) { words += newName } else { words += name(sentence.tags[index]) }
+                    words += name(sentence.tags[index])
                     index = end + 1
                     continue
                 }
@@ -125,64 +110,40 @@ public struct LanguageCompiler: Sendable {
 
         // The declared patterns weigh most: they are how the schemas say people talk. The
         // statistical reader's sentences (other orders, fillers) widen it at a lower weight.
-        let declared = SpokenLanguage.declaredSentences(registry: registry, times: declaredFills, seed: seed)
-        let generated = SpokenLanguage.sentences(registry: registry, perClass: perClass, seed: seed)
-        for sentence in declared { add(fill(sentence), weight: declaredWeight) }
-        for sentence in generated {
+        for sentence in SpokenLanguage.declaredSentences(registry: registry, times: declaredFills, seed: seed) { add(fill(sentence), weight: declaredWeight) }
+        for sentence in SpokenLanguage.sentences(registry: registry, perClass: perClass, seed: seed) {
             for _ in 0..<fills where generatedWeight > 0 { add(fill(sentence), weight: generatedWeight) }
-        }
-        // Names that do not exist yet: a create's title, a rename's new value. Each common word
-        // goes once into such a slot of a sentence drawn from the schemas' own (a third of the
-        // time with another common word after it), so the slot's contexts back off to them.
-        var common: [String] = []
-        if commonWords > 0 {
-            let creates = Set(registry.allIntents.filter { $0.action == .create }.map { $0.name.description })
-            let slots = (declared + generated).filter { sentence in
-                sentence.tags.contains("value") || (creates.contains(sentence.label) && sentence.tags.contains("name"))
-            }
-            common = try CommonWords.read(count: commonWords).filter(pronunciations.contains)
-            for word in common where !slots.isEmpty {
-                let title = random.int(0...2) == 0 ? [word, random.pick(common)] : [word]
-                add(fill(random.pick(slots), newName: title), weight: commonWeight)
-            }
         }
         // The dialog's own turns, and answers to its questions: a time, a name, a correction,
         // a choice among an enumeration's cases ("just this one", "the whole series": each
         // case's `@display` and `@spoken` phrases, as the reader takes them).
-        for turn in SpokenLanguage.dialogTurns { add(turn, weight: 4, answer: true) }
+        for turn in SpokenLanguage.dialogTurns { add(turn, weight: 4) }
         for enumeration in registry.allEnums {
             for enumCase in enumeration.cases {
-                for phrase in enumCase.phrases { add(SpokenLanguage.words(phrase), weight: 2, answer: true) }
+                for phrase in enumCase.phrases { add(SpokenLanguage.words(phrase), weight: 2) }
             }
         }
         let around = SpokenLanguage.aroundWords
         for _ in 0..<(perClass * 4) {
             let time = random.pick(times)
-            add(time, answer: true)
-            add([random.pick(["at", "on", "to", "for", "by"])] + time, answer: true)
-            add(random.pick(around.corrections) + time, answer: true)
-            add([random.pick(["no", "yes", "actually"])] + random.pick(around.corrections) + time, answer: true)
+            add(time)
+            add([random.pick(["at", "on", "to", "for", "by"])] + time)
+            add(random.pick(around.corrections) + time)
+            add([random.pick(["no", "yes", "actually"])] + random.pick(around.corrections) + time)
         }
         for title in titles + people + places {
-            add(title, weight: 2, answer: true)
-            add(["the"] + title, weight: 2, answer: true)
-            add(random.pick(around.corrections) + ["the"] + title, answer: true)
+            add(title, weight: 2)
+            add(["the"] + title, weight: 2)
+            add(random.pick(around.corrections) + ["the"] + title)
         }
         for lead in around.leading { add(lead + ["what's", "on"] + random.pick(times), weight: 0.5) }
 
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let files = LanguageFiles(languageModel: folder + "/language.lm", dictionary: folder + "/language.dict", settings: decoderSettings,
-                                      answers: answerBoost > 0 ? folder + "/answers.lm" : nil)
+            let files = LanguageFiles(languageModel: folder + "/language.lm", dictionary: folder + "/language.dict", settings: decoderSettings)
             // The sentences with their weights, for a person asking why a word is (not) heard.
             try corpus.write(toFile: folder + "/sentences.txt", atomically: true, encoding: .utf8)
             try model.arpa().write(toFile: files.languageModel, atomically: true, encoding: .utf8)
-            if let path = files.answers {
-                // The same sentences, the answers weighing `answerBoost` times as much.
-                var answerModel = model
-                for answer in answers { answerModel.add(answer.words, weight: answer.weight * (answerBoost - 1)) }
-                try answerModel.arpa().write(toFile: path, atomically: true, encoding: .utf8)
-            }
             let vocabulary = model.vocabulary.filter { $0 != NGramModel.start && $0 != NGramModel.end }
             let dictionary = vocabulary.flatMap(pronunciations.entries).joined(separator: "\n") + "\n"
             try dictionary.write(toFile: files.dictionary, atomically: true, encoding: .utf8)

@@ -16,25 +16,21 @@ public struct SpeechModels: Sendable, Hashable {
     public static let cmudict = debianFolder + "/cmudict-en-us.dict"
 }
 
-/// A language model file, its dictionary, the decoder settings it is heard with, and a second
-/// model over the same words weighted toward the dialog's answers (yes, no, a time, a choice),
-/// heard while the conversation waits for one.
+/// A language model file, its dictionary, and the decoder settings it is heard with.
 public struct LanguageFiles: Sendable, Hashable {
     public let languageModel: String
     public let dictionary: String
     public let settings: DecoderSettings
-    public let answers: String?
 
-    public init(languageModel: String, dictionary: String, settings: DecoderSettings = .pocketsphinx, answers: String? = nil) {
+    public init(languageModel: String, dictionary: String, settings: DecoderSettings = .pocketsphinx) {
         self.languageModel = languageModel
         self.dictionary = dictionary
         self.settings = settings
-        self.answers = answers
     }
 
     /// The same language with other decoder settings.
     public func with(_ settings: DecoderSettings) -> LanguageFiles {
-        LanguageFiles(languageModel: languageModel, dictionary: dictionary, settings: settings, answers: answers)
+        LanguageFiles(languageModel: languageModel, dictionary: dictionary, settings: settings)
     }
 }
 
@@ -157,28 +153,9 @@ public final class Recognizer {
         }
         decoder = made
         self.language = language
-        wholeSearch = ps_get_search(made).map { String(cString: $0) } ?? "_default"
-        try loadAnswers(language)
     }
 
     deinit { ps_free(decoder) }
-
-    /// The searches of the current language: the whole language, and the one weighted toward
-    /// answers when the language has it.
-    private var wholeSearch: String
-    private var answersSearch: String?
-
-    /// Loads the language's answers model as a search of its own beside the whole language's,
-    /// which stays the current one.
-    private func loadAnswers(_ language: LanguageFiles) throws(VoiceError) {
-        answersSearch = nil
-        guard let path = language.answers else { return }
-        let name = "answers-\(UUID().uuidString)"
-        guard ps_set_lm_file(decoder, name, path) == 0, ps_set_search(decoder, wholeSearch) == 0 else {
-            throw VoiceError(.decoder, place: path, "pocketsphinx could not load this language model (the answers' language)")
-        }
-        answersSearch = name
-    }
 
     /// Listens to another language without loading the acoustic model again: its dictionary
     /// replaces the words, its model the search, and its settings are the new search's.
@@ -198,8 +175,6 @@ public final class Recognizer {
             throw VoiceError(.decoder, place: language.languageModel, "pocketsphinx could not load this language model")
         }
         self.language = language
-        wholeSearch = name
-        try loadAnswers(language)
     }
 
     /// The floor's level: uniform noise of this amplitude, about −51 dBFS RMS, a quiet room
@@ -236,17 +211,10 @@ public final class Recognizer {
         }
     }
 
-    /// What was said in `samples` (16 kHz mono), as one utterance. `expecting` `.answer` hears
-    /// it with the language's answers model when it has one (`VoiceConversation.listening`
-    /// says when): the same words, with the dialog's answers weighing more, so anything else
-    /// can still be heard. The hearing says which it was heard with.
-    public func hear(_ samples: [Int16], expecting: Hearing.Listening = .anything) throws(VoiceError) -> Hearing {
+    /// What was said in `samples` (16 kHz mono), as one utterance, with the decoder's next best
+    /// readings when the best one is unsure (`alternatives`).
+    public func hear(_ samples: [Int16]) throws(VoiceError) -> Hearing {
         let seconds = Double(samples.count) / Double(WAVFile.sampleRate)
-        let listening: Hearing.Listening = expecting == .answer && answersSearch != nil ? .answer : .anything
-        if listening == .answer, let answersSearch {
-            guard ps_set_search(decoder, answersSearch) == 0 else { throw VoiceError(.decoder, place: "ps_set_search", "the decoder could not take the answers' language") }
-        }
-        defer { if listening == .answer { ps_set_search(decoder, wholeSearch) } }
         guard ps_start_utt(decoder) == 0 else { throw VoiceError(.decoder, place: "ps_start_utt", "the decoder could not start an utterance") }
         let samples = Recognizer.withNoiseFloor(samples)
         let processed = samples.withUnsafeBufferPointer { buffer in
@@ -256,7 +224,7 @@ public final class Recognizer {
             throw VoiceError(.decoder, place: "ps_process_raw", "the decoder failed on \(samples.count) samples")
         }
         var score: Int32 = 0
-        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds, listening: listening) }
+        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds) }
         var words: [Hearing.Word] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
@@ -272,7 +240,7 @@ public final class Recognizer {
         }
         let sure = words.map(\.posterior).min() ?? 0 >= alternativesBelow
         let others = alternatives > 0 && !sure ? otherReadings(than: words.map(\.text).joined(separator: " ")) : []
-        return Hearing(words: words, seconds: seconds, listening: listening, alternatives: others)
+        return Hearing(words: words, seconds: seconds, alternatives: others)
     }
 
     /// The next best readings of the utterance just decoded, best first, each different in its

@@ -36,12 +36,12 @@ public final class ScriptHearing: ScriptListener {
         do {
             let file = try WAVFile(path: path)
             let recognizer = try ready(for: world)
+            let hearing = try recognizer.hear(file.samples)
             let voice: VoiceConversation
             if let gate, gate.conversation == ObjectIdentifier(local) { voice = gate.voice } else {
                 voice = VoiceConversation(conversation: local, threshold: threshold)
                 gate = (ObjectIdentifier(local), voice)
             }
-            let hearing = try recognizer.hear(file.samples, expecting: voice.listening)
             let turn = voice.hear(hearing)
             let played = turn.turn ?? Conversation.Turn(reply: turn.reply, outcome: turn.outcome, snippet: nil, understood: false)
             return .success(ScriptHeardTurn(heard: hearing.text, confidence: hearing.confidence, decision: turn.decision.rawValue, turn: played))

@@ -82,11 +82,6 @@ public final class VoiceConversation {
         reading.understood && reading.reader == "phrase" && reading.confidence >= 1
     }
 
-    /// What the next turn should be listened for: an answer while a hearing waits for its yes
-    /// or the conversation waits for an answer to its question (a yes, a time, a choice),
-    /// anything otherwise (`Recognizer.hear(_:expecting:)`).
-    public var listening: Hearing.Listening { held != nil || conversation.isWaitingForAnswer ? .answer : .anything }
-
     public func hear(_ hearing: Hearing) -> Turn {
         if let asked = held {
             if hearing.isEmpty {

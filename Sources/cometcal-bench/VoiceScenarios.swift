@@ -112,7 +112,7 @@ final class VoiceBench {
         let start = Stopwatch.now()
         var end: UInt64 = 0, cpuEnd: UInt64 = 0
         do {
-            let turn = gate.hear(try recognizer.hear(samples, expecting: gate.listening))
+            let turn = gate.hear(try recognizer.hear(samples))
             if firstAudio {
                 _ = try speaker.synthesize(turn.reply) { piece in
                     if end == 0, !piece.isEmpty {

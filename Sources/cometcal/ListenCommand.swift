@@ -65,7 +65,7 @@ struct ListenCommand {
                 break
             }
             let hearing: Hearing
-            do { hearing = try recognizer.hear(file.samples, expecting: voice.listening) } catch {
+            do { hearing = try recognizer.hear(file.samples) } catch {
                 throw CommandFailure(code: .internalError, message: "error: \(file.path): \(error.description)")
             }
             let turn = voice.hear(hearing)

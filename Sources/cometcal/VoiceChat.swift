@@ -67,7 +67,7 @@ struct VoiceChat {
                 }
                 if utterance.cut { terminal.err("chat: an utterance ran past \(Int(endpointer.maximumSeconds)) s and was cut there; the rest is heard as the next turn") }
                 let hearing: Hearing
-                do { hearing = try recognizer.hear(utterance.samples, expecting: voice.listening) } catch {
+                do { hearing = try recognizer.hear(utterance.samples) } catch {
                     throw CommandFailure(code: .internalError, message: "error: \(error.description)")
                 }
                 let turn = voice.hear(hearing)

@@ -5,7 +5,7 @@ import CometSchema
 @testable import CometVoice
 
 /// What the recognizer listens with and which of its readings the gate takes
-/// (docs/voice.md, "Decoder settings", "Hearing an answer", "Other readings").
+/// (docs/voice.md, "Decoder settings", "Other readings").
 @Suite("Hearing choices")
 struct HearingChoiceTests {
     static func compile(_ configure: (inout LanguageCompiler) -> Void = { _ in }) throws -> (CompiledLanguage, URL) {
@@ -48,30 +48,6 @@ struct HearingChoiceTests {
         #expect(try switched.hear(sound) == plain)
     }
 
-    @Test("the answers' language has the same words, weighs the dialog's answers more, and is a proper model; none is written at boost 0")
-    func answersLanguage() throws {
-        let (language, folder) = try HearingChoiceTests.compile()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try #require(language.files.answers)
-        let whole = try LanguageCompilerTests.read(language.files.languageModel)
-        let answers = try LanguageCompilerTests.read(path)
-        #expect(Set(answers.vocabulary) == Set(whole.vocabulary))
-        for answer in [["yes"], ["no"], ["the", "whole", "series"], ["just", "this", "one"]] {
-            #expect(LanguageCompilerTests.probability(["<s>"] + answer.prefix(1), answers) > LanguageCompilerTests.probability(["<s>"] + answer.prefix(1), whole),
-                    "“\(answer.joined(separator: " "))” weighs more among answers")
-        }
-        #expect(LanguageCompilerTests.probability(["<s>", "move"], answers) < LanguageCompilerTests.probability(["<s>", "move"], whole))
-        #expect(LanguageCompilerTests.probability(["<s>", "move"], answers) > 0, "a request can still be heard while an answer is awaited")
-        for context in [[], ["<s>"], ["<s>", "yes"], ["the", "whole"]] {
-            let total = answers.vocabulary.reduce(0.0) { $0 + LanguageCompilerTests.probability(context + [$1], answers) }
-            #expect(abs(total - 1) < 0.002, "after “\(context.joined(separator: " "))” the probabilities sum to \(total)")
-        }
-        let (none, other) = try HearingChoiceTests.compile { $0.answerBoost = 0 }
-        defer { try? FileManager.default.removeItem(at: other) }
-        #expect(none.files.answers == nil)
-        #expect(!FileManager.default.fileExists(atPath: other.appendingPathComponent("answers.lm").path))
-    }
-
     @Test("an enumeration's display and spoken phrases are in the language: the answers to a choice can be heard")
     func enumerationPhrases() throws {
         let (_, folder) = try HearingChoiceTests.compile()
@@ -82,30 +58,6 @@ struct HearingChoiceTests {
         for phrase in ["the whole series", "just this one", "only this event", "this and future events", "all of them"] {
             #expect(sentences.contains(phrase), "“\(phrase)”")
         }
-    }
-
-    @Test("a turn heard as an answer says so; a language with no answers' model hears it as anything")
-    func listeningSaid() throws {
-        let (language, folder) = try HearingChoiceTests.compile()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let sound = try Speech.synthesize("yes", voice: Speech.voices[0], folder: folder, name: "yes")
-        let recognizer = try Recognizer(language: language.files)
-        #expect(try recognizer.hear(sound, expecting: .answer).listening == .answer)
-        #expect(try recognizer.hear(sound).listening == .anything)
-        let bare = try Recognizer(language: LanguageFiles(languageModel: language.files.languageModel, dictionary: language.files.dictionary))
-        #expect(try bare.hear(sound, expecting: .answer).listening == .anything)
-    }
-
-    @Test("the gate listens for an answer while it holds a hearing or the conversation waits for one, and for anything otherwise")
-    func gateListening() throws {
-        let fixture = try GateFixture()
-        #expect(fixture.voice.listening == .anything)
-        _ = fixture.voice.hear(GateFixture.hearing("delete the picnic", confidence: 0.05))
-        #expect(fixture.voice.listening == .answer, "a hearing is held for its yes")
-        _ = fixture.voice.hear(GateFixture.hearing("yes", confidence: 0.9))
-        #expect(fixture.voice.listening == .answer, "the engine asks before deleting")
-        _ = fixture.voice.hear(GateFixture.hearing("no", confidence: 0.9))
-        #expect(fixture.voice.listening == .anything)
     }
 
     static func alternative(_ text: String) -> Hearing { GateFixture.hearing(text, confidence: 0.02) }

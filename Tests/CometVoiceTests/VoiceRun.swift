@@ -126,8 +126,8 @@ final class VoiceRun: Sendable {
                 var right = 0
                 for (index, dialog) in dialogs.enumerated() {
                     guard let hearings = box.get(index), let turns = hearings.turns[key] else { continue }
-                    if VoiceRun.play(dialog, hearings: turns, answerHearings: hearings.turns[key + "/answer"], voices: hearings.voices, model: .compiled,
-                                     condition: condition, bank: bank, threshold: threshold).right { right += 1 }
+                    if VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: .compiled, condition: condition, bank: bank,
+                                     threshold: threshold).right { right += 1 }
                 }
                 sweep[String(format: "%.2f|", threshold) + condition.rawValue] = right
             }
@@ -140,7 +140,7 @@ final class VoiceRun: Sendable {
         var silentRight = Set<String>()
         for dialog in dialogs {
             let nothing = Array(repeating: Hearing(words: [], seconds: 0), count: dialog.turns.count)
-            if VoiceRun.play(dialog, hearings: nothing, answerHearings: nil, voices: Array(repeating: Speech.voices[0], count: dialog.turns.count), model: .compiled,
+            if VoiceRun.play(dialog, hearings: nothing, voices: Array(repeating: Speech.voices[0], count: dialog.turns.count), model: .compiled,
                              condition: .clean, bank: bank).right {
                 silentRight.insert(dialog.name)
             }
@@ -155,7 +155,7 @@ final class VoiceRun: Sendable {
     }
 
     /// The columns of COMETCAL_VOICE_DUMP's table, one row per spoken turn.
-    static let dumpHeader = "model\tcondition\tdialog\tturn\tvoice\tsaid\theard\tconfidence\tdecision\tanswer\tunknown\tlistening\tright"
+    static let dumpHeader = "model\tcondition\tdialog\tturn\tvoice\tsaid\theard\tconfidence\tdecision\tanswer\tunknown\twaiting\tright"
 
     /// What one model in one condition made of the dialogs heard in `box`.
     struct Scored {
@@ -180,13 +180,9 @@ final class VoiceRun: Sendable {
         for (index, dialog) in material.dialogs.enumerated() {
             guard let hearings = box.get(index), let turns = hearings.turns[key] else { continue }
             var local = Figures()
-            let (isRight, player) = VoiceRun.play(dialog, hearings: turns, answerHearings: hearings.turns[key + "/answer"], voices: hearings.voices,
-                                                  model: model, condition: condition, bank: bank, threshold: threshold)
-            // Each turn as it was heard in the dialog: with the answers' language when the
-            // conversation was waiting for an answer. A turn the dialog never reached (a script
-            // that stopped early) counts as heard with the whole language.
-            let used = turns.indices.map { $0 < player.used.count ? player.used[$0] : turns[$0] }
-            for (text, hearing) in zip(dialog.turns, used) {
+            let (isRight, player) = VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: model, condition: condition, bank: bank,
+                                                  threshold: threshold)
+            for (text, hearing) in zip(dialog.turns, turns) {
                 let reference = Speech.spokenWords(text)
                 local.words += reference.count
                 local.errors += Speech.wordErrors(reference, hearing.words.map { $0.text })
@@ -206,10 +202,10 @@ final class VoiceRun: Sendable {
             for (turn, entry) in player.log.enumerated() where turn < turns.count {
                 let said = Speech.spokenWords(dialog.turns[turn])
                 let unknown = vocabulary.map { known in said.filter { !known.contains($0) } } ?? []
-                let hearing = used[turn]
+                let hearing = turns[turn]
                 scored.rows.append([model.rawValue, condition.rawValue, dialog.name, String(turn + 1), hearings.voices[turn].description,
                                     said.joined(separator: " "), hearing.text, String(format: "%.3f", hearing.confidence), entry.decision,
-                                    entry.answer ?? "", unknown.joined(separator: " "), hearing.listening.rawValue, isRight ? "yes" : "no"]
+                                    entry.answer ?? "", unknown.joined(separator: " "), entry.waiting ? "yes" : "no", isRight ? "yes" : "no"]
                     .joined(separator: "\t"))
             }
         }
@@ -247,11 +243,6 @@ final class VoiceRun: Sendable {
                             let started = Date()
                             let turns = condition == .clean ? material.clean[index] : material.noisy[index]
                             heard[key] = try turns.map { try recognizer.hear($0) }
-                            // The same turns heard as answers, for the turns the dialog hears while
-                            // it waits for one (the player takes whichever the gate asks for).
-                            if model == .compiled, language.answers != nil {
-                                heard[key + "/answer"] = try turns.map { try recognizer.hear($0, expecting: .answer) }
-                            }
                             spent[key, default: 0] += Date().timeIntervalSince(started)
                         }
                     }
@@ -269,9 +260,9 @@ final class VoiceRun: Sendable {
     /// One dialog played through the gate on a fresh store: whether its store ended as its
     /// script says (every `@expect` on a record or a count; replies and outcomes are not
     /// compared, since a voice turn may ask back first), and the player with its counts.
-    static func play(_ dialog: Dialog, hearings: [Hearing], answerHearings: [Hearing]?, voices: [Speech.Voice], model: Model, condition: Condition, bank: AnswerBank,
+    static func play(_ dialog: Dialog, hearings: [Hearing], voices: [Speech.Voice], model: Model, condition: Condition, bank: AnswerBank,
                      threshold: Double = VoiceConversation.defaultThreshold) -> (right: Bool, player: VoicePlayer) {
-        let player = VoicePlayer(dialog: dialog, hearings: hearings, answerHearings: answerHearings, voices: voices, threshold: threshold) { word, voice in
+        let player = VoicePlayer(dialog: dialog, hearings: hearings, voices: voices, threshold: threshold) { word, voice in
             (try? bank.hear(word, voice: voice, condition: condition, model: model, group: dialog.group)) ?? Hearing(words: [], seconds: 0)
         }
         let runner = ScriptRunner(registry: dialog.registry, allowsOwnSchemas: true) { registry, now, zone in
@@ -407,11 +398,6 @@ final class VoiceMaterial: Sendable {
             compiler.decoderSettings = settings
             print("voice suite: the compiled languages are heard with \(settings) (COMETCAL_VOICE_DECODER), not DecoderSettings.compiled")
         }
-        if let common = ProcessInfo.processInfo.environment["COMETCAL_VOICE_COMMON"]?.split(separator: " ").compactMap({ Double($0) }), common.count == 2 {
-            compiler.commonWords = Int(common[0])
-            compiler.commonWeight = common[1]
-            print("voice suite: the compiled languages take \(compiler.commonWords) common words at weight \(compiler.commonWeight) (COMETCAL_VOICE_COMMON), not the compiler's own")
-        }
         // "generatedWeight=0.1 perClass=30": the compiler's weights, for measuring others.
         for pair in (ProcessInfo.processInfo.environment["COMETCAL_VOICE_LANGUAGE"] ?? "").split(separator: " ") {
             let parts = pair.split(separator: "=").map(String.init)
@@ -425,10 +411,6 @@ final class VoiceMaterial: Sendable {
             default: continue
             }
             print("voice suite: the compiler's \(parts[0]) is \(parts[1]) (COMETCAL_VOICE_LANGUAGE)")
-        }
-        if let boost = ProcessInfo.processInfo.environment["COMETCAL_VOICE_ANSWERS"].flatMap(Double.init) {
-            compiler.answerBoost = boost
-            print("voice suite: the answers' languages weigh answers \(boost) times (COMETCAL_VOICE_ANSWERS), not the compiler's own")
         }
         var jobs: [(group: String, registry: Registry, store: StoreWords, folder: String)] = []
         for (index, dialog) in dialogs.enumerated() where !jobs.contains(where: { $0.group == dialog.group }) {
@@ -544,8 +526,7 @@ final class AnswerBank {
             recognizer = try compiled ?? Recognizer(language: language)
             compiled = recognizer
         }
-        // Said to "Did you say …?": the gate holds a hearing, so it listens for an answer.
-        let hearing = try recognizer.hear(sound, expecting: .answer)
+        let hearing = try recognizer.hear(sound)
         heard[key] = hearing
         return hearing
     }
@@ -576,13 +557,9 @@ final class HearingBox: @unchecked Sendable {
 final class VoicePlayer {
     let dialog: VoiceRun.Dialog
     let hearings: [Hearing]
-    /// The same turns heard with the answers' language (compiled languages only).
-    let answerHearings: [Hearing]?
     let voices: [Speech.Voice]
     let threshold: Double
     let answer: (String, Speech.Voice) -> Hearing
-    /// The hearing each turn was played with.
-    var used: [Hearing] = []
     private var next = 0
     var asked = 0
     var notCaught = 0
@@ -590,11 +567,9 @@ final class VoicePlayer {
     /// and whether the conversation was waiting for an answer when it was heard.
     var log: [(decision: String, answer: String?, waiting: Bool)] = []
 
-    init(dialog: VoiceRun.Dialog, hearings: [Hearing], answerHearings: [Hearing]?, voices: [Speech.Voice], threshold: Double,
-         answer: @escaping (String, Speech.Voice) -> Hearing) {
+    init(dialog: VoiceRun.Dialog, hearings: [Hearing], voices: [Speech.Voice], threshold: Double, answer: @escaping (String, Speech.Voice) -> Hearing) {
         self.dialog = dialog
         self.hearings = hearings
-        self.answerHearings = answerHearings
         self.voices = voices
         self.threshold = threshold
         self.answer = answer
@@ -604,10 +579,8 @@ final class VoicePlayer {
         let index = next
         next += 1
         guard index < hearings.count else { return Conversation.Turn(reply: "(no hearing for this turn)", outcome: .failed, snippet: nil, understood: false) }
-        let waiting = voice.listening == .answer
-        let hearing = waiting ? answerHearings?[index] ?? hearings[index] : hearings[index]
-        used.append(hearing)
-        var turn = voice.hear(hearing)
+        let waiting = voice.conversation.isWaitingForAnswer
+        var turn = voice.hear(hearings[index])
         let first = turn
         var entry: (decision: String, answer: String?, waiting: Bool) = (turn.decision.rawValue, nil, waiting)
         if turn.decision == .asked {

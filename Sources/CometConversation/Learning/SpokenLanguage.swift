@@ -17,15 +17,12 @@ public enum SpokenLanguage {
     public struct Sentence: Sendable, Hashable {
         public let tokens: [String]
         public let tags: [String]
-        /// The class the sentence means: an intent's qualified name ("calendar.createEvent"),
-        /// a question's label, or "" for none.
-        public let label: String
     }
 
     /// The training sentences of the statistical reader, `perClass` per class, drawn with `seed`.
     public static func sentences(registry: Registry, perClass: Int, seed: UInt64 = 19) -> [Sentence] {
         var generator = TrainingSentences(registry: registry, language: DeclaredLanguage(registry: registry), seed: seed)
-        return generator.generate(perClass: perClass).map { Sentence(tokens: $0.tokens, tags: $0.tags.map(\.rawValue), label: $0.label) }
+        return generator.generate(perClass: perClass).map { Sentence(tokens: $0.tokens, tags: $0.tags.map(\.rawValue)) }
     }
 
     /// The schemas' own patterns, each filled `times` times: every intent's `@phrase` and every
@@ -46,7 +43,7 @@ public enum SpokenLanguage {
                 }
             }
         }
-        return sentences.map { Sentence(tokens: $0.tokens, tags: $0.tags.map(\.rawValue), label: $0.label) }
+        return sentences.map { Sentence(tokens: $0.tokens, tags: $0.tags.map(\.rawValue)) }
     }
 
     /// Whole turns the dialog reads without the schemas: yes and no (alone and with a

@@ -500,17 +500,15 @@ public final class DaemonService: @unchecked Sendable {
         do { samples = try WAVFile.decode(bytes, path: "IN.wav") } catch {
             throw RPCError(RPCError.invalidParams, "audio: \(error.message)", data: .object(JSONObject([("field", .string("audio")), ("code", .string(error.code.rawValue))])))
         }
+        let hearing: Hearing
+        do { hearing = try voice().hear(samples) } catch {
+            throw RPCError(RPCError.internalError, "audio: the sound could not be heard: \(error.description)")
+        }
         let gate = lock.withLock { () -> VoiceConversation in
             if let known = voiceGates[session] { return known }
             let made = VoiceConversation(conversation: conversation)
             voiceGates[session] = made
             return made
-        }
-        // What the conversation waits for, read on the writer's queue where its turns run.
-        let listening = writer.run { _ in gate.listening }
-        let hearing: Hearing
-        do { hearing = try voice().hear(samples, expecting: listening) } catch {
-            throw RPCError(RPCError.internalError, "audio: the sound could not be heard: \(error.description)")
         }
         let (turn, snippet) = writer.run { engine -> (VoiceConversation.Turn, JSONValue) in
             let turn = gate.hear(hearing)

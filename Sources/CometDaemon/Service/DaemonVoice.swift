@@ -41,11 +41,11 @@ final class DaemonVoice: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(at: folder) }
 
     /// What `samples` (16 kHz mono) say, with the newest language finished.
-    func hear(_ samples: [Int16], expecting: Hearing.Listening) throws(VoiceError) -> Hearing {
+    func hear(_ samples: [Int16]) throws(VoiceError) -> Hearing {
         hearingLock.lock()
         defer { hearingLock.unlock() }
         let recognizer = try ready()
-        return try recognizer.hear(samples, expecting: expecting)
+        return try recognizer.hear(samples)
     }
 
     /// The recognizer with the newest finished language: the first compile is made here.

@@ -51,6 +51,8 @@ public struct LanguageCompiler: Sendable {
     public var generatedWeight = 0.3
     /// The seed of every random choice: the same inputs give the same files.
     public var seed: UInt64 = 24
+    /// The longest n-grams of the model.
+    public var order = 3
     /// The decoder settings the language is heard with (`DecoderSettings.compiled`).
     public var decoderSettings = DecoderSettings.compiled
 
@@ -62,7 +64,7 @@ public struct LanguageCompiler: Sendable {
         let started = Date()
         var random = SplitMix64(seed: seed)
         var spelling = Speller(pronunciations: pronunciations)
-        var model = NGramModel()
+        var model = NGramModel(order: order)
         var sentences = 0
         var corpus = ""
         func add(_ words: [String], weight: Double = 1) {

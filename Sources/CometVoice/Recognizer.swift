@@ -121,7 +121,11 @@ public final class Recognizer {
     public private(set) var language: LanguageFiles
     /// How many other readings of each turn to keep beside the best (`Hearing.alternatives`);
     /// 0 keeps none. The voice gate reads them when the best one reads as nothing.
-    public var alternatives = 10
+    public var alternatives = Recognizer.defaultAlternatives
+    static let defaultAlternatives = 10
+    /// How many of the A* search's paths are read per alternative wanted (many differ only in
+    /// fillers, pronunciations or timing, not in words).
+    static let pathsPerAlternative = 5
     /// Alternatives are looked for only when the best reading's confidence is under this (the
     /// gate's threshold): a sure hearing is never read again.
     public var alternativesBelow = VoiceConversation.defaultThreshold
@@ -245,7 +249,8 @@ public final class Recognizer {
 
     /// The next best readings of the utterance just decoded, best first, each different in its
     /// words from the best one and from each other (at most `alternatives`, from the first
-    /// `5 × alternatives` paths of the decoder's A* search over its word lattice, `ps_nbest`).
+    /// `pathsPerAlternative × alternatives` paths of the decoder's A* search over its word
+    /// lattice, `ps_nbest`).
     /// pocketsphinx gives no posterior for an N-best path's words, so each word's is its
     /// lattice node's (`ps_latnode_prob`: the word said there, whatever follows it).
     private func otherReadings(than best: String) -> [Hearing] {
@@ -266,7 +271,7 @@ public final class Recognizer {
         var readings: [Hearing] = []
         var paths = 0
         var nbest = ps_nbest(decoder)
-        while let current = nbest, readings.count < alternatives, paths < 5 * alternatives {
+        while let current = nbest, readings.count < alternatives, paths < Recognizer.pathsPerAlternative * alternatives {
             paths += 1
             var words: [Hearing.Word] = []
             var segment = ps_nbest_seg(current)

@@ -78,6 +78,9 @@ struct HearingChoiceTests {
         #expect(turn.why?.contains("word for word") == true)
         guard case .object(let json) = turn.json(threshold: 0.3), case .object(let gate)? = json["gate"] else { Issue.record("no gate in the JSON"); return }
         #expect(gate["rank"] == .int(3))
+        #expect(gate["why"]?.stringValue?.contains("word for word") == true)
+        guard case .object(let heard)? = json["heard"], case .array(let others)? = heard["alternatives"] else { Issue.record("no alternatives in the JSON"); return }
+        #expect(others.map { $0["text"]?.stringValue } == ["picnic out and earlier", "move the picnic to noon"])
         #expect(try fixture.snapshot() == before, "nothing is written before the yes")
         let yes = fixture.voice.hear(GateFixture.hearing("yes", confidence: 0.9))
         #expect(yes.decision == .confirmed)

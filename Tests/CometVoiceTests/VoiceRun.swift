@@ -103,11 +103,15 @@ final class VoiceRun: Sendable {
         var misheard: [(String, String)] = []
         var calibration: [(confidence: Double, exact: Bool)] = []
         var rows: [String] = []
+        var errorKinds: [String: [String: Int]] = [:]
+        var gateCounts: [String: [String: Int]] = [:]
         for model in Model.allCases {
             for condition in Condition.allCases {
                 let key = VoiceRun.key(model, condition)
                 let scored = VoiceRun.score(material, box: box, model: model, condition: condition, bank: bank)
                 for (part, tally) in scored.figures { figures[key + part] = tally }
+                errorKinds[key] = scored.errorKinds
+                gateCounts[key] = scored.gate
                 wrong[key] = scored.wrong
                 if key == "compiled/clean" { misheard = scored.misheard }
                 if model == .compiled { calibration += scored.calibration }
@@ -147,6 +151,8 @@ final class VoiceRun: Sendable {
         }
         self.silentRight = silentRight
         self.figures = figures
+        self.errorKinds = errorKinds
+        self.gateCounts = gateCounts
         self.wrong = wrong
         self.misheard = misheard
         self.calibration = calibration
@@ -165,6 +171,13 @@ final class VoiceRun: Sendable {
         var misheard: [(String, String)] = []
         var calibration: [(confidence: Double, exact: Bool)] = []
         var rows: [String] = []
+        /// Word errors by what the word said was (docs/voice.md, "Why"): "insertion" (a word heard
+        /// where none was said), "not in the language" (a word said that the dialog's language
+        /// lacks), "time" (a word the temporal grammar reads as part of a time in what was said),
+        /// "yes or no" (a word read alone as an answer), "other" (any other word of the language).
+        var errorKinds: [String: Int] = [:]
+        /// The gate's decisions, each with whether the hearing was exact ("passed, wrong").
+        var gate: [String: Int] = [:]
     }
 
     /// The half of the dialogs decoder settings are tuned on: odd indices. The other half is held out.
@@ -182,13 +195,29 @@ final class VoiceRun: Sendable {
             var local = Figures()
             let (isRight, player) = VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: model, condition: condition, bank: bank,
                                                   threshold: threshold)
+            let vocabulary = model == .compiled ? material.vocabulary[dialog.group] : nil
+            let parser = TemporalParser(now: dialog.now, timeZone: VoiceRun.zone)
             for (text, hearing) in zip(dialog.turns, turns) {
                 let reference = Speech.spokenWords(text)
+                let heard = hearing.words.map { $0.text }
                 local.words += reference.count
-                local.errors += Speech.wordErrors(reference, hearing.words.map { $0.text })
-                let exact = reference == hearing.words.map({ $0.text })
+                local.errors += Speech.wordErrors(reference, heard)
+                let exact = reference == heard
                 if !exact { scored.misheard.append((reference.joined(separator: " "), hearing.text)) }
                 scored.calibration.append((hearing.confidence, exact))
+                let timeWords = parser.extract(from: reference).reduce(into: Set<Int>()) { $0.formUnion($1.range) }
+                for said in Speech.errorPositions(reference, heard) {
+                    let kind: String
+                    if let said {
+                        if let vocabulary, !vocabulary.contains(reference[said]) { kind = "not in the language" }
+                        else if timeWords.contains(said) { kind = "time" }
+                        else if SpokenLanguage.yesOrNo(reference[said]) != nil { kind = "yes or no" }
+                        else { kind = "other" }
+                    } else {
+                        kind = "insertion"
+                    }
+                    scored.errorKinds[kind, default: 0] += 1
+                }
             }
             local.dialogs = 1
             if isRight { local.right = 1 } else { scored.wrong.append(dialog.name) }
@@ -198,11 +227,13 @@ final class VoiceRun: Sendable {
             scored.figures[""]?.add(local)
             if VoiceRun.inReference(index) { scored.figures["/reference"]?.add(local) }
             scored.figures[VoiceRun.inTuning(index) ? "/tuning" : "/heldout"]?.add(local)
-            let vocabulary = model == .compiled ? material.vocabulary[dialog.group] : nil
             for (turn, entry) in player.log.enumerated() where turn < turns.count {
                 let said = Speech.spokenWords(dialog.turns[turn])
                 let unknown = vocabulary.map { known in said.filter { !known.contains($0) } } ?? []
                 let hearing = turns[turn]
+                let exact = said == hearing.words.map { $0.text }
+                scored.gate[entry.decision.prefix { $0 != " " } + (entry.answer.map { " " + $0 } ?? "") + (exact ? "" : ", wrong"), default: 0] += 1
+                if entry.decision.contains("(rank") { scored.gate["an other reading taken" + (entry.answer.map { " " + $0 } ?? ""), default: 0] += 1 }
                 scored.rows.append([model.rawValue, condition.rawValue, dialog.name, String(turn + 1), hearings.voices[turn].description,
                                     said.joined(separator: " "), hearing.text, String(format: "%.3f", hearing.confidence), entry.decision,
                                     entry.answer ?? "", unknown.joined(separator: " "), entry.waiting ? "yes" : "no", isRight ? "yes" : "no"]
@@ -278,6 +309,10 @@ final class VoiceRun: Sendable {
         return (!result.failures.contains { storeLines.contains($0.line) || $0.line == 0 }, player)
     }
 
+    /// Word errors by kind and the gate's decisions, per model/condition (`Scored`).
+    let errorKinds: [String: [String: Int]]
+    let gateCounts: [String: [String: Int]]
+
     /// Dialogs right with the compiled language per gate threshold: "0.30|clean" → count.
     let sweep: [String: Int]
 
@@ -316,7 +351,11 @@ final class VoiceRun: Sendable {
                                 (condition == .clean ? "clean" : "10 dB SNR") as NSString, label as NSString, figures.wer * 100, figures.right, figures.dialogs,
                                 figures.share * 100, figures.tasksRight, figures.tasksDialogs, figures.tasksShare * 100, figures.asked, figures.notCaught))
         }
-        for condition in Condition.allCases { line(.compiled, condition, "", "all") }
+        for condition in Condition.allCases {
+            line(.compiled, condition, "", "all")
+            line(.compiled, condition, "/tuning", "odd")
+            line(.compiled, condition, "/heldout", "even")
+        }
         for condition in Condition.allCases {
             line(.compiled, condition, "/reference", "every 6th")
             line(.generic, condition, "", "every 6th")
@@ -408,6 +447,7 @@ final class VoiceMaterial: Sendable {
             case "perClass": compiler.perClass = Int(value)
             case "fills": compiler.fills = Int(value)
             case "declaredFills": compiler.declaredFills = Int(value)
+            case "order": compiler.order = Int(value)
             default: continue
             }
             print("voice suite: the compiler's \(parts[0]) is \(parts[1]) (COMETCAL_VOICE_LANGUAGE)")

@@ -106,4 +106,14 @@ struct HearingChoiceTests {
         #expect(dropped.decision == .notCaught && dropped.rank == 1)
         #expect(try loose.snapshot() == before)
     }
+
+    @Test("the suite's second person takes two readings as the same only when they would do the same")
+    func sameReading() throws {
+        let fixture = try GateFixture()
+        let reading = { (text: String) in fixture.voice.conversation.interpret(text) }
+        #expect(VoicePlayer.readsTheSame(reading("move the picnic to noon"), reading("move my picnic to noon")))
+        #expect(!VoicePlayer.readsTheSame(reading("move the picnic to noon"), reading("move the picnic to one pm")))
+        #expect(!VoicePlayer.readsTheSame(reading("move the picnic to noon"), reading("move the crew lunch to noon")))
+        #expect(!VoicePlayer.readsTheSame(reading("let me lunch out and earlier"), reading("let me lunch out and earlier")), "nothing read is never the same")
+    }
 }

@@ -13,6 +13,8 @@ struct VoiceDialogTests {
         print(run.table)
         print(run.thresholds)
         print("dialogs right by threshold (compiled): " + run.sweep.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("dialogs right (compiled) with a person who says yes to a hearing that reads as what they said: "
+              + run.lenient.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("right with nothing heard: \(run.silentRight.count) of \(run.dialogs.count) dialogs (they only ask, or wait for a yes)")
         for key in ["compiled/clean", "compiled/noisy", "generic/clean", "generic/noisy"] {
             let (right, of) = run.needingHearing(key)

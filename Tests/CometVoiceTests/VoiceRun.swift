@@ -137,6 +137,17 @@ final class VoiceRun: Sendable {
             }
         }
         for condition in Condition.allCases { sweep[String(format: "%.2f|", VoiceConversation.defaultThreshold) + condition.rawValue] = figures[VoiceRun.key(.compiled, condition)]?.right }
+        // A person who also says yes to a hearing asked back that reads the same as what they
+        // said, though its words differ: not the suite's person, a measurement beside it.
+        var lenient: [String: Int] = [:]
+        for condition in Condition.allCases {
+            let key = VoiceRun.key(.compiled, condition)
+            lenient[condition.rawValue] = dialogs.indices.filter { index in
+                guard let turns = box.get(index)?.turns[key], let voices = box.get(index)?.voices else { return false }
+                return VoiceRun.play(dialogs[index], hearings: turns, voices: voices, model: .compiled, condition: condition, bank: bank, acceptsSameReading: true).right
+            }.count
+        }
+        self.lenient = lenient
         self.sweep = sweep
 
         // The baseline: the dialogs that end right when nothing at all is heard (those that
@@ -224,6 +235,7 @@ final class VoiceRun: Sendable {
             if dialog.name.hasPrefix("tasks-") { local.tasksDialogs = 1; local.tasksRight = isRight ? 1 : 0 }
             local.asked = player.asked
             local.notCaught = player.notCaught
+            scored.gate["asked back, not what was said, read the same", default: 0] += player.sameReading
             scored.figures[""]?.add(local)
             if VoiceRun.inReference(index) { scored.figures["/reference"]?.add(local) }
             scored.figures[VoiceRun.inTuning(index) ? "/tuning" : "/heldout"]?.add(local)
@@ -292,8 +304,8 @@ final class VoiceRun: Sendable {
     /// script says (every `@expect` on a record or a count; replies and outcomes are not
     /// compared, since a voice turn may ask back first), and the player with its counts.
     static func play(_ dialog: Dialog, hearings: [Hearing], voices: [Speech.Voice], model: Model, condition: Condition, bank: AnswerBank,
-                     threshold: Double = VoiceConversation.defaultThreshold) -> (right: Bool, player: VoicePlayer) {
-        let player = VoicePlayer(dialog: dialog, hearings: hearings, voices: voices, threshold: threshold) { word, voice in
+                     threshold: Double = VoiceConversation.defaultThreshold, acceptsSameReading: Bool = false) -> (right: Bool, player: VoicePlayer) {
+        let player = VoicePlayer(dialog: dialog, hearings: hearings, voices: voices, threshold: threshold, acceptsSameReading: acceptsSameReading) { word, voice in
             (try? bank.hear(word, voice: voice, condition: condition, model: model, group: dialog.group)) ?? Hearing(words: [], seconds: 0)
         }
         let runner = ScriptRunner(registry: dialog.registry, allowsOwnSchemas: true) { registry, now, zone in
@@ -308,6 +320,9 @@ final class VoiceRun: Sendable {
         })
         return (!result.failures.contains { storeLines.contains($0.line) || $0.line == 0 }, player)
     }
+
+    /// Dialogs right with a person who says yes to a hearing that reads as what they said: condition → count.
+    let lenient: [String: Int]
 
     /// Word errors by kind and the gate's decisions, per model/condition (`Scored`).
     let errorKinds: [String: [String: Int]]
@@ -603,11 +618,18 @@ final class VoicePlayer {
     private var next = 0
     var asked = 0
     var notCaught = 0
+    /// Hearings asked back that were not what was said but read the same (the same kind,
+    /// intent, parameters and named records): a person would likely have said yes.
+    var sameReading = 0
+    /// This person says yes to those too (a measurement beside the suite's exact person).
+    let acceptsSameReading: Bool
     /// Each turn's gate decision, the decision on the spoken answer when it was asked back,
     /// and whether the conversation was waiting for an answer when it was heard.
     var log: [(decision: String, answer: String?, waiting: Bool)] = []
 
-    init(dialog: VoiceRun.Dialog, hearings: [Hearing], voices: [Speech.Voice], threshold: Double, answer: @escaping (String, Speech.Voice) -> Hearing) {
+    init(dialog: VoiceRun.Dialog, hearings: [Hearing], voices: [Speech.Voice], threshold: Double, acceptsSameReading: Bool = false,
+         answer: @escaping (String, Speech.Voice) -> Hearing) {
+        self.acceptsSameReading = acceptsSameReading
         self.dialog = dialog
         self.hearings = hearings
         self.voices = voices
@@ -625,7 +647,11 @@ final class VoicePlayer {
         var entry: (decision: String, answer: String?, waiting: Bool) = (turn.decision.rawValue, nil, waiting)
         if turn.decision == .asked {
             asked += 1
-            let meant = Speech.spokenWords(text) == turn.taken.split(separator: " ").map(String.init)
+            var meant = Speech.spokenWords(text) == turn.taken.split(separator: " ").map(String.init)
+            if !meant, VoicePlayer.readsTheSame(voice.conversation.interpret(turn.taken), voice.conversation.interpret(Speech.spokenWords(text).joined(separator: " "))) {
+                sameReading += 1
+                meant = acceptsSameReading
+            }
             turn = voice.hear(answer(meant ? "yes" : "no", voices[index]))
             entry.answer = (meant ? "yes→" : "no→") + turn.decision.rawValue
         }
@@ -633,6 +659,18 @@ final class VoicePlayer {
         log.append(entry)
         if turn.decision == .notCaught { notCaught += 1 }
         return turn.turn ?? Conversation.Turn(reply: turn.reply, outcome: turn.outcome, snippet: nil, understood: false)
+    }
+}
+
+extension VoicePlayer {
+    /// Whether two readings would do the same: understood, the same kind, intent and action,
+    /// the same parameters set or cleared to the same values, and the same records named.
+    static func readsTheSame(_ one: Interpretation, _ other: Interpretation) -> Bool {
+        guard one.understood, other.understood, one.kind == other.kind, one.intent == other.intent, one.action == other.action else { return false }
+        struct Value: Hashable { let name: String; let state: Interpretation.Parameter.State; let value: JSONValue? }
+        let values = { (reading: Interpretation) in Set(reading.parameters.map { Value(name: $0.name, state: $0.state, value: $0.value) }) }
+        let named = { (reading: Interpretation) in Set(reading.mentions.map { "\($0.slot)|" + $0.matches.map(\.id.uuidString).sorted().joined(separator: ",") }) }
+        return values(one) == values(other) && named(one) == named(other)
     }
 }
 

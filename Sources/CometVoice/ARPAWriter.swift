@@ -1,7 +1,7 @@
 import Foundation
 
-/// A back-off n-gram model (a trigram unless told) estimated from sentences with Witten-Bell discounting, interpolated
-/// (as SRILM's `-wbdiscount -interpolate`), written in the ARPA format pocketsphinx reads. The
+/// A back-off n-gram model (a trigram unless told) estimated from sentences with Witten-Bell
+/// discounting, interpolated (as SRILM's `-wbdiscount -interpolate`), written in the ARPA format pocketsphinx reads. The
 /// unigrams are interpolated with a uniform distribution over the vocabulary, so every word of
 /// the dictionary has a probability.
 struct NGramModel {

@@ -46,8 +46,9 @@ public struct DecoderSettings: Sendable, Hashable, CustomStringConvertible {
     /// pocketsphinx's own defaults: the generic model is heard with them.
     public static let pocketsphinx = DecoderSettings([])
 
-    /// A compiled language's settings, chosen with the voice suite's tuning run on half the
-    /// example dialogs (docs/voice.md, "Decoder settings").
+    /// A compiled language's settings: pocketsphinx's defaults, since none of the settings the
+    /// voice suite's tuning run tried did better on its half of the example dialogs
+    /// (docs/voice.md, "Decoder settings").
     public static let compiled = DecoderSettings([])
 
     /// "-lw 10 -wip 0.2": pocketsphinx's command-line spelling, for logs and --json.
@@ -71,7 +72,7 @@ public struct DecoderSettings: Sendable, Hashable, CustomStringConvertible {
     static func declaration(of flag: String) -> (type: Int32, defaultValue: String?)? {
         guard var option = ps_args() else { return nil }
         while let name = option.pointee.name {
-            if String(cString: name) == flag { return (option.pointee.type & ~1, option.pointee.deflt.map { String(cString: $0) }) }
+            if String(cString: name) == flag { return (option.pointee.type & ~Int32(ARG_REQUIRED), option.pointee.deflt.map { String(cString: $0) }) }
             option += 1
         }
         return nil
@@ -92,13 +93,13 @@ public struct DecoderSettings: Sendable, Hashable, CustomStringConvertible {
                 throw VoiceError(.decoder, place: flag, "pocketsphinx has no such option (decoder settings \(description))")
             }
             switch declared.type {
-            case 1 << 2:
+            case Int32(ARG_FLOATING):
                 guard let number = Double(value) else { throw VoiceError(.decoder, place: flag, "\(value) is not a number") }
                 cmd_ln_set_float_r(config, flag, number)
-            case 1 << 1:
+            case Int32(ARG_INTEGER):
                 guard let number = Int(value) else { throw VoiceError(.decoder, place: flag, "\(value) is not a whole number") }
                 cmd_ln_set_int_r(config, flag, number)
-            case 1 << 4:
+            case Int32(ARG_BOOLEAN):
                 guard let on = ["yes": true, "no": false, "true": true, "false": false][value.lowercased()] else {
                     throw VoiceError(.decoder, place: flag, "\(value) is not yes or no")
                 }
@@ -121,14 +122,14 @@ public final class Recognizer {
     public private(set) var language: LanguageFiles
     /// How many other readings of each turn to keep beside the best (`Hearing.alternatives`);
     /// 0 keeps none. The voice gate reads them when the best one reads as nothing.
-    public var alternatives = Recognizer.defaultAlternatives
+    var alternatives = Recognizer.defaultAlternatives
     static let defaultAlternatives = 10
     /// How many of the A* search's paths are read per alternative wanted (many differ only in
     /// fillers, pronunciations or timing, not in words).
     static let pathsPerAlternative = 5
     /// Alternatives are looked for only when the best reading's confidence is under this (the
     /// gate's threshold): a sure hearing is never read again.
-    public var alternativesBelow = VoiceConversation.defaultThreshold
+    var alternativesBelow = VoiceConversation.defaultThreshold
     /// Frames per second of the acoustic features (pocketsphinx's default `-frate`).
     static let frameRate = 100.0
 
@@ -243,7 +244,7 @@ public final class Recognizer {
             segment = ps_seg_next(current)
         }
         let sure = words.map(\.posterior).min() ?? 0 >= alternativesBelow
-        let others = alternatives > 0 && !sure ? otherReadings(than: words.map(\.text).joined(separator: " ")) : []
+        let others = alternatives > 0 && !sure ? otherReadings(than: words.map(\.text).joined(separator: " "), seconds: seconds) : []
         return Hearing(words: words, seconds: seconds, alternatives: others)
     }
 
@@ -253,7 +254,7 @@ public final class Recognizer {
     /// lattice, `ps_nbest`).
     /// pocketsphinx gives no posterior for an N-best path's words, so each word's is its
     /// lattice node's (`ps_latnode_prob`: the word said there, whatever follows it).
-    private func otherReadings(than best: String) -> [Hearing] {
+    private func otherReadings(than best: String, seconds: Double) -> [Hearing] {
         guard let lattice = ps_get_lattice(decoder), let logmath = ps_lattice_get_logmath(lattice) else { return [] }
         var posteriors: [String: Double] = [:]
         var nodes = ps_latnode_iter(lattice)
@@ -285,7 +286,7 @@ public final class Recognizer {
                 segment = ps_seg_next(piece)
             }
             let text = words.map(\.text).joined(separator: " ")
-            if !words.isEmpty, seen.insert(text).inserted { readings.append(Hearing(words: words, seconds: 0)) }
+            if !words.isEmpty, seen.insert(text).inserted { readings.append(Hearing(words: words, seconds: seconds)) }
             nbest = ps_nbest_next(current)
         }
         if let nbest { ps_nbest_free(nbest) }

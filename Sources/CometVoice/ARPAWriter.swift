@@ -1,21 +1,28 @@
 import Foundation
 
-/// A back-off trigram model estimated from sentences with Witten-Bell discounting, interpolated
-/// (as SRILM's `-wbdiscount -interpolate`), written in the ARPA format pocketsphinx reads. The
+/// A back-off n-gram model (a trigram unless told) estimated from sentences with Witten-Bell
+/// discounting, interpolated (as SRILM's `-wbdiscount -interpolate`), written in the ARPA format pocketsphinx reads. The
 /// unigrams are interpolated with a uniform distribution over the vocabulary, so every word of
 /// the dictionary has a probability.
 struct NGramModel {
     static let start = "<s>"
     static let end = "</s>"
 
-    /// Counts of n-grams, by order (1…3), each key the words joined by a space.
-    private var counts: [[String: Double]] = [[:], [:], [:]]
+    /// The longest n-grams counted.
+    let order: Int
+    /// Counts of n-grams, by order (1…`order`), each key the words joined by a space.
+    private var counts: [[String: Double]]
+
+    init(order: Int = 3) {
+        self.order = max(2, order)
+        counts = Array(repeating: [:], count: self.order)
+    }
 
     /// Adds a sentence `weight` times.
     mutating func add(_ words: [String], weight: Double = 1) {
         let padded = [NGramModel.start] + words + [NGramModel.end]
         for index in 1..<padded.count {
-            for order in 1...3 where index - order + 1 >= 0 {
+            for order in 1...self.order where index - order + 1 >= 0 {
                 counts[order - 1][padded[(index - order + 1)...index].joined(separator: " "), default: 0] += weight
             }
         }
@@ -43,7 +50,7 @@ struct NGramModel {
             }
             return table
         }
-        var probability: [[String: Double]] = [[:], [:], [:]]
+        var probability: [[String: Double]] = Array(repeating: [:], count: order)
         // Unigrams: interpolated with 1/V.
         let unigramLambda = total / (total + vocabularySize)
         for word in vocabulary {
@@ -55,13 +62,13 @@ struct NGramModel {
             // A shorter n-gram never seen: back off further (only its unigram is certain).
             return backedOff(Array(gram.dropFirst()))
         }
-        var backoff: [[String: Double]] = [[:], [:]]
+        var backoff: [[String: Double]] = Array(repeating: [:], count: order - 1)
         func backedOff(_ gram: [Substring]) -> Double {
             if gram.count == 1 { return probability[0][String(gram[0])] ?? 0 }
             let context = gram.dropLast().joined(separator: " ")
             return (backoff[gram.count - 2][context] ?? 1) * backedOff(Array(gram.dropFirst()))
         }
-        for order in 2...3 {
+        for order in 2...self.order {
             let table = contexts(order)
             for (gram, count) in counts[order - 1] {
                 let words = gram.split(separator: " ")
@@ -86,8 +93,8 @@ struct NGramModel {
         }
 
         var text = "\\data\\\n"
-        let sizes = [vocabulary.count + 1, probability[1].count, probability[2].count]
-        for order in 1...3 { text += "ngram \(order)=\(sizes[order - 1])\n" }
+        let sizes = [vocabulary.count + 1] + probability.dropFirst().map(\.count)
+        for order in 1...self.order { text += "ngram \(order)=\(sizes[order - 1])\n" }
         func log10(_ value: Double) -> String { String(format: "%.6f", Foundation.log10(max(value, 1e-99))) }
         text += "\n\\1-grams:\n"
         text += "-99.000000 \(NGramModel.start) \(log10(backoff[0][NGramModel.start] ?? 1))\n"
@@ -96,14 +103,14 @@ struct NGramModel {
             if let weight = backoff[0][word] { text += " \(log10(weight))" }
             text += "\n"
         }
-        text += "\n\\2-grams:\n"
-        for gram in probability[1].keys.sorted() {
-            text += "\(log10(probability[1][gram] ?? 0)) \(gram)"
-            if let weight = backoff[1][gram] { text += " \(log10(weight))" }
-            text += "\n"
+        for order in 2...self.order {
+            text += "\n\\\(order)-grams:\n"
+            for gram in probability[order - 1].keys.sorted() {
+                text += "\(log10(probability[order - 1][gram] ?? 0)) \(gram)"
+                if order < self.order, let weight = backoff[order - 1][gram] { text += " \(log10(weight))" }
+                text += "\n"
+            }
         }
-        text += "\n\\3-grams:\n"
-        for gram in probability[2].keys.sorted() { text += "\(log10(probability[2][gram] ?? 0)) \(gram)\n" }
         text += "\n\\end\\\n"
         return text
     }

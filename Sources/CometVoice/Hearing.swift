@@ -16,10 +16,14 @@ public struct Hearing: Sendable, Hashable {
     public let words: [Word]
     /// The length of the sound heard, in seconds.
     public let seconds: Double
+    /// The decoder's next best readings of the same sound, best first, when the best one is
+    /// unsure (`Recognizer.alternatives`).
+    public let alternatives: [Hearing]
 
-    public init(words: [Word], seconds: Double) {
+    public init(words: [Word], seconds: Double, alternatives: [Hearing] = []) {
         self.words = words
         self.seconds = seconds
+        self.alternatives = alternatives
     }
 
     /// The words as one line of text, as the conversation reads it.
@@ -28,13 +32,17 @@ public struct Hearing: Sendable, Hashable {
     public var confidence: Double { words.map(\.posterior).min() ?? 0 }
     public var isEmpty: Bool { words.isEmpty }
 
-    /// {text, confidence, seconds, words: [{word, posterior, start, end}]}.
+    /// {text, confidence, seconds, words: [{word, posterior, start, end}],
+    /// alternatives: [{text, confidence}]}.
     public var json: JSONValue {
         .object(JSONObject([
             ("text", .string(text)), ("confidence", .double(Hearing.rounded(confidence))), ("seconds", .double(Hearing.rounded(seconds))),
             ("words", .array(words.map { word in
                 .object(JSONObject([("word", .string(word.text)), ("posterior", .double(Hearing.rounded(word.posterior))),
                                     ("start", .double(Hearing.rounded(word.start))), ("end", .double(Hearing.rounded(word.end)))]))
+            })),
+            ("alternatives", .array(alternatives.map { other in
+                .object(JSONObject([("text", .string(other.text)), ("confidence", .double(Hearing.rounded(other.confidence)))]))
             })),
         ]))
     }

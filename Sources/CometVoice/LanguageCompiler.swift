@@ -51,6 +51,10 @@ public struct LanguageCompiler: Sendable {
     public var generatedWeight = 0.3
     /// The seed of every random choice: the same inputs give the same files.
     public var seed: UInt64 = 24
+    /// The longest n-grams of the model.
+    public var order = 3
+    /// The decoder settings the language is heard with (`DecoderSettings.compiled`).
+    public var decoderSettings = DecoderSettings.compiled
 
     public init(pronunciations: Pronunciations) { self.pronunciations = pronunciations }
 
@@ -60,7 +64,7 @@ public struct LanguageCompiler: Sendable {
         let started = Date()
         var random = SplitMix64(seed: seed)
         var spelling = Speller(pronunciations: pronunciations)
-        var model = NGramModel()
+        var model = NGramModel(order: order)
         var sentences = 0
         var corpus = ""
         func add(_ words: [String], weight: Double = 1) {
@@ -112,8 +116,15 @@ public struct LanguageCompiler: Sendable {
         for sentence in SpokenLanguage.sentences(registry: registry, perClass: perClass, seed: seed) {
             for _ in 0..<fills where generatedWeight > 0 { add(fill(sentence), weight: generatedWeight) }
         }
-        // The dialog's own turns, and answers to its questions: a time, a name, a correction.
+        // The dialog's own turns, and answers to its questions: a time, a name, a correction,
+        // a choice among an enumeration's cases ("just this one", "the whole series": each
+        // case's `@display` and `@spoken` phrases, as the reader takes them).
         for turn in SpokenLanguage.dialogTurns { add(turn, weight: 4) }
+        for enumeration in registry.allEnums {
+            for enumCase in enumeration.cases {
+                for phrase in enumCase.phrases { add(SpokenLanguage.words(phrase), weight: 2) }
+            }
+        }
         let around = SpokenLanguage.aroundWords
         for _ in 0..<(perClass * 4) {
             let time = random.pick(times)
@@ -131,7 +142,7 @@ public struct LanguageCompiler: Sendable {
 
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let files = LanguageFiles(languageModel: folder + "/language.lm", dictionary: folder + "/language.dict")
+            let files = LanguageFiles(languageModel: folder + "/language.lm", dictionary: folder + "/language.dict", settings: decoderSettings)
             // The sentences with their weights, for a person asking why a word is (not) heard.
             try corpus.write(toFile: folder + "/sentences.txt", atomically: true, encoding: .utf8)
             try model.arpa().write(toFile: files.languageModel, atomically: true, encoding: .utf8)

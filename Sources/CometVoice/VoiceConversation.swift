@@ -47,11 +47,19 @@ public final class VoiceConversation {
         public let outcome: TurnOutcome
         /// The conversation's turn, when there was one.
         public let turn: Conversation.Turn?
+        /// Which of the decoder's readings the gate took: 1 is the best; a higher rank is an
+        /// alternative taken because the ones before it read as nothing (`why` says so).
+        public var rank = 1
+        public var why: String?
+        /// The words of the reading the gate took (the hearing's own, or an alternative's).
+        public var taken: String { rank > 1 ? hearing.alternatives[rank - 2].text : hearing.text }
 
         /// {heard, gate: {decision, threshold, said}, reply, outcome, understood, interpretation}.
         public func json(threshold: Double) -> JSONValue {
             var gate = JSONObject([("decision", .string(decision.rawValue)), ("threshold", .double(threshold))])
             gate["said"] = said.map(JSONValue.string) ?? .null
+            gate["rank"] = .int(rank)
+            gate["why"] = why.map(JSONValue.string) ?? .null
             var object = JSONObject([("heard", hearing.json), ("gate", .object(gate)), ("reply", .string(reply)), ("outcome", .string(outcome.name))])
             object["understood"] = .bool(turn?.understood ?? false)
             object["interpretation"] = turn?.interpretation?.json ?? .null
@@ -65,6 +73,14 @@ public final class VoiceConversation {
     }
 
     public static let notCaught = "I didn't catch that."
+
+    /// Whether a reading is one of the schemas' declared phrases or questions, word for word,
+    /// with every record it names found (the deterministic reader, strictly): the only kind of
+    /// reading an alternative is taken for. The statistical reader reads something into nearly
+    /// any words, so its readings of the decoder's lesser guesses say little.
+    static func readsWordForWord(_ reading: Interpretation) -> Bool {
+        reading.understood && reading.reader == "phrase" && reading.confidence >= 1
+    }
 
     public func hear(_ hearing: Hearing) -> Turn {
         if let asked = held {
@@ -87,20 +103,40 @@ public final class VoiceConversation {
         guard !hearing.isEmpty else {
             return Turn(hearing: hearing, decision: .notCaught, said: nil, reply: VoiceConversation.notCaught, outcome: .failed, turn: nil)
         }
-        let text = hearing.text
         if hearing.confidence >= threshold {
+            let text = hearing.text
             let turn = conversation.say(text)
             return Turn(hearing: hearing, decision: .passed, said: text, reply: turn.reply, outcome: turn.outcome, turn: turn)
         }
-        let reading = conversation.interpret(text)
+        // Unsure. When the best reading reads as nothing, the decoder's next readings are
+        // tried in order, and the first the conversation reads is taken instead, never as a
+        // sure hearing: it is asked back or answered as an unsure one.
+        var reading = conversation.interpret(hearing.text)
+        var text = hearing.text
+        var rank = 1
+        var why: String?
+        if !reading.understood {
+            for (index, other) in hearing.alternatives.enumerated() {
+                let otherReading = conversation.interpret(other.text)
+                guard VoiceConversation.readsWordForWord(otherReading) else { continue }
+                why = "the decoder's best reading" + (index == 0 ? "" : " and the \(index) after it") + " read as nothing; reading \(index + 2) is one of the schemas' phrases word for word"
+                    + (otherReading.intent.map { " (\($0))" } ?? "")
+                (reading, text, rank) = (otherReading, other.text, index + 2)
+                break
+            }
+        }
         let changes = reading.understood && (reading.kind == .request ? !["search", "open"].contains(reading.action ?? "") : reading.kind == .command && reading.action != "help")
         if changes || conversation.isWaitingForAnswer {
             held = text
-            return Turn(hearing: hearing, decision: .asked, said: nil, reply: "Did you say “\(text)”?", outcome: .needsConfirmation, turn: nil)
+            var turn = Turn(hearing: hearing, decision: .asked, said: nil, reply: "Did you say “\(text)”?", outcome: .needsConfirmation, turn: nil)
+            (turn.rank, turn.why) = (rank, why)
+            return turn
         }
         if reading.understood {
-            let turn = conversation.say(text)
-            return Turn(hearing: hearing, decision: .passedUnsure, said: text, reply: turn.reply, outcome: turn.outcome, turn: turn)
+            let said = conversation.say(text)
+            var turn = Turn(hearing: hearing, decision: .passedUnsure, said: text, reply: said.reply, outcome: said.outcome, turn: said)
+            (turn.rank, turn.why) = (rank, why)
+            return turn
         }
         return Turn(hearing: hearing, decision: .notCaught, said: nil, reply: VoiceConversation.notCaught, outcome: .failed, turn: nil)
     }

@@ -56,6 +56,24 @@ struct LanguageCompilerTests {
         }
     }
 
+    @Test("a model of another order is as proper: every context's distribution sums to one, up to three words back")
+    func fourGrams() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-language-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var compiler = LanguageCompiler(pronunciations: LanguageCompilerTests.pronunciations)
+        compiler.perClass = 20
+        compiler.order = 4
+        let language = try compiler.compile(registry: LanguageCompilerTests.registry, store: LanguageCompilerTests.store, folder: folder.path)
+        let text = try String(contentsOfFile: language.files.languageModel, encoding: .utf8)
+        #expect(text.contains("\\4-grams:") && text.contains("ngram 4="))
+        let model = try LanguageCompilerTests.read(language.files.languageModel)
+        for context in [["<s>", "move", "the"], ["move", "the", "picnic"], ["the", "crew"], ["<s>"]] {
+            let total = model.vocabulary.reduce(0.0) { $0 + LanguageCompilerTests.probability(context + [$1], model) }
+            #expect(abs(total - 1) < 0.002, "after “\(context.joined(separator: " "))” the probabilities sum to \(total)")
+        }
+        #expect(try Recognizer(language: language.files).language == language.files, "pocketsphinx loads it")
+    }
+
     @Test("every word of the model is in the dictionary, and words with no pronunciation are reported with the sentences they cost")
     func dictionary() throws {
         let (language, folder) = try LanguageCompilerTests.compile()

@@ -111,6 +111,36 @@ enum Speech {
         return number % 10 == 0 ? String(tens.dropLast()) + "ieth" : tens + " " + ordinal(number % 10)
     }
 
+    /// Where the word errors of one least-cost alignment are: for each error, the position of
+    /// the word said (a substitution or a deletion), or nil for a word heard where none was
+    /// said (an insertion). As many as `wordErrors` counts.
+    static func errorPositions(_ reference: [String], _ heard: [String]) -> [Int?] {
+        var cost = [[Int]](repeating: [Int](repeating: 0, count: heard.count + 1), count: reference.count + 1)
+        for row in 0...reference.count { cost[row][0] = row }
+        for column in 0...heard.count { cost[0][column] = column }
+        for row in stride(from: 1, through: reference.count, by: 1) {
+            for column in stride(from: 1, through: heard.count, by: 1) {
+                cost[row][column] = min(cost[row - 1][column] + 1, cost[row][column - 1] + 1,
+                                        cost[row - 1][column - 1] + (reference[row - 1] == heard[column - 1] ? 0 : 1))
+            }
+        }
+        var errors: [Int?] = []
+        var (row, column) = (reference.count, heard.count)
+        while row > 0 || column > 0 {
+            if row > 0, column > 0, cost[row][column] == cost[row - 1][column - 1] + (reference[row - 1] == heard[column - 1] ? 0 : 1) {
+                if reference[row - 1] != heard[column - 1] { errors.append(row - 1) }
+                (row, column) = (row - 1, column - 1)
+            } else if row > 0, cost[row][column] == cost[row - 1][column] + 1 {
+                errors.append(row - 1)
+                row -= 1
+            } else {
+                errors.append(nil)
+                column -= 1
+            }
+        }
+        return errors.reversed()
+    }
+
     /// Word-level Levenshtein distance (substitutions, insertions, deletions): the numerator
     /// of the word error rate.
     static func wordErrors(_ reference: [String], _ heard: [String]) -> Int {

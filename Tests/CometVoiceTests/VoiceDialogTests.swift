@@ -13,11 +13,20 @@ struct VoiceDialogTests {
         print(run.table)
         print(run.thresholds)
         print("dialogs right by threshold (compiled): " + run.sweep.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("dialogs right (compiled) with a person who says yes to a hearing that reads as what they said: "
+              + run.lenient.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("right with nothing heard: \(run.silentRight.count) of \(run.dialogs.count) dialogs (they only ask, or wait for a yes)")
         for key in ["compiled/clean", "compiled/noisy", "generic/clean", "generic/noisy"] {
             let (right, of) = run.needingHearing(key)
             let tasks = run.needingHearing(key, prefix: "tasks-")
             print("\(key): \(right) of the \(of) dialogs that need hearing ended right (tasks: \(tasks.right) of \(tasks.of))")
+        }
+        for key in ["compiled/clean", "compiled/noisy"] {
+            let kinds = run.errorKinds[key] ?? [:]
+            print("\(key) word errors by kind: " + kinds.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            print("\(key) gate: " + (run.gateCounts[key] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            let figures = run.figures[key]
+            #expect(kinds.values.reduce(0, +) == figures?.errors, "\(key): every word error has a kind")
         }
         for (key, names) in run.wrong.sorted(by: { $0.key < $1.key }) { print("wrong (\(key)): \(names.joined(separator: ", "))") }
         for (reference, heard) in run.misheard { print("misheard: “\(reference)” → “\(heard)”") }
@@ -29,18 +38,21 @@ struct VoiceDialogTests {
         // Floors the build meets with a margin (docs/voice.md, "Measured"); far from the
         // issue's targets, which are not met.
         let clean = try #require(run.figures["compiled/clean"]), noisy = try #require(run.figures["compiled/noisy"])
-        #expect(clean.wer <= 0.60, "compiled, clean: WER \(clean.wer)")
-        #expect(noisy.wer <= 0.68, "compiled, 10 dB: WER \(noisy.wer)")
-        #expect(clean.right >= 36, "compiled, clean: \(clean.right) dialogs right")
-        #expect(noisy.right >= 33, "compiled, 10 dB: \(noisy.right) dialogs right")
-        #expect(run.needingHearing("compiled/clean").right >= 3, "compiled, clean: dialogs that need hearing, right")
+        #expect(clean.wer <= 0.40, "compiled, clean: WER \(clean.wer)")
+        #expect(noisy.wer <= 0.60, "compiled, 10 dB: WER \(noisy.wer)")
+        #expect(clean.right >= 42, "compiled, clean: \(clean.right) dialogs right")
+        #expect(noisy.right >= 31, "compiled, 10 dB: \(noisy.right) dialogs right")
+        #expect(run.needingHearing("compiled/clean").right >= 9, "compiled, clean: dialogs that need hearing, right")
+        // The half of the dialogs no setting was chosen on (the even ones), on its own.
+        let heldOut = try #require(run.figures["compiled/clean/heldout"])
+        #expect(heldOut.dialogs == 54 && heldOut.wer <= 0.42 && heldOut.right >= 19, "held out, clean: WER \(heldOut.wer), \(heldOut.right) right")
         // The compiled language hears better than the generic model, on the same turns.
         for condition in ["clean", "noisy"] {
             let compiled = try #require(run.figures["compiled/\(condition)/reference"]), generic = try #require(run.figures["generic/\(condition)"])
-            #expect(compiled.wer + 0.15 < generic.wer, "\(condition): compiled WER \(compiled.wer), generic \(generic.wer)")
+            #expect(compiled.wer + 0.25 < generic.wer, "\(condition): compiled WER \(compiled.wer), generic \(generic.wer)")
         }
         // The tasks domain by voice, with a language from its schema and its store alone.
         #expect(clean.tasksDialogs == 17)
-        #expect(clean.tasksRight >= 2, "tasks dialogs right: \(clean.tasksRight)")
+        #expect(clean.tasksRight >= 4, "tasks dialogs right: \(clean.tasksRight)")
     }
 }

@@ -36,6 +36,16 @@ struct VoiceDocTests {
         #expect(VoiceDocTests.page.contains("The generic\n  model hears every sixth dialog only"))
     }
 
+    @Test("the decoder settings, the other readings and the language's order it states are the code's")
+    func hearingChoices() throws {
+        #expect(DecoderSettings.compiled == .pocketsphinx && DecoderSettings.compiled.flags.isEmpty)
+        #expect(VoiceDocTests.flat.contains("A compiled language is heard with pocketsphinx's defaults (`DecoderSettings.compiled` is empty)"))
+        #expect(Recognizer.defaultAlternatives == 10 && Recognizer.pathsPerAlternative == 5)
+        #expect(VoiceDocTests.flat.contains("up to 10 different in their words, from the first 50 paths"))
+        #expect(LanguageCompiler(pronunciations: LanguageCompilerTests.pronunciations).order == 3)
+        #expect(VoiceDocTests.flat.contains("The model is a Witten-Bell trigram"))
+    }
+
     /// The page with its lines joined and its runs of spaces made one.
     static var flat: String {
         page.replacingOccurrences(of: "\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")

@@ -142,11 +142,20 @@ public protocol StoreWatcher: AnyObject, Sendable {
     /// Sends `message` to every watcher of the store's owner in every process (this one's too):
     /// what a daemon tells the others that only it knows, such as an alarm it fired.
     func relay(_ message: String) throws
+    /// From now on, word of changes only for commits of other processes: a daemon announces
+    /// its own writes when it makes them, and hearing them again cost it a read of the journal
+    /// per write. Stores without word ignore it.
+    func hearOnlyOtherProcesses()
+}
+
+extension StoreWatcher {
+    public func hearOnlyOtherProcesses() {}
 }
 
 /// What a `StoreWatcher` heard.
 public enum StoreSignal: Sendable, Equatable {
-    /// Another connection committed a change to the owner's rows.
+    /// Another connection (of another process, after `hearOnlyOtherProcesses`) committed a
+    /// change to the owner's rows.
     case changed
     /// A message relayed by some watcher of the same owner (`StoreWatcher.relay`).
     case relayed(String)

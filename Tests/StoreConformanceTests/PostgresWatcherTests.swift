@@ -52,6 +52,35 @@ struct PostgresWatcherTests {
         #expect(aliceWatcher.wait(seconds: 0.3) == [])
     }
 
+    @Test("a watcher told to hear only other processes skips this process's commits, also after its connection was made again, and still hears another process's; relayed messages come as before")
+    func onlyOtherProcesses() throws {
+        let fixture = try ConformanceStore(.postgresql)
+        let cluster = try PostgresCluster.shared.get()
+        let alice = try PostgresStore.opener.open(.postgres(try address(fixture, owner: "alice")), registry: fixture.registry, now: ConformanceStore.now)
+        guard let watcher = try PostgresStore.opener.watcher(for: .postgres(try address(fixture, owner: "alice"))) else {
+            Issue.record("a PostgreSQL store has watchers")
+            return
+        }
+        watcher.hearOnlyOtherProcesses()
+        try alice.transaction { try $0.save(fixture.calendar("Work")) }
+        #expect(drain(watcher) == [], "this process's commit")
+        // A connection none of this process's stores made (as another process's would be) sends
+        // word of a change of alice's.
+        guard case .postgres(let location) = fixture.location else { return }
+        let database = String(location.split(separator: "?")[0].split(separator: "/").last ?? "")
+        _ = try cluster.administer("SELECT pg_notify('\(PGWatcher.changesChannel)', 'alice')", database: database)
+        #expect(next(watcher) == [.changed])
+        // The store's connection made again has a new backend, still this process's.
+        let store = try #require(alice as? PostgresStore)
+        _ = try cluster.administer("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'", database: database)
+        do { _ = try alice.readTransaction { try $0.count(ConformanceStore.calendar) } } catch {}
+        try alice.transaction { try $0.save(fixture.calendar("Home")) }
+        #expect(store.connection.reconnections >= 1)
+        #expect(drain(watcher).filter { $0 == .changed } == [], "this process's commit on the new connection")
+        try watcher.relay("hello")
+        #expect(next(watcher) == [.relayed("hello")])
+    }
+
     @Test("a relayed message reaches every watcher of the owner, its sender's too, with the text intact; another owner's watchers hear nothing")
     func relays() throws {
         let fixture = try ConformanceStore(.postgresql)

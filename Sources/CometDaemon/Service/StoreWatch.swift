@@ -22,6 +22,8 @@ final class StoreWatch: @unchecked Sendable {
     }
 
     func start() {
+        // This daemon announces its own writes as it makes them (`DaemonService`).
+        watcher.hearOnlyOtherProcesses()
         service.relay = { [watcher, service] message in
             do { try watcher.relay(message) } catch {
                 service.log("not relayed to other daemons", [("error", "\(error)")])

@@ -96,6 +96,7 @@ extension PGConnection {
         abortedBy = nil
         prepared.removeAll()
         lost = false
+        OwnBackends.shared.note(self)
         for statement in sessionSetup { try execute(statement) }
         reconnections += 1
         return true

@@ -133,9 +133,13 @@ final class PGConnection {
         // progress" from a ROLLBACK after a failed COMMIT): chatter, never a result, and the
         // command line's standard error is the user's. Failures come back as errors.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        OwnBackends.shared.note(self)
     }
 
-    deinit { PQfinish(handle) }
+    deinit {
+        OwnBackends.shared.forget(self)
+        PQfinish(handle)
+    }
 
     static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
         text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error"
@@ -363,5 +367,27 @@ final class PGConnection {
     static func state(of error: StoreError) -> String? {
         guard let detail = error.detail, detail.hasPrefix("SQLSTATE ") else { return nil }
         return String(detail.dropFirst(9).prefix(5))
+    }
+}
+
+/// The server processes (backend PIDs) serving this process's connections now: PostgreSQL
+/// names the sender of each notification by its backend, so a watcher can tell this process's
+/// own commits (`PGWatcher.hearOnlyOtherProcesses`). A connection made again gets a new one.
+final class OwnBackends: @unchecked Sendable {
+    static let shared = OwnBackends()
+    private let lock = NSLock()
+    private var pids: [ObjectIdentifier: Int32] = [:]
+
+    func note(_ connection: PGConnection) {
+        let pid = PQbackendPID(connection.handle)
+        lock.withLock { pids[ObjectIdentifier(connection)] = pid }
+    }
+
+    func forget(_ connection: PGConnection) {
+        _ = lock.withLock { pids.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    func contains(_ pid: Int32) -> Bool {
+        lock.withLock { pids.values.contains(pid) }
     }
 }

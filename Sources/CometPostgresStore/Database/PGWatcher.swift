@@ -7,7 +7,9 @@ import CometStore
 ///
 /// - Every write that changed an owner's rows sends `NOTIFY cometcal_changes` with the owner's
 ///   name, in its transaction: PostgreSQL delivers it at the commit, and only if it commits.
-///   A write's own process hears it too; a look at the journal then finds nothing new.
+///   A write's own process hears it too, unless it asked to hear only other processes
+///   (`hearOnlyOtherProcesses`): the notification names the sending backend, and this
+///   process's connections' backends are known (`OwnBackends`).
 /// - `relay` sends a message on `cometcal_relay`, prefixed by the owner and a newline.
 /// - A lost connection is said once (`.lost`); each later wait tries to connect again, and
 ///   `.back` says it did, so the caller looks at what it missed.
@@ -25,6 +27,10 @@ final class PGWatcher: StoreWatcher, @unchecked Sendable {
     private var connection: PGConnection?
     /// Why the connection was lost, while it is.
     private var lostBecause: String?
+    /// Whether this process's own commits are skipped (`hearOnlyOtherProcesses`).
+    private var onlyOthers = false
+
+    func hearOnlyOtherProcesses() { lock.withLock { onlyOthers = true } }
 
     init(address text: String) throws {
         address = PostgresAddress(text)
@@ -70,7 +76,7 @@ final class PGWatcher: StoreWatcher, @unchecked Sendable {
             let channel = String(cString: notification.pointee.relname)
             let payload = String(cString: notification.pointee.extra)
             if channel == PGWatcher.changesChannel, payload == owner {
-                changed = true
+                if !onlyOthers || !OwnBackends.shared.contains(notification.pointee.be_pid) { changed = true }
             } else if channel == PGWatcher.relayChannel, payload.hasPrefix(prefix) {
                 relayed.append(.relayed(String(payload.dropFirst(prefix.count))))
             }

@@ -19,11 +19,16 @@ public struct Hearing: Sendable, Hashable {
     /// The decoder's next best readings of the same sound, best first, when the best one is
     /// unsure (`Recognizer.alternatives`).
     public let alternatives: [Hearing]
+    /// Whether the recognizer put a faint noise floor under the sound before hearing it: it had
+    /// digital silence, as a synthesizer writes (`Recognizer.withNoiseFloor`). Said, since the
+    /// sound heard is not quite the one given.
+    public let noiseFloorAdded: Bool
 
-    public init(words: [Word], seconds: Double, alternatives: [Hearing] = []) {
+    public init(words: [Word], seconds: Double, alternatives: [Hearing] = [], noiseFloorAdded: Bool = false) {
         self.words = words
         self.seconds = seconds
         self.alternatives = alternatives
+        self.noiseFloorAdded = noiseFloorAdded
     }
 
     /// The words as one line of text, as the conversation reads it.
@@ -32,11 +37,12 @@ public struct Hearing: Sendable, Hashable {
     public var confidence: Double { words.map(\.posterior).min() ?? 0 }
     public var isEmpty: Bool { words.isEmpty }
 
-    /// {text, confidence, seconds, words: [{word, posterior, start, end}],
+    /// {text, confidence, seconds, noiseFloorAdded, words: [{word, posterior, start, end}],
     /// alternatives: [{text, confidence}]}.
     public var json: JSONValue {
         .object(JSONObject([
             ("text", .string(text)), ("confidence", .double(Hearing.rounded(confidence))), ("seconds", .double(Hearing.rounded(seconds))),
+            ("noiseFloorAdded", .bool(noiseFloorAdded)),
             ("words", .array(words.map { word in
                 .object(JSONObject([("word", .string(word.text)), ("posterior", .double(Hearing.rounded(word.posterior))),
                                     ("start", .double(Hearing.rounded(word.start))), ("end", .double(Hearing.rounded(word.end)))]))
@@ -48,4 +54,7 @@ public struct Hearing: Sendable, Hashable {
     }
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+    /// What the one-line summaries add after the confidence: "; noise floor added" when it was.
+    public var floorNote: String { noiseFloorAdded ? "; noise floor added" : "" }
 }

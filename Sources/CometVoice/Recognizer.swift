@@ -197,9 +197,12 @@ public final class Recognizer {
     /// as "where is the"); with white noise at this level mixed in, 4 of 6, the other two one
     /// word off. Recordings with a noise floor of their own are left as they are. The noise is
     /// the same for the same samples (a fixed seed), so a hearing is repeatable.
-    static func withNoiseFloor(_ samples: [Int16]) -> [Int16] {
+    static func withNoiseFloor(_ samples: [Int16]) -> [Int16] { floored(samples).samples }
+
+    /// `withNoiseFloor`, and whether it added one.
+    static func floored(_ samples: [Int16]) -> (samples: [Int16], added: Bool) {
         let frame = WAVFile.sampleRate / 100
-        guard samples.count >= frame else { return samples }
+        guard samples.count >= frame else { return (samples, false) }
         var energies: [Double] = []
         for start in stride(from: 0, through: samples.count - frame, by: frame) {
             var sum = 0.0
@@ -207,13 +210,13 @@ public final class Recognizer {
             energies.append((sum / Double(frame)).squareRoot())
         }
         energies.sort()
-        guard energies[energies.count / 10] < digitalQuietRMS else { return samples }
+        guard energies[energies.count / 10] < digitalQuietRMS else { return (samples, false) }
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        return samples.map { sample in
+        return (samples.map { sample in
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let noise = Int32(truncatingIfNeeded: state >> 33) % (2 * noiseFloorAmplitude + 1) - noiseFloorAmplitude
             return Int16(clamping: Int32(sample) + noise)
-        }
+        }, true)
     }
 
     /// What was said in `samples` (16 kHz mono), as one utterance, with the decoder's next best
@@ -221,7 +224,7 @@ public final class Recognizer {
     public func hear(_ samples: [Int16]) throws(VoiceError) -> Hearing {
         let seconds = Double(samples.count) / Double(WAVFile.sampleRate)
         guard ps_start_utt(decoder) == 0 else { throw VoiceError(.decoder, place: "ps_start_utt", "the decoder could not start an utterance") }
-        let samples = Recognizer.withNoiseFloor(samples)
+        let (samples, floorAdded) = Recognizer.floored(samples)
         let processed = samples.withUnsafeBufferPointer { buffer in
             ps_process_raw(decoder, buffer.baseAddress, buffer.count, 0, 1)
         }
@@ -229,7 +232,7 @@ public final class Recognizer {
             throw VoiceError(.decoder, place: "ps_process_raw", "the decoder failed on \(samples.count) samples")
         }
         var score: Int32 = 0
-        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds) }
+        guard ps_get_hyp(decoder, &score) != nil else { return Hearing(words: [], seconds: seconds, noiseFloorAdded: floorAdded) }
         var words: [Hearing.Word] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
@@ -245,7 +248,7 @@ public final class Recognizer {
         }
         let sure = words.map(\.posterior).min() ?? 0 >= alternativesBelow
         let others = alternatives > 0 && !sure ? otherReadings(than: words.map(\.text).joined(separator: " "), seconds: seconds) : []
-        return Hearing(words: words, seconds: seconds, alternatives: others)
+        return Hearing(words: words, seconds: seconds, alternatives: others, noiseFloorAdded: floorAdded)
     }
 
     /// The next best readings of the utterance just decoded, best first, each different in its

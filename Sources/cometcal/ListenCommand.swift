@@ -76,7 +76,7 @@ struct ListenCommand {
                 turns.append(.object(object))
             } else {
                 let heard = hearing.isEmpty ? "nothing" : "“\(Terminal.printable(hearing.text))”"
-                terminal.out(terminal.style("\(file.path): heard \(heard) (confidence \(String(format: "%.2f", hearing.confidence)); \(turn.decision.rawValue))", .dim))
+                terminal.out(terminal.style("\(file.path): heard \(heard) (confidence \(String(format: "%.2f", hearing.confidence)); \(turn.decision.rawValue)\(hearing.floorNote))", .dim))
                 terminal.out(Terminal.printable(turn.reply))
                 terminal.out(terminal.style("(\(turn.outcome.name))", .dim))
                 speech.speak(turn.reply, turn: index + 1)

@@ -79,7 +79,7 @@ struct VoiceChat {
                     terminal.out(JSONWriter.compact(.object(object)))
                 } else {
                     let heard = hearing.isEmpty ? "nothing" : "“\(Terminal.printable(hearing.text))”"
-                    terminal.out(terminal.style("heard \(heard) (confidence \(String(format: "%.2f", hearing.confidence)); \(turn.decision.rawValue))", .dim))
+                    terminal.out(terminal.style("heard \(heard) (confidence \(String(format: "%.2f", hearing.confidence)); \(turn.decision.rawValue)\(hearing.floorNote))", .dim))
                     terminal.out(Terminal.printable(turn.reply))
                     if let snippet = turn.turn?.snippet, terminal.isInteractive { OutcomePrinter(context: context).card(snippet) }
                     speech.speak(turn.reply, turn: turns)

@@ -52,10 +52,22 @@ struct ListenCommandTests {
         if case .double(let confidence)? = turn["heard"]?["confidence"] { #expect(confidence > 0 && confidence <= 1) } else { Issue.record("no confidence") }
         #expect(turn["reply"]?.stringValue?.contains("Dolores Park") == true)
         #expect(turn["gate"]?["decision"]?.stringValue?.hasPrefix("passed") == true)
+        // espeak-ng's pauses are digital silence: the recognizer put a floor under them, and says so.
+        #expect(turn["heard"]?["noiseFloorAdded"] == .bool(true))
 
         let text = try CLIRunner.run(["listen", wave], environment: environment)
         #expect(text.stdout.contains("heard “\(heard)” (confidence "))
+        #expect(text.stdout.contains("; noise floor added)"))
         #expect(text.stdout.contains("Dolores Park"))
+
+        // The same speech with room noise of its own is heard as it is, and nothing is said.
+        let roomy = directory.appendingPathComponent("roomy.wav").path
+        let noise = directory.appendingPathComponent("noise.wav").path
+        try ListenCommandTests.tool("sox", [wave, noise, "synth", "whitenoise", "vol", "0.02"])
+        try ListenCommandTests.tool("sox", ["-m", wave, noise, roomy])
+        let room = try JSONParser.parse(try CLIRunner.run(["listen", roomy, "--json"], environment: environment).stdout)
+        guard case .array(let roomTurns)? = room["turns"], let roomTurn = roomTurns.first else { Issue.record("no turns"); return }
+        #expect(roomTurn["heard"]?["noiseFloorAdded"] == .bool(false))
     }
 
     @Test("silence is “I didn't catch that” and changes nothing")

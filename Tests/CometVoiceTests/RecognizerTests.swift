@@ -58,6 +58,7 @@ struct RecognizerTests {
             return Int16(clamping: Int32(sample) + Int32(state >> 16) % 600 - 300)
         }
         #expect(Recognizer.withNoiseFloor(room) == room)
+        #expect(Recognizer.floored(synthesized).added && !Recognizer.floored(room).added)
     }
 
     @Test("silence is heard as no words at all, with confidence 0")

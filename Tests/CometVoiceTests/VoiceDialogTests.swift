@@ -16,12 +16,13 @@ struct VoiceDialogTests {
         print("dialogs right (compiled) with a person who says yes to a hearing that reads as what they said: "
               + run.lenient.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("right with nothing heard: \(run.silentRight.count) of \(run.dialogs.count) dialogs (they only ask, or wait for a yes)")
-        for key in ["compiled/clean", "compiled/noisy", "generic/clean", "generic/noisy"] {
+        for key in ["compiled/clean", "compiled/noisy", "generic/clean", "generic/noisy", "compiled/flite-clean", "compiled/flite-noisy",
+                    "generic/flite-clean", "generic/flite-noisy"] {
             let (right, of) = run.needingHearing(key)
             let tasks = run.needingHearing(key, prefix: "tasks-")
             print("\(key): \(right) of the \(of) dialogs that need hearing ended right (tasks: \(tasks.right) of \(tasks.of))")
         }
-        for key in ["compiled/clean", "compiled/noisy"] {
+        for key in ["compiled/clean", "compiled/noisy", "compiled/flite-clean", "compiled/flite-noisy"] {
             let kinds = run.errorKinds[key] ?? [:]
             print("\(key) word errors by kind: " + kinds.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             print("\(key) gate: " + (run.gateCounts[key] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -32,7 +33,7 @@ struct VoiceDialogTests {
         for (reference, heard) in run.misheard { print("misheard: “\(reference)” → “\(heard)”") }
         print("phases (s): " + run.phaseSeconds.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", "))
         print("decoder seconds: " + run.decodeSpent.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", ")
-              + String(format: "; speech: %.1f s per condition (all dialogs)", run.audioSeconds))
+              + String(format: "; speech: %.1f s per condition (all dialogs), flite's %.1f s", run.audioSeconds, run.fliteAudioSeconds))
         print("languages: \(run.languages.count), compiled in \(run.compileSeconds.map { String(format: "%.2f", $0) }.joined(separator: ", ")) s; clipped samples: \(run.clipped)")
         #expect(run.dialogs.count >= 100)
         // Floors the build meets with a margin (docs/voice.md, "Measured"); far from the

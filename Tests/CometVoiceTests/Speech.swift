@@ -133,6 +133,14 @@ enum Speech {
         return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
     }
 
+    /// How much of a sound is high frequencies: the RMS of its first difference (x[n] − x[n−1],
+    /// a high-pass filter whose gain rises with frequency) over its own RMS.
+    static func highShare(_ samples: [Int16]) -> Double {
+        guard samples.count > 1 else { return 0 }
+        let difference = zip(samples.dropFirst(), samples).map { Int16(clamping: Int($0) - Int($1)) }
+        return rms(difference[...]) / max(1, rms(samples[...]))
+    }
+
     /// The speech with noise added at `snr` dB: the noise's gain is set from the two measured
     /// RMS levels over the whole utterance, so that 20·log10(speech RMS / scaled noise RMS) is
     /// `snr`. Samples that would clip are counted in `clipped`, not hidden.

@@ -52,6 +52,22 @@ struct VoiceDialogTests {
             let compiled = try #require(run.figures["compiled/\(condition)/reference"]), generic = try #require(run.figures["generic/\(condition)"])
             #expect(compiled.wer + 0.25 < generic.wer, "\(condition): compiled WER \(compiled.wer), generic \(generic.wer)")
         }
+        // The second synthesizer, flite (docs/voice.md, "A second synthesizer"): heard far better
+        // clean than espeak-ng's speech, far worse at 10 dB SNR of white noise, whose energy is
+        // where flite's speech has little.
+        let material = try VoiceMaterial.shared.get()
+        let espeakHigh = try #require(material.highShare[.espeak]), fliteHigh = try #require(material.highShare[.flite])
+        print(String(format: "high frequencies (RMS of the first difference over RMS, clean turns): espeak-ng %.3f, flite %.3f", espeakHigh, fliteHigh))
+        #expect(fliteHigh < 0.6 * espeakHigh, "flite \(fliteHigh), espeak-ng \(espeakHigh)")
+        let fliteClean = try #require(run.figures["compiled/flite-clean"]), fliteNoisy = try #require(run.figures["compiled/flite-noisy"])
+        #expect(fliteClean.dialogs == run.dialogs.count && fliteNoisy.dialogs == run.dialogs.count)
+        #expect(fliteClean.wer <= 0.25, "flite, clean: WER \(fliteClean.wer)")
+        #expect(fliteClean.right >= 50, "flite, clean: \(fliteClean.right) dialogs right")
+        #expect(fliteClean.wer + 0.08 < clean.wer, "clean: flite WER \(fliteClean.wer), espeak-ng \(clean.wer)")
+        #expect(run.needingHearing("compiled/flite-clean").right >= 17, "flite, clean: dialogs that need hearing, right")
+        #expect(fliteNoisy.wer <= 0.95, "flite, 10 dB: WER \(fliteNoisy.wer)")
+        #expect(fliteNoisy.right >= 30, "flite, 10 dB: \(fliteNoisy.right) dialogs right")
+        #expect(fliteNoisy.wer > noisy.wer + 0.2, "10 dB: flite WER \(fliteNoisy.wer), espeak-ng \(noisy.wer)")
         // The tasks domain by voice, with a language from its schema and its store alone.
         #expect(clean.tasksDialogs == 17)
         #expect(clean.tasksRight >= 4, "tasks dialogs right: \(clean.tasksRight)")

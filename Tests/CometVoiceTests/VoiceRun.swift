@@ -416,6 +416,9 @@ final class VoiceMaterial: Sendable {
     let saidOfTurn: [Speech.Voice.Synthesizer: [[[String]]]]
     func voices(_ condition: VoiceRun.Condition, _ index: Int) -> [Speech.Voice] { voiceOfTurn[condition.synthesizer]?[index] ?? [] }
     func said(_ condition: VoiceRun.Condition, _ index: Int) -> [[String]] { saidOfTurn[condition.synthesizer]?[index] ?? [] }
+    /// Each synthesizer's share of high frequencies: the mean over its clean turns of the RMS
+    /// of the first difference (a high-pass filter) over the RMS (`Speech.highShare`).
+    let highShare: [Speech.Voice.Synthesizer: Double]
     /// "yes|voice|clean" → samples (flite's voices: "yes|voice|flite-clean").
     let answers: [String: [Int16]]
     /// Samples clipped when noise was mixed in.
@@ -531,6 +534,7 @@ final class VoiceMaterial: Sendable {
         var saidOfTurn: [Speech.Voice.Synthesizer: [[[String]]]] = [:]
         var clipped = 0
         var answers: [String: [Int16]] = [:]
+        var highShare: [Speech.Voice.Synthesizer: Double] = [:]
         for (synthesizer, voiceSet, clean, noisy) in [(Speech.Voice.Synthesizer.espeak, Speech.voices, VoiceRun.Condition.clean, VoiceRun.Condition.noisy),
                                                       (.flite, Speech.fliteVoices, .fliteClean, .fliteNoisy)] {
             var turnIndex = 0
@@ -550,6 +554,8 @@ final class VoiceMaterial: Sendable {
                 voiceOfTurn[synthesizer, default: []].append(voices)
                 saidOfTurn[synthesizer, default: []].append(said)
             }
+            let shares = (speech[clean] ?? []).joined().map(Speech.highShare)
+            highShare[synthesizer] = shares.reduce(0, +) / Double(max(1, shares.count))
             for voice in voiceSet {
                 for word in ["yes", "no"] {
                     let samples = try Speech.synthesize(word, voice: voice, folder: folder, name: "\(synthesizer.rawValue)-\(word)-\(voice.name)-\(voice.speed)")
@@ -559,6 +565,7 @@ final class VoiceMaterial: Sendable {
             }
         }
         self.speech = speech
+        self.highShare = highShare
         self.voiceOfTurn = voiceOfTurn
         self.saidOfTurn = saidOfTurn
         self.answers = answers

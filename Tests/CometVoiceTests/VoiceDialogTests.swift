@@ -68,6 +68,16 @@ struct VoiceDialogTests {
         #expect(fliteNoisy.wer <= 0.95, "flite, 10 dB: WER \(fliteNoisy.wer)")
         #expect(fliteNoisy.right >= 30, "flite, 10 dB: \(fliteNoisy.right) dialogs right")
         #expect(fliteNoisy.wer > noisy.wer + 0.2, "10 dB: flite WER \(fliteNoisy.wer), espeak-ng \(noisy.wer)")
+        // What flite's speech says about the gap: the acoustic confusions fall, the words the
+        // language lacks and the insertions do not; the generic model comes near the compiled one.
+        let espeakKinds = run.errorKinds["compiled/clean"] ?? [:], fliteKinds = run.errorKinds["compiled/flite-clean"] ?? [:]
+        #expect((fliteKinds["other"] ?? 0) * 2 < espeakKinds["other"] ?? 0, "other words of the language: flite \(fliteKinds), espeak-ng \(espeakKinds)")
+        #expect(abs((fliteKinds["not in the language"] ?? 0) - (espeakKinds["not in the language"] ?? 0)) <= 5)
+        #expect((fliteKinds["insertion"] ?? 0) + 10 >= espeakKinds["insertion"] ?? 0)
+        #expect((run.gateCounts["compiled/flite-clean"]?["passed"] ?? 0) >= (run.gateCounts["compiled/clean"]?["passed"] ?? 0) + 25, "exact hearings passed unasked")
+        #expect(fliteNoisy.notCaught >= 60, "flite, 10 dB: \(fliteNoisy.notCaught) turns not caught")
+        let compiledFlite = try #require(run.figures["compiled/flite-clean/reference"]), genericFlite = try #require(run.figures["generic/flite-clean"])
+        #expect(abs(compiledFlite.wer - genericFlite.wer) < 0.08, "flite, clean, every sixth: compiled \(compiledFlite.wer), generic \(genericFlite.wer)")
         #expect(run.figures["generic/flite-clean"]?.dialogs == 18 && run.figures["generic/flite-noisy"] == nil, "the generic model hears flite's clean speech only")
         // The tasks domain by voice, with a language from its schema and its store alone.
         #expect(clean.tasksDialogs == 17)

@@ -30,6 +30,8 @@ struct VoiceDocTests {
     func speech() {
         #expect(Set(Speech.voices.map(\.description)) == ["en-us@150", "en-us@175", "en-us+f3@150", "en-us+f3@175"])
         #expect(VoiceDocTests.page.contains("voice and its female variant `f3`, each at 150 and 175 words a minute"))
+        #expect(Set(Speech.fliteVoices.map(\.description)) == ["flite:slt@1.00", "flite:rms@1.00", "flite:slt@1.20", "flite:rms@1.20"])
+        #expect(VoiceDocTests.flat.contains("its clustergen voices `slt` (female) and `rms` (male), each at flite's own speed and with `--setf duration_stretch=1.2`"))
         #expect(VoiceRun.snr == 10)
         #expect(VoiceDocTests.page.contains("mixed in at 10 dB SNR"))
         #expect(VoiceRun.inReference(0) && !VoiceRun.inReference(1) && !VoiceRun.inReference(5) && VoiceRun.inReference(6))

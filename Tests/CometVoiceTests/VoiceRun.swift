@@ -10,7 +10,16 @@ import CometSQLiteStore
 /// against a fresh store: made once per test run, shared by the tests that read its figures.
 final class VoiceRun: Sendable {
     enum Model: String, Sendable, CaseIterable { case compiled, generic }
-    enum Condition: String, Sendable, CaseIterable { case clean, noisy }
+    /// Who spoke and whether noise was mixed in: espeak-ng's speech (the issue's conditions,
+    /// `clean` and `noisy`), and flite's, the second synthesizer's, the same two ways.
+    enum Condition: String, Sendable, CaseIterable {
+        case clean, noisy
+        case fliteClean = "flite-clean", fliteNoisy = "flite-noisy"
+        var isNoisy: Bool { self == .noisy || self == .fliteNoisy }
+        var synthesizer: Speech.Voice.Synthesizer { self == .clean || self == .noisy ? .espeak : .flite }
+        /// The issue's conditions, espeak-ng's speech.
+        static let espeak: [Condition] = [.clean, .noisy]
+    }
 
     static let snr = 10.0
     static let zone = TimeZone(identifier: "America/Los_Angeles")!
@@ -64,10 +73,17 @@ final class VoiceRun: Sendable {
     let decodeSeconds: Double
     let decodeSpent: [String: Double]
     let audioSeconds: Double
+    /// Seconds of flite's speech (clean, all dialogs).
+    let fliteAudioSeconds: Double
     let phaseSeconds: [String: Double]
 
     /// The dialogs the generic model hears too: every sixth.
     static func inReference(_ index: Int) -> Bool { index % 6 == 0 }
+
+    /// Whether the generic model hears a condition: not flite's speech at 10 dB, which the
+    /// compiled language already hears as mostly nothing (docs/voice.md, "A second synthesizer:
+    /// flite"), and which took the generic model 51 to 63 decoder seconds, a fifth of the suite.
+    static func genericHears(_ condition: Condition) -> Bool { condition != .fliteNoisy }
 
     static func key(_ model: Model, _ condition: Condition) -> String { model.rawValue + "/" + condition.rawValue }
 
@@ -92,7 +108,8 @@ final class VoiceRun: Sendable {
         decodeSeconds = Date().timeIntervalSince(clock)
         phase("hearing")
         decodeSpent = spent
-        audioSeconds = material.clean.joined().reduce(0.0) { $0 + Double($1.count) / 16_000 }
+        audioSeconds = (material.speech[.clean] ?? []).joined().reduce(0.0) { $0 + Double($1.count) / 16_000 }
+        fliteAudioSeconds = (material.speech[.fliteClean] ?? []).joined().reduce(0.0) { $0 + Double($1.count) / 16_000 }
         let answers = material.answers
         let dialogs = material.dialogs
 
@@ -106,7 +123,7 @@ final class VoiceRun: Sendable {
         var errorKinds: [String: [String: Int]] = [:]
         var gateCounts: [String: [String: Int]] = [:]
         for model in Model.allCases {
-            for condition in Condition.allCases {
+            for condition in Condition.allCases where model == .compiled || VoiceRun.genericHears(condition) {
                 let key = VoiceRun.key(model, condition)
                 let scored = VoiceRun.score(material, box: box, model: model, condition: condition, bank: bank)
                 for (part, tally) in scored.figures { figures[key + part] = tally }
@@ -114,7 +131,7 @@ final class VoiceRun: Sendable {
                 gateCounts[key] = scored.gate
                 wrong[key] = scored.wrong
                 if key == "compiled/clean" { misheard = scored.misheard }
-                if model == .compiled { calibration += scored.calibration }
+                if model == .compiled, condition.synthesizer == .espeak { calibration += scored.calibration }
                 rows += scored.rows
             }
         }
@@ -125,26 +142,27 @@ final class VoiceRun: Sendable {
         // The gate's threshold, swept: the compiled language's dialogs played again at others.
         var sweep: [String: Int] = [:]
         for threshold in [0.1] {
-            for condition in Condition.allCases {
+            for condition in Condition.espeak {
                 let key = VoiceRun.key(.compiled, condition)
                 var right = 0
                 for (index, dialog) in dialogs.enumerated() {
                     guard let hearings = box.get(index), let turns = hearings.turns[key] else { continue }
-                    if VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: .compiled, condition: condition, bank: bank,
-                                     threshold: threshold).right { right += 1 }
+                    if VoiceRun.play(dialog, hearings: turns, voices: material.voices(condition, index), said: material.said(condition, index),
+                                     model: .compiled, condition: condition, bank: bank, threshold: threshold).right { right += 1 }
                 }
                 sweep[String(format: "%.2f|", threshold) + condition.rawValue] = right
             }
         }
-        for condition in Condition.allCases { sweep[String(format: "%.2f|", VoiceConversation.defaultThreshold) + condition.rawValue] = figures[VoiceRun.key(.compiled, condition)]?.right }
+        for condition in Condition.espeak { sweep[String(format: "%.2f|", VoiceConversation.defaultThreshold) + condition.rawValue] = figures[VoiceRun.key(.compiled, condition)]?.right }
         // A person who also says yes to a hearing asked back that reads the same as what they
         // said, though its words differ: not the suite's person, a measurement beside it.
         var lenient: [String: Int] = [:]
-        for condition in Condition.allCases {
+        for condition in Condition.espeak {
             let key = VoiceRun.key(.compiled, condition)
             lenient[condition.rawValue] = dialogs.indices.filter { index in
-                guard let turns = box.get(index)?.turns[key], let voices = box.get(index)?.voices else { return false }
-                return VoiceRun.play(dialogs[index], hearings: turns, voices: voices, model: .compiled, condition: condition, bank: bank, acceptsSameReading: true).right
+                guard let turns = box.get(index)?.turns[key] else { return false }
+                return VoiceRun.play(dialogs[index], hearings: turns, voices: material.voices(condition, index), said: material.said(condition, index),
+                                     model: .compiled, condition: condition, bank: bank, acceptsSameReading: true).right
             }.count
         }
         self.lenient = lenient
@@ -155,7 +173,8 @@ final class VoiceRun: Sendable {
         var silentRight = Set<String>()
         for dialog in dialogs {
             let nothing = Array(repeating: Hearing(words: [], seconds: 0), count: dialog.turns.count)
-            if VoiceRun.play(dialog, hearings: nothing, voices: Array(repeating: Speech.voices[0], count: dialog.turns.count), model: .compiled,
+            if VoiceRun.play(dialog, hearings: nothing, voices: Array(repeating: Speech.voices[0], count: dialog.turns.count),
+                             said: dialog.turns.map(Speech.spokenWords), model: .compiled,
                              condition: .clean, bank: bank).right {
                 silentRight.insert(dialog.name)
             }
@@ -204,12 +223,12 @@ final class VoiceRun: Sendable {
         for (index, dialog) in material.dialogs.enumerated() {
             guard let hearings = box.get(index), let turns = hearings.turns[key] else { continue }
             var local = Figures()
-            let (isRight, player) = VoiceRun.play(dialog, hearings: turns, voices: hearings.voices, model: model, condition: condition, bank: bank,
+            let voices = material.voices(condition, index), said = material.said(condition, index)
+            let (isRight, player) = VoiceRun.play(dialog, hearings: turns, voices: voices, said: said, model: model, condition: condition, bank: bank,
                                                   threshold: threshold)
             let vocabulary = model == .compiled ? material.vocabulary[dialog.group] : nil
             let parser = TemporalParser(now: dialog.now, timeZone: VoiceRun.zone)
-            for (text, hearing) in zip(dialog.turns, turns) {
-                let reference = Speech.spokenWords(text)
+            for (reference, hearing) in zip(said, turns) {
                 let heard = hearing.words.map { $0.text }
                 local.words += reference.count
                 local.errors += Speech.wordErrors(reference, heard)
@@ -240,13 +259,13 @@ final class VoiceRun: Sendable {
             if VoiceRun.inReference(index) { scored.figures["/reference"]?.add(local) }
             scored.figures[VoiceRun.inTuning(index) ? "/tuning" : "/heldout"]?.add(local)
             for (turn, entry) in player.log.enumerated() where turn < turns.count {
-                let said = Speech.spokenWords(dialog.turns[turn])
+                let said = said[turn]
                 let unknown = vocabulary.map { known in said.filter { !known.contains($0) } } ?? []
                 let hearing = turns[turn]
                 let exact = said == hearing.words.map { $0.text }
                 scored.gate[entry.decision.prefix { $0 != " " } + (entry.answer.map { " " + $0 } ?? "") + (exact ? "" : ", wrong"), default: 0] += 1
                 if entry.decision.contains("(rank") { scored.gate["an other reading taken" + (entry.answer.map { " " + $0 } ?? ""), default: 0] += 1 }
-                scored.rows.append([model.rawValue, condition.rawValue, dialog.name, String(turn + 1), hearings.voices[turn].description,
+                scored.rows.append([model.rawValue, condition.rawValue, dialog.name, String(turn + 1), voices[turn].description,
                                     said.joined(separator: " "), hearing.text, String(format: "%.3f", hearing.confidence), entry.decision,
                                     entry.answer ?? "", unknown.joined(separator: " "), entry.waiting ? "yes" : "no", isRight ? "yes" : "no"]
                     .joined(separator: "\t"))
@@ -281,15 +300,15 @@ final class VoiceRun: Sendable {
                     var heard: [String: [Hearing]] = [:]
                     for model in models where model == .compiled || VoiceRun.inReference(index) {
                         guard let recognizer = model == .compiled ? compiledRecognizer : generic else { continue }
-                        for condition in conditions {
+                        for condition in conditions where model == .compiled || VoiceRun.genericHears(condition) {
                             let key = VoiceRun.key(model, condition)
                             let started = Date()
-                            let turns = condition == .clean ? material.clean[index] : material.noisy[index]
+                            let turns = material.speech[condition]?[index] ?? []
                             heard[key] = try turns.map { try recognizer.hear($0) }
                             spent[key, default: 0] += Date().timeIntervalSince(started)
                         }
                     }
-                    box.set(index, DialogHearings(turns: heard, voices: material.voices[index]))
+                    box.set(index, DialogHearings(turns: heard))
                 }
                 seconds.setSpent(worker, spent)
             } catch {
@@ -303,9 +322,9 @@ final class VoiceRun: Sendable {
     /// One dialog played through the gate on a fresh store: whether its store ended as its
     /// script says (every `@expect` on a record or a count; replies and outcomes are not
     /// compared, since a voice turn may ask back first), and the player with its counts.
-    static func play(_ dialog: Dialog, hearings: [Hearing], voices: [Speech.Voice], model: Model, condition: Condition, bank: AnswerBank,
+    static func play(_ dialog: Dialog, hearings: [Hearing], voices: [Speech.Voice], said: [[String]], model: Model, condition: Condition, bank: AnswerBank,
                      threshold: Double = VoiceConversation.defaultThreshold, acceptsSameReading: Bool = false) -> (right: Bool, player: VoicePlayer) {
-        let player = VoicePlayer(dialog: dialog, hearings: hearings, voices: voices, threshold: threshold, acceptsSameReading: acceptsSameReading) { word, voice in
+        let player = VoicePlayer(dialog: dialog, hearings: hearings, voices: voices, said: said, threshold: threshold, acceptsSameReading: acceptsSameReading) { word, voice in
             (try? bank.hear(word, voice: voice, condition: condition, model: model, group: dialog.group)) ?? Hearing(words: [], seconds: 0)
         }
         let runner = ScriptRunner(registry: dialog.registry, allowsOwnSchemas: true) { registry, now, zone in
@@ -359,19 +378,26 @@ final class VoiceRun: Sendable {
     /// The table the suite prints: every dialog for the compiled language, and the reference
     /// subset (every sixth dialog) for both, so the generic model is compared on the same turns.
     var table: String {
-        var lines = ["model     condition  dialogs    WER     store right        tasks right   asked back  not caught"]
+        var lines = ["speech     model     condition  dialogs    WER     store right        tasks right   asked back  not caught"]
         func line(_ model: Model, _ condition: Condition, _ suffix: String, _ label: String) {
             guard let figures = figures[VoiceRun.key(model, condition) + suffix] else { return }
-            lines.append(String(format: "%-9@ %-10@ %-9@ %5.1f%%  %3d/%3d (%5.1f%%)  %2d/%2d (%3.0f%%)  %10d  %10d", model.rawValue as NSString,
-                                (condition == .clean ? "clean" : "10 dB SNR") as NSString, label as NSString, figures.wer * 100, figures.right, figures.dialogs,
+            lines.append(String(format: "%-10@ %-9@ %-10@ %-9@ %5.1f%%  %3d/%3d (%5.1f%%)  %2d/%2d (%3.0f%%)  %10d  %10d", condition.synthesizer.rawValue as NSString,
+                                model.rawValue as NSString, (condition.isNoisy ? "10 dB SNR" : "clean") as NSString, label as NSString, figures.wer * 100, figures.right, figures.dialogs,
                                 figures.share * 100, figures.tasksRight, figures.tasksDialogs, figures.tasksShare * 100, figures.asked, figures.notCaught))
         }
-        for condition in Condition.allCases {
+        for condition in Condition.espeak {
             line(.compiled, condition, "", "all")
             line(.compiled, condition, "/tuning", "odd")
             line(.compiled, condition, "/heldout", "even")
         }
-        for condition in Condition.allCases {
+        for condition in Condition.espeak {
+            line(.compiled, condition, "/reference", "every 6th")
+            line(.generic, condition, "", "every 6th")
+        }
+        for condition in [Condition.fliteClean, .fliteNoisy] {
+            line(.compiled, condition, "", "all")
+            line(.compiled, condition, "/tuning", "odd")
+            line(.compiled, condition, "/heldout", "even")
             line(.compiled, condition, "/reference", "every 6th")
             line(.generic, condition, "", "every 6th")
         }
@@ -388,10 +414,17 @@ final class VoiceMaterial: Sendable {
     let languages: [String: CompiledLanguage]
     /// Seconds each group's language took to compile.
     let compileSeconds: [Double]
-    let clean: [[[Int16]]]
-    let noisy: [[[Int16]]]
-    let voices: [[Speech.Voice]]
-    /// "yes|voice|clean" → samples.
+    /// Each condition's speech: dialog → turn → samples.
+    let speech: [VoiceRun.Condition: [[[Int16]]]]
+    /// Each synthesizer's voice of each turn, and the words each turn was spoken as.
+    let voiceOfTurn: [Speech.Voice.Synthesizer: [[Speech.Voice]]]
+    let saidOfTurn: [Speech.Voice.Synthesizer: [[[String]]]]
+    func voices(_ condition: VoiceRun.Condition, _ index: Int) -> [Speech.Voice] { voiceOfTurn[condition.synthesizer]?[index] ?? [] }
+    func said(_ condition: VoiceRun.Condition, _ index: Int) -> [[String]] { saidOfTurn[condition.synthesizer]?[index] ?? [] }
+    /// Each synthesizer's share of high frequencies: the mean over its clean turns of the RMS
+    /// of the first difference (a high-pass filter) over the RMS (`Speech.highShare`).
+    let highShare: [Speech.Voice.Synthesizer: Double]
+    /// "yes|voice|clean" → samples (flite's voices: "yes|voice|flite-clean").
     let answers: [String: [Int16]]
     /// Samples clipped when noise was mixed in.
     let clipped: Int
@@ -498,38 +531,48 @@ final class VoiceMaterial: Sendable {
             })
         }
 
-        // Speech: each turn in one of the four voices (in turn), and "yes" and "no" in each.
+        // Speech: each turn in one of each synthesizer's four voices (in turn), and "yes" and
+        // "no" in each; the same noise, at the same offsets, for both synthesizers.
         let noise = try Speech.noise(seconds: 30, folder: folder)
-        var clean: [[[Int16]]] = []
-        var noisy: [[[Int16]]] = []
+        var speech: [VoiceRun.Condition: [[[Int16]]]] = [:]
+        var voiceOfTurn: [Speech.Voice.Synthesizer: [[Speech.Voice]]] = [:]
+        var saidOfTurn: [Speech.Voice.Synthesizer: [[[String]]]] = [:]
         var clipped = 0
-        var turnIndex = 0
-        var voiceOfTurn: [[Speech.Voice]] = []
-        for (dialogIndex, dialog) in dialogs.enumerated() {
-            var cleanTurns: [[Int16]] = [], noisyTurns: [[Int16]] = [], voices: [Speech.Voice] = []
-            for (index, text) in dialog.turns.enumerated() {
-                let voice = Speech.voices[turnIndex % Speech.voices.count]
-                let samples = try Speech.synthesize(text, voice: voice, folder: folder, name: "d\(dialogIndex)-t\(index)")
-                cleanTurns.append(samples)
-                noisyTurns.append(Speech.mix(samples, noise: noise, offset: turnIndex * 7919, snr: VoiceRun.snr, clipped: &clipped))
-                voices.append(voice)
-                turnIndex += 1
-            }
-            clean.append(cleanTurns)
-            noisy.append(noisyTurns)
-            voiceOfTurn.append(voices)
-        }
         var answers: [String: [Int16]] = [:]
-        for voice in Speech.voices {
-            for word in ["yes", "no"] {
-                let samples = try Speech.synthesize(word, voice: voice, folder: folder, name: "\(word)-\(voice.name)-\(voice.speed)")
-                answers["\(word)|\(voice)|clean"] = samples
-                answers["\(word)|\(voice)|noisy"] = Speech.mix(samples, noise: noise, offset: voice.speed * 31, snr: VoiceRun.snr, clipped: &clipped)
+        var highShare: [Speech.Voice.Synthesizer: Double] = [:]
+        for (synthesizer, voiceSet, clean, noisy) in [(Speech.Voice.Synthesizer.espeak, Speech.voices, VoiceRun.Condition.clean, VoiceRun.Condition.noisy),
+                                                      (.flite, Speech.fliteVoices, .fliteClean, .fliteNoisy)] {
+            var turnIndex = 0
+            for (dialogIndex, dialog) in dialogs.enumerated() {
+                var cleanTurns: [[Int16]] = [], noisyTurns: [[Int16]] = [], voices: [Speech.Voice] = [], said: [[String]] = []
+                for (index, text) in dialog.turns.enumerated() {
+                    let voice = voiceSet[turnIndex % voiceSet.count]
+                    let spoken = try Speech.speak(text, voice: voice, folder: folder, name: "\(synthesizer.rawValue)-d\(dialogIndex)-t\(index)")
+                    cleanTurns.append(spoken.samples)
+                    noisyTurns.append(Speech.mix(spoken.samples, noise: noise, offset: turnIndex * 7919, snr: VoiceRun.snr, clipped: &clipped))
+                    voices.append(voice)
+                    said.append(spoken.said)
+                    turnIndex += 1
+                }
+                speech[clean, default: []].append(cleanTurns)
+                speech[noisy, default: []].append(noisyTurns)
+                voiceOfTurn[synthesizer, default: []].append(voices)
+                saidOfTurn[synthesizer, default: []].append(said)
+            }
+            let shares = (speech[clean] ?? []).joined().map(Speech.highShare)
+            highShare[synthesizer] = shares.reduce(0, +) / Double(max(1, shares.count))
+            for voice in voiceSet {
+                for word in ["yes", "no"] {
+                    let samples = try Speech.synthesize(word, voice: voice, folder: folder, name: "\(synthesizer.rawValue)-\(word)-\(voice.name)-\(voice.speed)")
+                    answers["\(word)|\(voice)|\(clean.rawValue)"] = samples
+                    answers["\(word)|\(voice)|\(noisy.rawValue)"] = Speech.mix(samples, noise: noise, offset: voice.speed * 31, snr: VoiceRun.snr, clipped: &clipped)
+                }
             }
         }
-        self.clean = clean
-        self.noisy = noisy
-        self.voices = voiceOfTurn
+        self.speech = speech
+        self.highShare = highShare
+        self.voiceOfTurn = voiceOfTurn
+        self.saidOfTurn = saidOfTurn
         self.answers = answers
         self.clipped = clipped
         phase("synthesis")
@@ -539,7 +582,6 @@ final class VoiceMaterial: Sendable {
 
 struct DialogHearings: Sendable {
     let turns: [String: [Hearing]]
-    let voices: [Speech.Voice]
 }
 
 final class LanguageBox: @unchecked Sendable {
@@ -627,12 +669,16 @@ final class VoicePlayer {
     /// and whether the conversation was waiting for an answer when it was heard.
     var log: [(decision: String, answer: String?, waiting: Bool)] = []
 
-    init(dialog: VoiceRun.Dialog, hearings: [Hearing], voices: [Speech.Voice], threshold: Double, acceptsSameReading: Bool = false,
+    /// The words each turn was spoken as (the synthesizer's reading of the text).
+    let said: [[String]]
+
+    init(dialog: VoiceRun.Dialog, hearings: [Hearing], voices: [Speech.Voice], said: [[String]], threshold: Double, acceptsSameReading: Bool = false,
          answer: @escaping (String, Speech.Voice) -> Hearing) {
         self.acceptsSameReading = acceptsSameReading
         self.dialog = dialog
         self.hearings = hearings
         self.voices = voices
+        self.said = said
         self.threshold = threshold
         self.answer = answer
     }
@@ -647,8 +693,9 @@ final class VoicePlayer {
         var entry: (decision: String, answer: String?, waiting: Bool) = (turn.decision.rawValue, nil, waiting)
         if turn.decision == .asked {
             asked += 1
-            var meant = Speech.spokenWords(text) == turn.taken.split(separator: " ").map(String.init)
-            if !meant, VoicePlayer.readsTheSame(voice.conversation.interpret(turn.taken), voice.conversation.interpret(Speech.spokenWords(text).joined(separator: " "))) {
+            let words = index < said.count ? said[index] : Speech.spokenWords(text)
+            var meant = words == turn.taken.split(separator: " ").map(String.init)
+            if !meant, VoicePlayer.readsTheSame(voice.conversation.interpret(turn.taken), voice.conversation.interpret(words.joined(separator: " "))) {
                 sameReading += 1
                 meant = acceptsSameReading
             }

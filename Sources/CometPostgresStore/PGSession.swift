@@ -108,11 +108,10 @@ final class PGSession: StoreWriter {
     /// empty page past the last match (or of no rows) has no row to carry the count, so that one
     /// is counted apart.
     func page(_ entity: QualifiedName, matching filters: [RecordFilter], text: String?, limit: Int?, offset: Int) throws -> RecordPage {
+        guard text != nil else { return try pageThenCount(entity, matching: filters, text: text, limit: limit, offset: offset) }
         let layout = try store.layout(entity)
         let selection = try selection(layout, filters, text)
-        guard text != nil, selection.canMatch else {
-            return try pageThenCount(entity, matching: filters, text: text, limit: limit, offset: offset)
-        }
+        guard selection.canMatch else { return RecordPage(records: [], total: 0) }
         let (records, counted) = try rankedPage(layout, selection, limit: limit, offset: offset, counting: true)
         if let counted { return RecordPage(records: records, total: counted) }
         let matchedNothing = offset == 0 && limit != 0

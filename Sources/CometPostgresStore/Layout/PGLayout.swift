@@ -99,8 +99,13 @@ struct PGLayout {
             if case .reference = column.kind { names.append(column.column) }
             if let key = column.keyColumn { names.append(key) }
         }
-        if let uid = entity.properties.first(where: { $0.icalName == "UID" && $0.icalParameter == nil })?.name { names.append(uid) }
+        if let uid = uidProperty { names.append(uid) }
         return names
+    }
+
+    /// The property holding the iCalendar UID, if any (how imports find what they imported).
+    private var uidProperty: String? {
+        entity.properties.first(where: { $0.icalName == "UID" && $0.icalParameter == nil })?.name
     }
 
     /// Indexes: references (filters, and the foreign keys' checks on delete), DateTime keys, the
@@ -115,7 +120,7 @@ struct PGLayout {
                 statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__" + key)) ON \(pgQuote(table)) (owner, \(pgQuote(key)))")
             }
         }
-        if let uid = entity.properties.first(where: { $0.icalName == "UID" && $0.icalParameter == nil })?.name {
+        if let uid = uidProperty {
             statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__uid")) ON \(pgQuote(table)) (owner, \(pgQuote(uid)))")
         }
         // A list in title order (`fetchAll` without text: a page of the calendar list, the

@@ -257,12 +257,13 @@ extension PGSession {
         let (fromKey, toKey) = OccurrenceAssembly.keys(from: from, to: to)
         guard fromKey < toKey, query.selection.canMatch else { return OccurrencePage(occurrences: [], total: 0) }
         let index = query.index
-        let maximumDuration = try query.maximumDuration()
         let outsideWindow = !store.window.covers(from: fromKey, to: toKey)
         // The series with their records and overrides, and without a page the rows too: one
         // round trip.
-        let found = try index.seriesToExpand(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: query.within, onlyDense: !outsideWindow,
-                                             rowSpans: limit == nil ? [(fromKey, toKey)] : [], decode: query.decode)
+        let (found, maximumDuration) = try query.lookingBack { maximumDuration in
+            try index.seriesToExpand(from: fromKey, to: toKey, maximumDuration: maximumDuration, within: query.within, onlyDense: !outsideWindow,
+                                     rowSpans: limit == nil ? [(fromKey, toKey)] : [], decode: query.decode)
+        }
         let placed: [OccurrenceAssembly.Placed]
         let total: Int
         if let limit, !outsideWindow, found.series.isEmpty {
@@ -294,10 +295,11 @@ extension PGSession {
         guard query.selection.canMatch, let low = asked.map({ keys[$0].from }).min(), let high = asked.map({ keys[$0].to }).max() else {
             return spans.map { _ in [] }
         }
-        let maximumDuration = try query.maximumDuration()
         // The series of the hull are those of every span in it; each is expanded span by span.
-        let found = try query.index.seriesToExpand(from: low, to: high, maximumDuration: maximumDuration, within: query.within,
-                                                   onlyDense: store.window.covers(from: low, to: high), rowSpans: asked.map { keys[$0] }, decode: query.decode)
+        let (found, _) = try query.lookingBack { maximumDuration in
+            try query.index.seriesToExpand(from: low, to: high, maximumDuration: maximumDuration, within: query.within,
+                                           onlyDense: store.window.covers(from: low, to: high), rowSpans: asked.map { keys[$0] }, decode: query.decode)
+        }
         var placed: [[OccurrenceAssembly.Placed]] = Array(repeating: [], count: spans.count)
         for (number, span) in asked.enumerated() {
             placed[span] = try query.place(found.rows[number], expanding: found, from: keys[span].from, to: keys[span].to, zone: zone)
@@ -346,6 +348,18 @@ private struct OccurrenceQuery {
         return found
     }
 
+    /// Runs `read` (a range query's first round trip) looking back by the longest occurrence,
+    /// and again when that turned out longer once the read knew its change head: a read's
+    /// first round trip goes before it (`PGSession.open`), looking back as far as the cache
+    /// knew, and another process may since have saved a longer one (`widenMaximumDurations`).
+    /// The second run is rare: only after another process's change made the longest longer.
+    func lookingBack<T>(_ read: (Int64) throws -> T) throws -> (T, maximumDuration: Int64) {
+        let assumed = try maximumDuration()
+        let result = try read(assumed)
+        let known = try maximumDuration()
+        return known == assumed ? (result, known) : (try read(known), known)
+    }
+
     /// A span's rows with the found series' instances in it that were not materialized, placed.
     func place(_ rows: [OccurrenceRow], expanding found: PGOccurrenceIndex.SeriesToExpand, from: Int64, to: Int64,
                zone: TimeZone) throws -> [OccurrenceAssembly.Placed] {
@@ -363,7 +377,7 @@ private struct OccurrenceQuery {
     func occurrences(of lists: [[OccurrenceAssembly.Placed]], records: inout [UUID: EntityRecord]) throws -> [[Occurrence]] {
         let ids = Set(lists.joined().map(\.row.id))
         for id in ids where records[id] == nil {
-            if let cached = session.store.cache[RecordCache.Key(entity: entity, id: id)] { records[id] = cached }
+            if let cached = session.cached(RecordCache.Key(entity: entity, id: id)) { records[id] = cached }
         }
         let missing = Array(ids.subtracting(records.keys))
         if !missing.isEmpty {

@@ -24,6 +24,62 @@ final class PGSession: StoreWriter {
     init(store: PostgresStore, writing: Bool) {
         self.store = store
         self.writing = writing
+        knowsHead = writing
+    }
+
+    // MARK: A read's opening
+
+    /// Whether this transaction knows the owner's change head it sees, and so whether the
+    /// record cache, brought to it, answers for it. A write learns it with its lock, before
+    /// anything else; a read with its first round trip (`open`).
+    private(set) var knowsHead: Bool
+    /// Records a read decoded before it knew its head: kept in the cache once it does.
+    private var decodedBeforeHead: [EntityRecord] = []
+    /// Whether the round trip carrying the read's opening found the connection gone.
+    private(set) var openingLost = false
+
+    /// Opens a read: its BEGIN, time limit and change head wait on the connection for the
+    /// read's first statement (`PGConnection.Opening`). Until that round trip is read, the
+    /// cache is not asked (`cached`), except for the longest occurrence, which a range query
+    /// may look back by and checks after (`settledMaximumDuration`).
+    func open(begin: String, timeLimit: String?, headQuery: String) {
+        var head: Int64 = 0
+        var statements = [PGConnection.PipelinedStatement(sql: begin, prepared: false)]
+        if let timeLimit { statements.append(PGConnection.PipelinedStatement(sql: timeLimit, prepared: false)) }
+        statements.append(PGConnection.PipelinedStatement(sql: headQuery) { row in head = row.integer(0) ?? 0 })
+        connection.opening = PGConnection.Opening(statements: statements, settle: { [unowned self] in
+            try settle(at: head)
+        }, failed: { [unowned self] error in
+            openingLost = error.code == .unavailable
+        })
+    }
+
+    /// Once the opening's round trip is read: the cache is brought to the head the read sees,
+    /// and what the read decoded before is kept in it (records of that head too).
+    private func settle(at head: Int64) throws {
+        try bringCache(to: head)
+        knowsHead = true
+        for record in decodedBeforeHead { store.cache.keep(record) }
+        decodedBeforeHead = []
+    }
+
+    /// Whether the read's opening was sent, so that a transaction is open on the server (or
+    /// its round trip failed); an opening never sent is withdrawn: a read that asked the server
+    /// nothing sends nothing.
+    func transactionBegan() -> Bool {
+        guard connection.opening == nil else {
+            connection.opening = nil
+            return false
+        }
+        return true
+    }
+
+    /// A record decoded before the read knew its head, to keep once it does.
+    func keepOnceSettled(_ record: EntityRecord) { decodedBeforeHead.append(record) }
+
+    /// The cached record for `key`, once this transaction knows its head; nil before.
+    func cached(_ key: RecordCache.Key) -> EntityRecord? {
+        knowsHead ? store.cache[key] : nil
     }
 
     var connection: PGConnection { store.connection }
@@ -77,7 +133,11 @@ final class PGSession: StoreWriter {
 
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {
         let layout = try store.layout(entity)
-        if let cached = store.cache[RecordCache.Key(entity: entity, id: id)] { return cached }
+        let key = RecordCache.Key(entity: entity, id: id)
+        // A record the cache may hold is worth the opening alone: the cache answers once the
+        // read knows its head. Else the opening goes with the query.
+        if !knowsHead, store.cache[key] != nil { try connection.sendOpening() }
+        if let cached = cached(key) { return cached }
         var result: EntityRecord?
         try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ?", [owner, .text(id.lowercasedText)]) { row in
             result = try record(from: row, layout: layout)
@@ -139,7 +199,7 @@ final class PGSession: StoreWriter {
         var found: [UUID: EntityRecord] = [:]
         var missing: [String] = []
         for id in ids {
-            if let cached = store.cache[RecordCache.Key(entity: layout.entity.name, id: id)] { found[id] = cached } else { missing.append(id.lowercasedText) }
+            if let cached = cached(RecordCache.Key(entity: layout.entity.name, id: id)) { found[id] = cached } else { missing.append(id.lowercasedText) }
         }
         if !missing.isEmpty {
             try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ANY(?::text[])",

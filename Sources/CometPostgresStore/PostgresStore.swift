@@ -102,7 +102,7 @@ public final class PostgresStore: OpenedStore {
             return
         }
         if try !migrator.isCurrent() {
-            try inTransaction("BEGIN") { _ in try migrator.migrate() }
+            try inTransaction("BEGIN") { try migrator.migrate() }
         }
         // The owner's counters: the row every write of this owner locks first.
         try connection.run("INSERT INTO _counters (owner, name, value) VALUES (?, 'changes', 0), (?, 'commits', 0) ON CONFLICT DO NOTHING",
@@ -110,16 +110,12 @@ public final class PostgresStore: OpenedStore {
         try refreshWindowIfNeeded()
     }
 
-    /// Runs `body` in a transaction opened by `begin` (and the time limit, when there is one),
-    /// sent with `first` in one round trip; `body` gets `first`'s value.
-    private func inTransaction<T>(_ begin: String, first: String? = nil, readOnly: Bool = false, _ body: (String?) throws -> T) throws -> T {
-        var opening = begin
-        if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
-        if let first { opening += "; " + first }
-        let value = try open(opening)
+    /// Runs `body` in a transaction opened by `begin` (the migration's).
+    private func inTransaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        _ = try openReturningRow(begin)
         do {
-            let result = try body(value)
-            if readOnly { try connection.commitReadOnly() } else { try connection.commit() }
+            let result = try body()
+            try connection.commit()
             return result
         } catch {
             connection.rollback()
@@ -152,17 +148,13 @@ public final class PostgresStore: OpenedStore {
         return result
     }
 
-    /// Sends a transaction's first round trip (its BEGIN and first statements) on a live
-    /// connection. A connection lost in an earlier transaction is made again first. When this
-    /// round trip is what finds the connection gone (the server restarted while the store was
-    /// idle), the connection is made again and the round trip sent once more: nothing of the
-    /// transaction had run, so nothing can be applied twice. A second loss, or a server that
-    /// still does not answer, is `unavailable`.
-    private func open(_ sql: String) throws -> String? {
-        try openReturningRow(sql)?.first ?? nil
-    }
-
-    /// `open`, with the first row of the last statement's answer, each column as text.
+    /// Sends a write's first round trip (its BEGIN and first statements) on a live connection,
+    /// with the first row of the last statement's answer, each column as text. A connection
+    /// lost in an earlier transaction is made again first. When this round trip is what finds
+    /// the connection gone (the server restarted while the store was idle), the connection is
+    /// made again and the round trip sent once more: nothing of the transaction had run, so
+    /// nothing can be applied twice. A second loss, or a server that still does not answer, is
+    /// `unavailable`.
     private func openReturningRow(_ sql: String) throws -> [String?]? {
         try reconnectIfLost()
         do {
@@ -203,13 +195,32 @@ public final class PostgresStore: OpenedStore {
         }
     }
 
+    /// A read's BEGIN and the owner's change head (its first statement, which fixes the
+    /// snapshot) go with the read's first question, in one round trip (`PGSession.open`). When
+    /// that round trip is what finds the connection gone (the server restarted while the store
+    /// was idle), the connection is made again and the read runs once more: nothing of it had
+    /// reached the server, and the body had had no answer.
     public func readTransaction<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        // The owner's change head is the read's first statement (it fixes the snapshot), sent
-        // with BEGIN; the cache is brought to it.
-        try inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", first: headQuery, readOnly: true) { head in
-            let session = PGSession(store: self, writing: false)
-            try session.bringCache(to: head.flatMap { Int64($0) } ?? 0)
-            return try body(ReadingHalf(session))
+        try reconnectIfLost()
+        let session = PGSession(store: self, writing: false)
+        do {
+            return try read(in: session, body)
+        } catch let error as StoreError where error.code == .unavailable && session.openingLost {
+            guard try reconnectIfLost() else { throw error }
+            return try read(in: PGSession(store: self, writing: false), body)
+        }
+    }
+
+    private func read<T>(in session: PGSession, _ body: (any StoreReader) throws -> T) throws -> T {
+        session.open(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                     timeLimit: timeLimitMilliseconds.map { "SET LOCAL statement_timeout = \($0)" }, headQuery: headQuery)
+        do {
+            let result = try body(ReadingHalf(session))
+            if session.transactionBegan() { try connection.commitReadOnly() }
+            return result
+        } catch {
+            if session.transactionBegan() { connection.rollback() }
+            throw error
         }
     }
 

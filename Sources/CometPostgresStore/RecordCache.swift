@@ -94,11 +94,15 @@ extension PGSession {
     /// means that is the committed record, true whether the write commits or not; what it
     /// changed is its own, kept by nobody until it commits (`save` and `delete` forget it).
     func record(from row: PGRow, layout: PGLayout) throws -> EntityRecord {
-        if let id = row.text(0).flatMap(UUID.init(parsing:)), let cached = store.cache[RecordCache.Key(entity: layout.entity.name, id: id)] {
+        if let id = row.text(0).flatMap(UUID.init(parsing:)), let cached = cached(RecordCache.Key(entity: layout.entity.name, id: id)) {
             return cached
         }
         let record = try store.coding.record(from: row, layout: layout)
-        if !writing || !hasChanged(RecordCache.Key(entity: record.entity, id: record.id)) { store.cache.keep(record) }
+        if !knowsHead {
+            keepOnceSettled(record)
+        } else if !writing || !hasChanged(RecordCache.Key(entity: record.entity, id: record.id)) {
+            store.cache.keep(record)
+        }
         return record
     }
 }

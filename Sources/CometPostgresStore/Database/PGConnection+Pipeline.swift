@@ -64,19 +64,41 @@ extension PGConnection {
         try pipeline(takePendingWrites() + batch)
     }
 
-    /// Runs `statements` in one round trip, in order, inside the transaction that is open. The
+    /// A read's opening (its BEGIN, its time limit, the statement reading the owner's change
+    /// head), sent ahead of the read's first statement, in the same round trip: waiting for
+    /// BEGIN alone was one of a day agenda's three round trips. `settle` runs once that round
+    /// trip is read, before anything else: what the read's first statement did before the read
+    /// knew its head is checked there (`PGSession.settle`). `failed` hears a failure of that
+    /// round trip (nothing of the read had reached the server before it).
+    struct Opening {
+        let statements: [PipelinedStatement]
+        let settle: () throws -> Void
+        let failed: (StoreError) -> Void
+    }
+
+    /// Sends the read's opening alone, if it is still to be sent.
+    func sendOpening() throws {
+        if opening != nil { try pipeline([]) }
+    }
+
+    /// Runs `statements` in one round trip, in order, inside the transaction that is open (or
+    /// that the read's opening, when it is still to be sent, opens ahead of them). The
     /// first failure is thrown once every answer is read (PostgreSQL skips the statements after
     /// it until the round trip's end, and the transaction is aborted as after any failed
     /// statement). One statement goes alone; when the connection cannot enter pipeline mode
     /// (it is not idle), the statements run one after the other.
     func pipeline(_ statements: [PipelinedStatement]) throws {
+        let opening = self.opening
+        self.opening = nil
         do {
-            try runPipeline(statements)
+            try runPipeline((opening?.statements ?? []) + statements)
         } catch let error as StoreError {
+            opening?.failed(error)
             if PGConnection.state(of: error) == "25P02", let abortedBy { throw abortedBy }
             if error.code != .unavailable, abortedBy == nil { abortedBy = error }
             throw error
         }
+        try opening?.settle()
     }
 
     private func runPipeline(_ statements: [PipelinedStatement]) throws {
@@ -84,6 +106,9 @@ extension PGConnection {
         if statements.count == 1, let only = statements.first { return try runAlone(only) }
         // Preparing is a round trip of its own, once per statement text and connection.
         let names = try statements.map { $0.prepared ? try statementName($0.sql) : nil }
+        // A read's COMMIT is not waited for (`commitReadOnly`); its answer is read, and
+        // dropped, here: pipeline mode starts only on an idle connection.
+        while let unread = PQgetResult(handle) { PQclear(unread) }
         guard PQenterPipelineMode(handle) == 1 else {
             for statement in statements { try runAlone(statement) }
             return

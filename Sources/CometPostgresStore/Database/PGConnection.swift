@@ -102,6 +102,9 @@ final class PGConnection {
     /// Writes whose answers nothing waits for (`runLater`), sent with the next statement that
     /// is waited for, in one round trip.
     var pendingWrites: [PipelinedStatement] = []
+    /// A read's opening, not sent yet: it goes ahead of the read's first statement
+    /// (`PGConnection.Opening`).
+    var opening: Opening?
     /// The failure that aborted the open transaction: a later statement's refusal (SQLSTATE
     /// 25P02, "current transaction is aborted") is reported as it, since a write's failure may
     /// surface with a later statement (`runLater`), inside a caller that let a read fail.

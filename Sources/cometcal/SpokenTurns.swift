@@ -1,0 +1,201 @@
+import Foundation
+import CometSchema
+import CometIntents
+import CometConversation
+import CometDaemon
+import CometVoice
+
+/// One spoken turn as `listen` and `chat --voice` show it, whether this machine heard it or the
+/// daemon did (`--connect`): what was heard, the gate's decision, the reply and the outcome.
+struct SpokenTurn {
+    let heard: String
+    let confidence: Double
+    let noiseFloorAdded: Bool
+    let decision: String
+    let reply: String
+    let outcome: String
+    let snippet: Snippet?
+    /// {heard, gate, reply, outcome, understood, interpretation}, as `listen --json` gives a turn
+    /// (`VoiceConversation.Turn.json`; the daemon's `conversation.say` answers the same fields).
+    let fields: JSONObject
+
+    /// The line that says what was heard: `PLACE: heard “…” (confidence 0.62; passed)`.
+    func heardLine(place: String?) -> String {
+        let words = heard.isEmpty ? "nothing" : "“\(Terminal.printable(heard))”"
+        return (place.map { "\($0): " } ?? "") + "heard \(words) (confidence \(String(format: "%.2f", confidence)); \(decision)\(noiseFloorAdded ? "; noise floor added" : ""))"
+    }
+
+    /// The turn's fields for `--json`, after `leading` (the file, or the utterance's length).
+    func json(leading: [(String, JSONValue)]) -> JSONObject {
+        var object = JSONObject(leading)
+        for (key, value) in fields { object[key] = value }
+        return object
+    }
+}
+
+/// Where spoken turns are heard and played: this machine's recognizer and conversation, or the
+/// daemon's (`--connect`). One conversation for all the turns of a command.
+protocol SpokenConversation: AnyObject {
+    /// The compile report of the language turns are heard with (`--json`'s `compiled`); null for
+    /// pocketsphinx's generic model.
+    var compiled: JSONValue { get }
+    /// Hears 16 kHz mono samples and plays them through the voice gate as the next turn. `place`
+    /// (the file) names the turn in errors.
+    func hear(_ samples: [Int16], place: String?) throws -> SpokenTurn
+}
+
+extension SpokenConversation {
+    /// The words of the language that cannot be heard, said once on standard error by `command`.
+    func tellUnpronounceable(_ terminal: Terminal, command: String) {
+        guard case .object(let words)? = compiled["unpronounceable"], !words.keys.isEmpty else { return }
+        terminal.err("\(command): \(words.keys.count) word(s) have no pronunciation and cannot be heard: " + words.keys.sorted().joined(separator: ", "))
+    }
+}
+
+/// Spoken turns heard on this machine: the language compiled from the schemas and the local
+/// store (or the generic model), rebuilt in the background after each change; the gate and the
+/// conversation on the local engine.
+final class LocalSpokenConversation: SpokenConversation {
+    private let engine: IntentEngine
+    private let command: String
+    private let terminal: Terminal
+    private let folder: URL
+    private let recognizer: Recognizer
+    private let compiler: LanguageCompiler?
+    private let voice: VoiceConversation
+    private let rebuild = LanguageRebuild()
+    let compiled: JSONValue
+
+    init(engine: IntentEngine, context: AppContext, generic: Bool, command: String) throws {
+        self.engine = engine
+        self.command = command
+        terminal = context.terminal
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("cometcal-\(command)-voice-\(UUID().uuidString)")
+        do {
+            if generic {
+                recognizer = try Recognizer(language: SpeechModels.generic)
+                compiler = nil
+                compiled = .null
+            } else {
+                let made = LanguageCompiler(pronunciations: try Pronunciations())
+                let language = try made.compile(registry: engine.registry, store: try StoreWords.read(engine), folder: folder.appendingPathComponent("0").path)
+                recognizer = try Recognizer(language: language.files)
+                compiler = made
+                compiled = language.report.json
+            }
+        } catch let error as VoiceError {
+            try? FileManager.default.removeItem(at: folder)
+            throw CommandFailure(code: error.code == .missingModel ? .noInput : .internalError, message: "error: \(error.description)")
+        }
+        voice = VoiceConversation(conversation: Conversation(engine: engine, timeZone: context.zone))
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    func hear(_ samples: [Int16], place: String?) throws -> SpokenTurn {
+        // A rebuild that finished since the last change is taken; one still running is not waited for.
+        switch rebuild.take() {
+        case .success(let fresh)?:
+            do { try recognizer.use(fresh.files) } catch { terminal.err("\(command): the rebuilt language could not be loaded (\(error.description)); the previous one is kept") }
+        case .failure(let error)?:
+            terminal.err("\(command): the language could not be rebuilt after the change (\(error.description)); the previous one is kept")
+        case nil:
+            break
+        }
+        let hearing: Hearing
+        do { hearing = try recognizer.hear(samples) } catch {
+            throw CommandFailure(code: .internalError, message: "error: " + (place.map { "\($0): " } ?? "") + error.description)
+        }
+        let turn = voice.hear(hearing)
+        // What the store is called may have changed: the next turns should hear it.
+        if turn.outcome == .done, let compiler, let words = try? StoreWords.read(engine) {
+            rebuild.start(compiler, registry: engine.registry, store: words, folder: folder.appendingPathComponent(UUID().uuidString).path)
+        }
+        return SpokenTurn(heard: hearing.text, confidence: hearing.confidence, noiseFloorAdded: hearing.noiseFloorAdded, decision: turn.decision.rawValue,
+                          reply: turn.reply, outcome: turn.outcome.name, snippet: turn.turn?.snippet,
+                          fields: turn.json(threshold: voice.threshold).objectValue ?? JSONObject())
+    }
+}
+
+/// Spoken turns heard by the daemon (`--connect`): each sent as `conversation.say`'s `audio` on
+/// one daemon conversation, heard with the daemon's language (compiled for its schemas and its
+/// store, rebuilt by it after changes) through that conversation's gate.
+final class DaemonSpokenConversation: SpokenConversation {
+    private let remote: RemoteBackend
+    private let session: String
+    let compiled: JSONValue
+    /// Whether the daemon had no language yet and compiled one when asked (`voice.language`).
+    let compiledNow: Bool
+
+    init(remote: RemoteBackend) throws {
+        self.remote = remote
+        // The language first, so that no turn waits for the daemon's first compile.
+        let answer: Result<JSONValue, RPCError>
+        do { answer = try remote.client.call("voice.language") } catch {
+            throw CommandFailure(code: .ioError, message: "error: the daemon at \(remote.client.path) did not answer: \(error.description)")
+        }
+        switch answer {
+        case .success(let json):
+            compiled = json["compiled"] ?? .null
+            compiledNow = json["compiledNow"] == .bool(true)
+        case .failure(let error) where error.code == RPCError.methodNotFound:
+            throw CommandFailure(code: .unavailable, message: "error: the daemon at \(remote.client.path) cannot hear speech (it has no voice.language method: \(error.message)); is it the same version as this cometcal?")
+        case .failure(let error):
+            throw CommandFailure(code: DaemonSpokenConversation.exitCode(error), message: "error: the daemon at \(remote.client.path) has no language to hear with: \(error.message)")
+        }
+        session = try remote.openConversation()
+    }
+
+    func hear(_ samples: [Int16], place: String?) throws -> SpokenTurn {
+        let wave = WAVFile.encode(samples, sampleRate: WAVFile.sampleRate)
+        let named = place.map { "\($0): " } ?? ""
+        let answer: Result<JSONValue, RPCError>
+        do {
+            answer = try remote.client.call("conversation.say", JSONObject([("session", .string(session)), ("audio", .string(wave.base64EncodedString()))]))
+        } catch {
+            throw CommandFailure(code: .ioError, message: "error: \(named)the daemon at \(remote.client.path) did not answer: \(error.description)")
+        }
+        let json: JSONValue
+        switch answer {
+        case .success(let value): json = value
+        case .failure(let error):
+            throw CommandFailure(code: DaemonSpokenConversation.exitCode(error), message: "error: \(named)the daemon did not hear it: \(error.message)")
+        }
+        guard let heard = json["heard"], let gate = json["gate"] else {
+            throw CommandFailure(code: .internalError, message: "error: \(named)the daemon's answer says nothing of what it heard (no heard or gate); is it the same version as this cometcal?")
+        }
+        // The fields and their order of a turn heard here (VoiceConversation.Turn.json).
+        var fields = JSONObject([("heard", heard), ("gate", gate)])
+        for key in ["reply", "outcome", "understood", "interpretation"] { fields[key] = json[key] ?? .null }
+        return SpokenTurn(heard: heard["text"]?.stringValue ?? "", confidence: DaemonSpokenConversation.number(heard["confidence"]),
+                          noiseFloorAdded: heard["noiseFloorAdded"] == .bool(true), decision: gate["decision"]?.stringValue ?? "",
+                          reply: json["reply"]?.stringValue ?? "", outcome: json["outcome"]?.stringValue ?? "failed",
+                          snippet: Snippet(json: json["snippet"]), fields: fields)
+    }
+
+    /// Said on standard error when the daemon had no language and compiled its first one when
+    /// this command asked (the commands wait for it before their first turn).
+    func compileNote(command: String) -> String? {
+        guard compiledNow else { return nil }
+        let seconds = String(format: "%.1f", DaemonSpokenConversation.number(compiled["seconds"]))
+        return "\(command): the daemon at \(remote.client.path) had no language yet and compiled one for its schemas and store (\(seconds) s)"
+    }
+
+    private static func number(_ value: JSONValue?) -> Double {
+        switch value {
+        case .double(let number)?: return number
+        case .int(let number)?: return Double(number)
+        default: return 0
+        }
+    }
+
+    /// The daemon's refusal as an exit code: sound it will not take is bad data (65); a store
+    /// away or a request stopped is a service not there now (69); anything else its failure (70).
+    static func exitCode(_ error: RPCError) -> ExitCode {
+        switch error.code {
+        case RPCError.invalidParams, RPCError.requestTooLarge: return .dataError
+        case RPCError.storeUnavailable, RPCError.requestTimedOut, RPCError.shuttingDown, RPCError.tooManyConnections: return .unavailable
+        default: return .internalError
+        }
+    }
+}

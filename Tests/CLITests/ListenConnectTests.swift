@@ -145,6 +145,10 @@ struct ListenConnectTests {
         #expect(twoChannels.status == 65)
         #expect(twoChannels.stderr.contains(stereo) && twoChannels.stderr.contains("2 channels"), "\(twoChannels.stderr)")
 
+        let missing = try ListenConnectTests.listen(daemon, [good, directory.appendingPathComponent("nothing.wav").path])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr.contains("nothing.wav"))
+
         let generic = try ListenConnectTests.listen(daemon, [good, "--language", "generic"])
         #expect(generic.status == 64)
         #expect(generic.stderr.contains("--language generic") && generic.stderr.contains("the daemon hears only with the language it compiled"), "\(generic.stderr)")

@@ -215,6 +215,30 @@ struct VoiceChatTests {
         #expect(output.isEmpty, "\(output)")
     }
 
+    @Test("chat --voice --connect ends with exit 74, saying so, when the daemon has gone away before a turn")
+    func daemonGone() throws {
+        let pulse = try PrivatePulse()
+        let daemon = try DaemonHarness()
+        let directory = daemon.directory
+        let question = try speech("Where is the picnic?", in: directory, name: "where")
+        let (process, out, errors) = try listening(["--turns", "1"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                                   pulse: pulse, directory: directory)
+        // It listens; the daemon stops; then it hears someone speak.
+        #expect(daemon.stop() == 0)
+        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
+        fifo.write(silence(0.5) + question + silence(0.8))
+        let end = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < end { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? fifo.close()
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr.contains("error: the daemon at \(daemon.socket) did not answer: "), "\(stderr)")
+        #expect(output.isEmpty, "\(output)")
+    }
+
     @Test("listen --speak plays each reply on the sound server's default output, and says no problem")
     func played() throws {
         let pulse = try PrivatePulse()

@@ -7,7 +7,7 @@ import CometVoice
 /// speaker for `"speak": true`.
 ///
 /// The language is compiled the first time audio comes (that turn waits for it: a daemon that
-/// never hears anything never compiles). After that, every committed change (or a schema
+/// never hears anything never compiles), or when a client asks for it first (`language()`). After that, every committed change (or a schema
 /// reload) starts a rebuild in the background, which reads the store's words there too and
 /// compiles only when the titles, people or places differ from the last language's; the next
 /// turn after it finished takes it. A turn never waits for a rebuild. One decoder hears one turn

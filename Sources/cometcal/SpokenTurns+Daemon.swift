@@ -54,26 +54,15 @@ final class DaemonSpokenConversation: SpokenConversation {
         // The fields and their order of a turn heard here (VoiceConversation.Turn.json).
         var fields = JSONObject([("heard", heard), ("gate", gate)])
         for key in ["reply", "outcome", "understood", "interpretation"] { fields[key] = json[key] ?? .null }
-        return SpokenTurn(heard: heard["text"]?.stringValue ?? "", confidence: DaemonSpokenConversation.number(heard["confidence"]),
-                          noiseFloorAdded: heard["noiseFloorAdded"] == .bool(true), decision: gate["decision"]?.stringValue ?? "",
-                          reply: json["reply"]?.stringValue ?? "", outcome: json["outcome"]?.stringValue ?? "failed",
-                          snippet: Snippet(json: json["snippet"]), fields: fields)
+        return SpokenTurn(fields: fields, snippet: Snippet(json: json["snippet"]))
     }
 
     /// Said on standard error when the daemon had no language and compiled its first one when
     /// this command asked (the commands wait for it before their first turn).
     func compileNote(command: String) -> String? {
         guard compiledNow else { return nil }
-        let seconds = String(format: "%.1f", DaemonSpokenConversation.number(compiled["seconds"]))
-        return "\(command): the daemon at \(remote.client.path) had no language yet and compiled one for its schemas and store (\(seconds) s)"
-    }
-
-    private static func number(_ value: JSONValue?) -> Double {
-        switch value {
-        case .double(let number)?: return number
-        case .int(let number)?: return Double(number)
-        default: return 0
-        }
+        let took = SpokenTurn.number(compiled["seconds"]).map { String(format: " (%.1f s)", $0) } ?? ""
+        return "\(command): the daemon at \(remote.client.path) had no language yet and compiled one for its schemas and store\(took)"
     }
 
     /// The daemon's refusal as an exit code: sound it will not take is bad data (65); a store

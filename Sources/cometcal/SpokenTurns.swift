@@ -7,16 +7,28 @@ import CometVoice
 /// One spoken turn as `listen` and `chat --voice` show it, whether this machine heard it or the
 /// daemon did (`--connect`): what was heard, the gate's decision, the reply and the outcome.
 struct SpokenTurn {
-    let heard: String
-    let confidence: Double
-    let noiseFloorAdded: Bool
-    let decision: String
-    let reply: String
-    let outcome: String
-    let snippet: Snippet?
     /// {heard, gate, reply, outcome, understood, interpretation}, as `listen --json` gives a turn
     /// (`VoiceConversation.Turn.json`; the daemon's `conversation.say` answers the same fields).
     let fields: JSONObject
+    let snippet: Snippet?
+
+    /// Read from the fields alone, so that a turn heard here and one heard by the daemon are
+    /// printed from the same values (the confidence as `--json` rounds it).
+    var heard: String { fields["heard"]?["text"]?.stringValue ?? "" }
+    var confidence: Double { SpokenTurn.number(fields["heard"]?["confidence"]) ?? 0 }
+    var noiseFloorAdded: Bool { fields["heard"]?["noiseFloorAdded"] == .bool(true) }
+    var decision: String { fields["gate"]?["decision"]?.stringValue ?? "" }
+    var reply: String { fields["reply"]?.stringValue ?? "" }
+    var outcome: String { fields["outcome"]?.stringValue ?? "failed" }
+
+    /// A JSON number as a Double (a whole one is written as an integer: 0, 1).
+    static func number(_ value: JSONValue?) -> Double? {
+        switch value {
+        case .double(let number)?: return number
+        case .int(let number)?: return Double(number)
+        default: return nil
+        }
+    }
 
     /// The line that says what was heard: `PLACE: heard “…” (confidence 0.62; passed)`.
     func heardLine(place: String?) -> String {
@@ -110,8 +122,6 @@ final class LocalSpokenConversation: SpokenConversation {
         if turn.outcome == .done, let compiler, let words = try? StoreWords.read(engine) {
             rebuild.start(compiler, registry: engine.registry, store: words, folder: folder.appendingPathComponent(UUID().uuidString).path)
         }
-        return SpokenTurn(heard: hearing.text, confidence: hearing.confidence, noiseFloorAdded: hearing.noiseFloorAdded, decision: turn.decision.rawValue,
-                          reply: turn.reply, outcome: turn.outcome.name, snippet: turn.turn?.snippet,
-                          fields: turn.json(threshold: voice.threshold).objectValue ?? JSONObject())
+        return SpokenTurn(fields: turn.json(threshold: voice.threshold).objectValue ?? JSONObject(), snippet: turn.turn?.snippet)
     }
 }

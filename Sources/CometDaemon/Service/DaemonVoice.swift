@@ -7,10 +7,10 @@ import CometVoice
 /// speaker for `"speak": true`.
 ///
 /// The language is compiled the first time audio comes (that turn waits for it: a daemon that
-/// never hears anything never compiles), or when a client asks for it first (`language()`). After that, every committed change (or a schema
-/// reload) starts a rebuild in the background, which reads the store's words there too and
-/// compiles only when the titles, people or places differ from the last language's; the next
-/// turn after it finished takes it. A turn never waits for a rebuild. One decoder hears one turn
+/// never hears anything never compiles), or when a client asks for it first (`language()`).
+/// After that, every committed change (or a schema reload) starts a rebuild in the background,
+/// which reads the store's words there too and compiles only when the titles, people or places
+/// differ from the last language's; the next turn after it finished takes it. A turn never waits for a rebuild. One decoder hears one turn
 /// at a time (the daemon's turns are played one at a time on its writer anyway).
 final class DaemonVoice: @unchecked Sendable {
     /// The registry and the store's words, read through the daemon's readers.

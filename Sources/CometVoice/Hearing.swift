@@ -54,7 +54,4 @@ public struct Hearing: Sendable, Hashable {
     }
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-
-    /// What the one-line summaries add after the confidence: "; noise floor added" when it was.
-    public var floorNote: String { noiseFloorAdded ? "; noise floor added" : "" }
 }

@@ -79,6 +79,30 @@ struct DaemonVoiceTests {
         #expect(daemon.logText.contains("voice: language rebuilt"), "\(daemon.logText.suffix(2000))")
     }
 
+    @Test("voice.language compiles the daemon's first language when asked, once, and answers its compile report; spoken turns then hear with it")
+    func language() throws {
+        let daemon = try DaemonHarness()
+        let client = try daemon.client()
+        _ = try client.call("ical.import", object([("content", .string(DaemonVoiceTests.party))]))
+        let first = try client.call("voice.language", nil, timeout: 60)
+        #expect(first["compiledNow"] == .bool(true), "\(first)")
+        guard case .int(let sentences)? = first["compiled"]?["sentences"] else { Issue.record("no compile report: \(first)"); return }
+        #expect(sentences > 0)
+        #expect(first["compiled"]?.objectValue?.keys == ["sentences", "words", "seconds", "unpronounceable", "respelled"])
+        #expect(first["compiled"]?["unpronounceable"]?["appt"] != nil, "the calendar schemas' words cmudict lacks: \(first)")
+        let second = try client.call("voice.language")
+        #expect(second["compiledNow"] == .bool(false))
+        #expect(second["compiled"] == first["compiled"], "the same language, not compiled again")
+        let unknown = try client.call("voice.language", object([("now", "2026-06-08T09:00:00-07:00")]))
+        #expect(unknown["code"] == .int(-32602), "\(unknown)")
+
+        let session = try client.call("conversation.open", object([]))["session"] ?? .null
+        let heard = try client.call("conversation.say", object([("session", session), ("audio", .string(try DaemonVoiceTests.silence(in: daemon.directory)))]))
+        #expect(heard["reply"] == "I didn't catch that.", "\(heard)")
+        daemon.readLog()
+        #expect(daemon.logText.components(separatedBy: "voice: language compiled").count == 2, "compiled once: \(daemon.logText.suffix(2000))")
+    }
+
     @Test("audio that is not base64, not a WAVE file or not 16 kHz is refused as invalid params, naming the field and what to do")
     func badAudio() throws {
         let daemon = try DaemonHarness()

@@ -90,11 +90,11 @@ struct VoiceChatTests {
     /// `cometcal chat --voice` with `arguments`, recording from the private server, its standard
     /// error in a file; returned once it says it listens (after its language is compiled): from
     /// then on, what is written to the FIFO is heard.
-    private func listening(_ arguments: [String], environment: [String: String], pulse: PrivatePulse,
+    private func listening(_ arguments: [String], before global: [String] = [], environment: [String: String], pulse: PrivatePulse,
                            directory: URL) throws -> (process: Process, out: Pipe, errors: URL) {
         let process = Process()
         process.executableURL = try CLIRunner.binary()
-        process.arguments = ["chat", "--voice"] + arguments
+        process.arguments = global + ["chat", "--voice"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["XDG_CONFIG_HOME"] = "/nonexistent/cometcal-tests-config"
         for (key, value) in environment { env[key] = value }
@@ -149,6 +149,94 @@ struct VoiceChatTests {
         let listed = try CLIRunner.run(["export"], environment: environment).stdout
         #expect(listed.contains("SUMMARY:Picnic"))
         #expect(!listed.contains("Meteor Shower"), "the party was deleted by voice")
+    }
+
+    @Test("chat --voice --connect records here and the daemon hears: a question, a delete and the yes, on the daemon's store")
+    func recordedThroughDaemon() throws {
+        let pulse = try PrivatePulse()
+        let daemon = try ListenConnectTests.seededDaemon()
+        let directory = daemon.directory
+        let turns = [try speech("Where is the picnic?", in: directory, name: "where"),
+                     try speech("Delete the meteor shower watch party", in: directory, name: "delete"),
+                     try speech("yes", in: directory, name: "yes")]
+        // A yes to each question: the gate's "Did you say …?" when the hearing was unsure, then the engine's.
+        let spoken = turns + [turns[2]]
+
+        let (process, out, errors) = try listening(["--turns", "4", "--json"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                                   pulse: pulse, directory: directory)
+        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
+        fifo.write(silence(0.5))
+        for turn in spoken { fifo.write(turn + silence(0.8)) }
+        let end = Date().addingTimeInterval(40)
+        while process.isRunning, Date() < end { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try? fifo.close()
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        // The daemon had heard nothing before: it compiled its language before the first turn, and that was said.
+        #expect(stderr.contains("chat: the daemon at \(daemon.socket) had no language yet and compiled one"), "\(stderr)")
+        #expect(stderr.contains("chat: listening on the default input (PulseAudio), heard by the daemon at \(daemon.socket)"), "\(stderr)")
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        #expect(lines.count == 4, "\(String(decoding: output, as: UTF8.self))\n\(stderr)")
+        guard lines.count == 4 else { return }
+        #expect(lines[0].objectValue?.keys == ["seconds", "cut", "heard", "gate", "reply", "outcome", "understood", "interpretation"], "\(lines[0])")
+        let first = lines[0]["heard"]?["text"]?.stringValue ?? ""
+        #expect(first.hasPrefix("where is") && first.hasSuffix("picnic"), "heard “\(first)”")
+        #expect(lines[0]["reply"]?.stringValue?.contains("Dolores Park") == true)
+        #expect(lines[1]["outcome"] == "needsConfirmation", "\(lines[1])")
+        #expect(lines[2]["outcome"] == "done" || lines[3]["outcome"] == "done", "\(lines[2])\n\(lines[3])")
+        let listed = try ListenConnectTests.exported(daemon)
+        #expect(listed.contains("SUMMARY:Picnic"))
+        #expect(!listed.contains("Meteor Shower"), "the party was deleted by voice, on the daemon's store")
+    }
+
+    @Test("chat --voice --connect ends with the daemon's reason when it refuses the sound (65)")
+    func refusedByDaemon() throws {
+        let pulse = try PrivatePulse()
+        // This daemon takes requests of 4 KiB at most: an utterance is more.
+        let daemon = try DaemonHarness(arguments: ["--max-request", "4096"])
+        let directory = daemon.directory
+        let question = try speech("Where is the picnic?", in: directory, name: "where")
+        let (process, out, errors) = try listening(["--turns", "2"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                                   pulse: pulse, directory: directory)
+        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
+        fifo.write(silence(0.5) + question + silence(0.8))
+        let end = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < end { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? fifo.close()
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 65, "\(stderr)")
+        #expect(stderr.contains("error: the daemon did not hear it: ") && stderr.contains("the limit is 4096 bytes"), "\(stderr)")
+        #expect(output.isEmpty, "\(output)")
+    }
+
+    @Test("chat --voice --connect ends with exit 74, saying so, when the daemon has gone away before a turn")
+    func daemonGone() throws {
+        let pulse = try PrivatePulse()
+        let daemon = try DaemonHarness()
+        let directory = daemon.directory
+        let question = try speech("Where is the picnic?", in: directory, name: "where")
+        let (process, out, errors) = try listening(["--turns", "1"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                                   pulse: pulse, directory: directory)
+        // It listens; the daemon stops; then it hears someone speak.
+        #expect(daemon.stop() == 0)
+        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
+        fifo.write(silence(0.5) + question + silence(0.8))
+        let end = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < end { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? fifo.close()
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr.contains("error: the daemon at \(daemon.socket) did not answer: "), "\(stderr)")
+        #expect(output.isEmpty, "\(output)")
     }
 
     @Test("listen --speak plays each reply on the sound server's default output, and says no problem")

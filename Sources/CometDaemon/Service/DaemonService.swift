@@ -132,7 +132,7 @@ public final class DaemonService: @unchecked Sendable {
     }
 
     public static let methods = ["health", "schema", "intent.perform", "entity.get", "entity.search", "agenda", "ical.import", "ical.export", "ical.exportVdir",
-                                 "undo", "redo", "history", "alarms.list", "conversation.open", "conversation.say", "conversation.close", "subscribe", "unsubscribe"]
+                                 "undo", "redo", "history", "alarms.list", "conversation.open", "conversation.say", "conversation.close", "voice.language", "subscribe", "unsubscribe"]
 
     private func call(_ method: String, _ params: Parameters, connection: Int) throws -> JSONText {
         switch method {
@@ -162,6 +162,7 @@ public final class DaemonService: @unchecked Sendable {
         case "alarms.list": return JSONText(try alarmsList(params))
         case "conversation.open": return JSONText(try conversationOpen(params, connection: connection))
         case "conversation.say": return JSONText(try conversationSay(params))
+        case "voice.language": return JSONText(try voiceLanguage(params))
         case "conversation.close":
             try params.only(["session"])
             let session = try params.string("session")
@@ -523,6 +524,20 @@ public final class DaemonService: @unchecked Sendable {
             result["gate"] = fields["gate"] ?? .null
         }
         return result
+    }
+
+    /// The language spoken turns are heard with: its compile report, compiled first if the daemon
+    /// has none yet (the call waits for it), and whether this call compiled it. A client calls it
+    /// before its first spoken turn, so that turn does not wait (`listen`, `chat --voice` with
+    /// `--connect`).
+    private func voiceLanguage(_ params: Parameters) throws -> JSONValue {
+        try params.only([])
+        do throws(VoiceError) {
+            let (report, compiledNow) = try voice().language()
+            return .object(JSONObject([("compiled", report.json), ("compiledNow", .bool(compiledNow))]))
+        } catch {
+            throw RPCError(RPCError.internalError, "voice: the language could not be compiled: \(error.description)")
+        }
     }
 
     /// The daemon's voice, made on first use; it reads the store's words through the readers.

@@ -7,10 +7,10 @@ import CometVoice
 /// speaker for `"speak": true`.
 ///
 /// The language is compiled the first time audio comes (that turn waits for it: a daemon that
-/// never hears anything never compiles). After that, every committed change (or a schema
-/// reload) starts a rebuild in the background, which reads the store's words there too and
-/// compiles only when the titles, people or places differ from the last language's; the next
-/// turn after it finished takes it. A turn never waits for a rebuild. One decoder hears one turn
+/// never hears anything never compiles), or when a client asks for it first (`language()`).
+/// After that, every committed change (or a schema reload) starts a rebuild in the background,
+/// which reads the store's words there too and compiles only when the titles, people or places
+/// differ from the last language's; the next turn after it finished takes it. A turn never waits for a rebuild. One decoder hears one turn
 /// at a time (the daemon's turns are played one at a time on its writer anyway).
 final class DaemonVoice: @unchecked Sendable {
     /// The registry and the store's words, read through the daemon's readers.
@@ -20,7 +20,8 @@ final class DaemonVoice: @unchecked Sendable {
     /// Held while a turn is heard: the decoder is not shared between threads.
     private let hearingLock = NSLock()
     private var compiler: LanguageCompiler?
-    private var recognizer: Recognizer?
+    /// The decoder and the report of the language it hears with.
+    private var loaded: (recognizer: Recognizer, report: LanguageReport)?
     private var current: (language: CompiledLanguage, words: StoreWords, registry: Registry)?
     /// A rebuild finished and not taken yet.
     private var finished: (language: CompiledLanguage, words: StoreWords, registry: Registry)?
@@ -44,29 +45,41 @@ final class DaemonVoice: @unchecked Sendable {
     func hear(_ samples: [Int16]) throws(VoiceError) -> Hearing {
         hearingLock.lock()
         defer { hearingLock.unlock() }
-        let recognizer = try ready()
-        return try recognizer.hear(samples)
+        return try ready().recognizer.hear(samples)
     }
 
-    /// The recognizer with the newest finished language: the first compile is made here.
-    private func ready() throws(VoiceError) -> Recognizer {
-        if let recognizer {
+    /// The report of the language the next turn hears with, and whether this call compiled it:
+    /// a daemon that has heard nothing yet compiles its first language here (the call waits for
+    /// it), as the first audio would (`voice.language`, docs/daemon.md).
+    func language() throws(VoiceError) -> (report: LanguageReport, compiledNow: Bool) {
+        hearingLock.lock()
+        defer { hearingLock.unlock() }
+        let had = loaded != nil
+        return (try ready().report, !had)
+    }
+
+    /// The recognizer with the newest finished language, and that language's report: the first
+    /// compile is made here.
+    private func ready() throws(VoiceError) -> (recognizer: Recognizer, report: LanguageReport) {
+        if let loaded {
             if let fresh = lock.withLock({ () -> (language: CompiledLanguage, words: StoreWords, registry: Registry)? in
                 defer { finished = nil }
                 return finished
             }) {
                 do {
-                    try recognizer.use(fresh.language.files)
+                    try loaded.recognizer.use(fresh.language.files)
                     let old = lock.withLock { () -> LanguageFiles? in
                         defer { current = fresh }
                         return current?.language.files
                     }
                     if let old { try? FileManager.default.removeItem(atPath: (old.languageModel as NSString).deletingLastPathComponent) }
+                    self.loaded = (loaded.recognizer, fresh.language.report)
+                    return (loaded.recognizer, fresh.language.report)
                 } catch {
                     log("voice: the rebuilt language could not be loaded; the previous one is kept", [("problem", error.description)])
                 }
             }
-            return recognizer
+            return loaded
         }
         let made: LanguageCompiler
         if let known = lock.withLock({ compiler }) { made = known } else { made = LanguageCompiler(pronunciations: try Pronunciations()) }
@@ -77,10 +90,10 @@ final class DaemonVoice: @unchecked Sendable {
             compiler = made
             current = (language, words, registry)
         }
-        self.recognizer = recognizer
+        loaded = (recognizer, language.report)
         log("voice: language compiled", [("sentences", String(language.report.sentences)), ("words", String(language.report.words)),
                                          ("seconds", String(format: "%.2f", language.report.seconds))])
-        return recognizer
+        return (recognizer, language.report)
     }
 
     private func nextFolder() -> String { folder.appendingPathComponent(UUID().uuidString).path }

@@ -128,16 +128,13 @@ struct PGLayout {
         if let title = entity.titleProperty, let column = columns.first(where: { $0.property.name == title.name }) {
             statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__title")) ON \(pgQuote(table)) (owner, lower(\(pgQuote(column.column))), id)")
         }
-        // The search vector has two indexes, and the planner takes the one it costs lower. The
-        // owner's first (btree_gin) serves an owner among many: it reads that owner's matches
-        // only (six owners of 10,000 events each: the planner takes it, 7 ms a search, psql).
-        // For an owner who holds most rows, the owner part matches every row, and the planner
-        // took a scan of the table matching every row's vector instead (12–16 ms); beside the
-        // vector's own index, it takes that (4 ms, the bench's 10,000 events of one owner;
-        // docs/PERFORMANCE.md). Generation 4 adds it back beside the owner's.
+        // The search vector's index starts with the owner (btree_gin): a search reads its own
+        // owner's matches, where an index of the vector alone found every owner's and the heap
+        // was read for all of them (six owners of 10,000 events each: 8.9 ms a search against
+        // 5.6 ms, psql, docs/PERFORMANCE.md). Generation 3 replaces the older index.
         if isSearchable {
+            statements.append("DROP INDEX IF EXISTS \(pgQuote(table + "__search"))")
             statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__owner_search")) ON \(pgQuote(table)) USING gin (owner, \(pgQuote(PGLayout.searchColumn)))")
-            statements.append("CREATE INDEX IF NOT EXISTS \(pgQuote(table + "__search")) ON \(pgQuote(table)) USING gin (\(pgQuote(PGLayout.searchColumn)))")
         }
         return statements
     }

@@ -20,9 +20,8 @@ struct PGMigrator {
     static let occurrenceFormat = "1"
     /// The indexes' generation: a database migrated before a new index runs the migration again
     /// (every index is made IF NOT EXISTS). 2: the dense series' and the title order's. 3: the
-    /// search vector's index with the owner first; 4: the vector's own index beside it
-    /// (`PGLayout.indexStatements`).
-    static let indexGeneration = 4
+    /// search vector's index with the owner first (`PGLayout.indexStatements`).
+    static let indexGeneration = 3
     /// Any number, the same in every CometCal: the advisory lock migrations take turns on.
     static let lockKey: Int64 = 0x436f_6d65_7443_616c
 

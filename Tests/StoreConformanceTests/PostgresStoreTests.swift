@@ -327,6 +327,18 @@ struct PostgresStoreTests {
         #expect(try reopened.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
     }
 
+    @Test("a new table has its search vector right after its key, where a scan matching every row's vector reaches it first")
+    func searchVectorFirst() throws {
+        let fixture = try fixture()
+        try fixture.save(fixture.calendar("Work"))
+        let cluster = try PostgresCluster.shared.get()
+        let order = """
+            SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns
+            WHERE table_name = 'calendar__Event' AND ordinal_position <= 3
+            """
+        #expect(try cluster.administer(order, database: database(fixture)) == "owner,id,__search")
+    }
+
     @Test("an occurrence query expanding series costs the same round trips for one series as for three: their records and overrides come with the rows, in one round trip with BEGIN")
     func occurrenceRoundTrips() throws {
         let fixture = try fixture()

@@ -14,8 +14,16 @@ final class PGSession: StoreWriter {
     private var deletedSome = false
     /// The records this write saved or deleted: what its reads must not put in the cache.
     private var changedKeys = Set<RecordCache.Key>()
+    /// The records this write saved, as saved: under the owner's lock nobody else changes them
+    /// before the commit, so its own reads take them from here, not from the server (a
+    /// create's check of its new event's day read the new record back: one of its four
+    /// round trips). A record it deleted is in `changedKeys` and not here.
+    private var savedRecords: [RecordCache.Key: EntityRecord] = [:]
 
     func hasChanged(_ key: RecordCache.Key) -> Bool { changedKeys.contains(key) }
+
+    /// The records this write saved and did not delete after, as saved.
+    var recordsSaved: Dictionary<RecordCache.Key, EntityRecord>.Values { savedRecords.values }
 
     /// Records this write saved, and at which count the tables it writes are analyzed next.
     private var saved = 0
@@ -77,9 +85,11 @@ final class PGSession: StoreWriter {
     /// A record decoded before the read knew its head, to keep once it does.
     func keepOnceSettled(_ record: EntityRecord) { decodedBeforeHead.append(record) }
 
-    /// The cached record for `key`, once this transaction knows its head; nil before.
+    /// The record for `key` this transaction knows without asking the server: one this write
+    /// saved, else the cached one once the transaction knows its head; nil before.
     func cached(_ key: RecordCache.Key) -> EntityRecord? {
-        knowsHead ? store.cache[key] : nil
+        if let saved = savedRecords[key] { return saved }
+        return knowsHead && !changedKeys.contains(key) ? store.cache[key] : nil
     }
 
     var connection: PGConnection { store.connection }
@@ -240,6 +250,7 @@ final class PGSession: StoreWriter {
         changed = true
         store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
         changedKeys.insert(RecordCache.Key(entity: record.entity, id: record.id))
+        savedRecords[RecordCache.Key(entity: record.entity, id: record.id)] = record
         head += 1
         let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
         // The occurrence rows first: their update looks for the record's stored row (a new
@@ -312,6 +323,7 @@ final class PGSession: StoreWriter {
         changed = true
         store.cache.forget(RecordCache.Key(entity: entity, id: id))
         changedKeys.insert(RecordCache.Key(entity: entity, id: id))
+        savedRecords[RecordCache.Key(entity: entity, id: id)] = nil
         if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).remove(id) }
         try noteChange(entity, id: id, gone: gone)
     }

@@ -127,7 +127,7 @@ public final class PostgresStore: OpenedStore {
         guard !readOnly else {
             throw StoreError(.permissions, "the store at \(PostgresAddress(locationText).shown) was opened to read only; nothing was changed")
         }
-        let (result, head) = try PostgresStore.retryingConflicts {
+        let (result, head, saved) = try PostgresStore.retryingConflicts {
             let session = PGSession(store: self, writing: true)
             // BEGIN and the owner's lock in one round trip; the writes nothing waited for, the
             // counters and COMMIT in another.
@@ -137,13 +137,15 @@ public final class PostgresStore: OpenedStore {
                 try session.locked(try openReturningRow(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
                 let result = try body(session)
                 try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
-                return (result, session.reachedHead)
+                return (result, session.reachedHead, session.recordsSaved)
             } catch {
                 connection.rollback()
                 throw error
             }
         }
+        // What the write saved is what the database now holds, at the head it reached.
         cache.committed(at: head)
+        for record in saved { cache.keep(record) }
         ownCommits += 1
         return result
     }

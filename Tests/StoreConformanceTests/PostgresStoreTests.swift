@@ -480,6 +480,37 @@ struct PostgresStoreTests {
         #expect(try store.readTransaction { try $0.fetchAll(ConformanceStore.event, matching: [], text: nil, limit: nil, offset: 0) }.map(fixture.title).sorted() == ["Last lunch", "Retreat"])
     }
 
+    @Test("a write reads the records it saved from itself, not the server: saving an event and reading its day is three round trips (the lock, the writes with the day's rows, COMMIT) once what an earlier write saved is in the cache after its commit, and a record it deleted is gone")
+    func writeReadsWhatItSaved() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        func saveAndReadDay(_ title: String) throws -> (trips: Int, titles: [String]) {
+            let lunch = try fixture.event(title, in: work, start: "2026-06-16T12:00:00Z", end: "2026-06-16T13:00:00Z")
+            let before = store.roundTrips
+            let titles = try store.transaction { writer in
+                try writer.save(lunch)
+                let day = try writer.occurrences(ConformanceStore.event, from: try #require(try DateTimeValue(parsing: "2026-06-16T00:00:00Z").instant),
+                                                 to: try #require(try DateTimeValue(parsing: "2026-06-17T00:00:00Z").instant),
+                                                 zone: ConformanceStore.berlin, matching: [], text: nil, limit: nil, offset: 0)
+                return day.occurrences.map { fixture.title($0.record) }
+            }
+            return (store.roundTrips - before, titles)
+        }
+        _ = try saveAndReadDay("Warm")
+        let read = try saveAndReadDay("Lunch")
+        #expect(read.titles.sorted() == ["Lunch", "Warm"])
+        #expect(read.trips == 3)
+        let picnic = try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z")
+        try store.transaction { writer in
+            try writer.save(picnic)
+            try writer.delete(ConformanceStore.event, id: picnic.id)
+            #expect(try writer.fetch(ConformanceStore.event, id: picnic.id) == nil)
+        }
+        #expect(try store.readTransaction { try $0.fetch(ConformanceStore.event, id: picnic.id) } == nil)
+    }
+
     @Test("a write keeps in the record cache what it read and did not change, never what it changed: a failed write's change is not read back, and a record it only read costs a later read no query")
     func writeReadsAndTheCache() throws {
         let fixture = try fixture()

@@ -552,15 +552,25 @@ struct PostgresStoreTests {
             }
             return names
         }
-        let (before, during, columns) = try fixture.store.transaction { writer -> (Double, Double, Set<String>) in
+        let settings = "SELECT current_setting('plan_cache_mode') || ' ' || current_setting('default_statistics_target')"
+        let (before, during, columns, settled, bounds) = try fixture.store.transaction { writer -> (Double, Double, Set<String>, String?, String?) in
             let before = try estimate()
             for index in 0..<PGSession.firstAnalyze {
-                try writer.save(try fixture.event("Event \(index)", in: work, start: "2026-06-13T12:00:00Z"))
+                try writer.save(try fixture.event("Event \(index)", in: work, start: String(format: "2026-06-13T%02d:%02d:00Z", index / 60, index % 60)))
             }
-            return (before, try estimate(), try analyzedColumns())
+            // The write's own statistics, at the lower target: at most 11 bounds for 200 keys.
+            let bounds = try store.connection.scalar("""
+                SELECT array_length(histogram_bounds::text::bigint[], 1) FROM pg_stats WHERE tablename = 'calendar__Event' AND attname = 'startDate__key'
+                """)
+            return (before, try estimate(), try analyzedColumns(), try store.connection.scalar(settings), bounds)
         }
         #expect(before < 1)
         #expect(during >= Double(PGSession.firstAnalyze))
+        // From its first ANALYZE on, the write plans its statements once and samples less; the
+        // settings end with it.
+        #expect(settled == "force_generic_plan 10")
+        #expect(try store.connection.scalar(settings) == "auto 100")
+        #expect((bounds.flatMap { Int($0) } ?? 0) > 1 && (bounds.flatMap { Int($0) } ?? 99) <= 11, "\(String(describing: bounds))")
         // Only the columns rows are found by: the search vector and the texts are left to
         // autovacuum after the commit.
         #expect(columns.isSuperset(of: ["owner", "id", "uid", "calendar", "startDate__key"]), "\(columns.sorted())")

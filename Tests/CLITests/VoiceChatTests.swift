@@ -114,6 +114,25 @@ struct VoiceChatTests {
 
     private func silence(_ seconds: Double) -> Data { Data(count: Int(seconds * 16_000) * 2) }
 
+    /// Speaks `spoken` into the private server's FIFO for a chat started by `listening`, each
+    /// after a pause; waits for the chat to end (it is stopped after 40 s rather than waited
+    /// for, if the utterances were not found), and gives its exit status, standard output and
+    /// error, and the JSON lines of its output.
+    private func spoken(_ spoken: [Data], to chat: (process: Process, out: Pipe, errors: URL),
+                        pulse: PrivatePulse) throws -> (status: Int32, output: String, stderr: String, lines: [JSONValue]) {
+        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
+        fifo.write(silence(0.5))
+        for turn in spoken { fifo.write(turn + silence(0.8)) }
+        let end = Date().addingTimeInterval(40)
+        while chat.process.isRunning, Date() < end { usleep(50_000) }
+        if chat.process.isRunning { chat.process.terminate() }
+        let output = String(decoding: chat.out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        chat.process.waitUntilExit()
+        try? fifo.close()
+        let stderr = (try? String(contentsOf: chat.errors, encoding: .utf8)) ?? ""
+        return (chat.process.terminationStatus, output, stderr, output.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) })
+    }
+
     @Test("spoken turns are recorded from the default input, cut at their silences, heard and played: a question, a delete and the yes")
     func recorded() throws {
         let pulse = try PrivatePulse()
@@ -125,21 +144,11 @@ struct VoiceChatTests {
         // A yes to each question: the gate's "Did you say …?" when the hearing was unsure, then the engine's.
         let spoken = turns + [turns[2]]
 
-        let (process, out, errors) = try listening(["--turns", "4", "--json"], environment: environment, pulse: pulse, directory: directory)
-        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
-        fifo.write(silence(0.5))
-        for turn in spoken { fifo.write(turn + silence(0.8)) }
-        // Four utterances end it; if they were not found, it is stopped rather than waited for.
-        let end = Date().addingTimeInterval(40)
-        while process.isRunning, Date() < end { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try? fifo.close()
-        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
-        #expect(lines.count == 4, "\(String(decoding: output, as: UTF8.self))\n\(stderr)")
+        // Four utterances end it.
+        let chat = try listening(["--turns", "4", "--json"], environment: environment, pulse: pulse, directory: directory)
+        let (status, output, stderr, lines) = try self.spoken(spoken, to: chat, pulse: pulse)
+        #expect(status == 0, "\(stderr)")
+        #expect(lines.count == 4, "\(output)\n\(stderr)")
         guard lines.count == 4 else { return }
         let first = lines[0]["heard"]?["text"]?.stringValue ?? ""
         #expect(first.hasPrefix("where is") && first.hasSuffix("picnic"), "heard “\(first)”")
@@ -162,24 +171,14 @@ struct VoiceChatTests {
         // A yes to each question: the gate's "Did you say …?" when the hearing was unsure, then the engine's.
         let spoken = turns + [turns[2]]
 
-        let (process, out, errors) = try listening(["--turns", "4", "--json"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
-                                                   pulse: pulse, directory: directory)
-        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
-        fifo.write(silence(0.5))
-        for turn in spoken { fifo.write(turn + silence(0.8)) }
-        let end = Date().addingTimeInterval(40)
-        while process.isRunning, Date() < end { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try? fifo.close()
-        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "\(stderr)")
+        let chat = try listening(["--turns", "4", "--json"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                 pulse: pulse, directory: directory)
+        let (status, output, stderr, lines) = try self.spoken(spoken, to: chat, pulse: pulse)
+        #expect(status == 0, "\(stderr)")
         // The daemon had heard nothing before: it compiled its language before the first turn, and that was said.
         #expect(stderr.contains("chat: the daemon at \(daemon.socket) had no language yet and compiled one"), "\(stderr)")
         #expect(stderr.contains("chat: listening on the default input (PulseAudio), heard by the daemon at \(daemon.socket)"), "\(stderr)")
-        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
-        #expect(lines.count == 4, "\(String(decoding: output, as: UTF8.self))\n\(stderr)")
+        #expect(lines.count == 4, "\(output)\n\(stderr)")
         guard lines.count == 4 else { return }
         #expect(lines[0].objectValue?.keys == ["seconds", "cut", "heard", "gate", "reply", "outcome", "understood", "interpretation"], "\(lines[0])")
         let first = lines[0]["heard"]?["text"]?.stringValue ?? ""

@@ -207,7 +207,9 @@ public final class PostgresStore: OpenedStore {
         let session = PGSession(store: self, writing: false)
         do {
             return try read(in: session, body)
-        } catch let error as StoreError where error.code == .unavailable && session.openingLost {
+        } catch where session.openingLost {
+            // Whatever the body made of the failure (it may have worded it its own way), the
+            // round trip that carried the opening found the connection gone.
             guard try reconnectIfLost() else { throw error }
             return try read(in: PGSession(store: self, writing: false), body)
         }

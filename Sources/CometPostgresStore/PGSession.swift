@@ -17,7 +17,9 @@ final class PGSession: StoreWriter {
     /// The records this write saved, as saved: under the owner's lock nobody else changes them
     /// before the commit, so its own reads take them from here, not from the server (a
     /// create's check of its new event's day read the new record back: one of its four
-    /// round trips). A record it deleted is in `changedKeys` and not here.
+    /// round trips). A record it deleted is in `changedKeys` and not here. At most as many as
+    /// the cache holds (a long import keeps no more in memory); one past that is read from the
+    /// server, where this write's own statements see it.
     private var savedRecords: [RecordCache.Key: EntityRecord] = [:]
 
     func hasChanged(_ key: RecordCache.Key) -> Bool { changedKeys.contains(key) }
@@ -49,7 +51,7 @@ final class PGSession: StoreWriter {
     /// Opens a read: its BEGIN, time limit and change head wait on the connection for the
     /// read's first statement (`PGConnection.Opening`). Until that round trip is read, the
     /// cache is not asked (`cached`), except for the longest occurrence, which a range query
-    /// may look back by and checks after (`settledMaximumDuration`).
+    /// looks back by and checks after (`OccurrenceQuery.lookingBack`).
     func open(begin: String, timeLimit: String?, headQuery: String) {
         var head: Int64 = 0
         var statements = [PGConnection.PipelinedStatement(sql: begin, prepared: false)]
@@ -248,9 +250,10 @@ final class PGSession: StoreWriter {
             throw StoreError(.invalidData, "\(record.entity.name) \(record.id.lowercasedText): \(error)")
         }
         changed = true
-        store.cache.forget(RecordCache.Key(entity: record.entity, id: record.id))
-        changedKeys.insert(RecordCache.Key(entity: record.entity, id: record.id))
-        savedRecords[RecordCache.Key(entity: record.entity, id: record.id)] = record
+        let key = RecordCache.Key(entity: record.entity, id: record.id)
+        store.cache.forget(key)
+        changedKeys.insert(key)
+        if savedRecords[key] != nil || savedRecords.count < RecordCache.limit { savedRecords[key] = record }
         head += 1
         let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
         // The occurrence rows first: their update looks for the record's stored row (a new

@@ -198,18 +198,10 @@ struct VoiceChatTests {
         let daemon = try DaemonHarness(arguments: ["--max-request", "4096"])
         let directory = daemon.directory
         let question = try speech("Where is the picnic?", in: directory, name: "where")
-        let (process, out, errors) = try listening(["--turns", "2"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
-                                                   pulse: pulse, directory: directory)
-        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
-        fifo.write(silence(0.5) + question + silence(0.8))
-        let end = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < end { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try? fifo.close()
-        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 65, "\(stderr)")
+        let chat = try listening(["--turns", "2"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                 pulse: pulse, directory: directory)
+        let (status, output, stderr, _) = try spoken([question], to: chat, pulse: pulse)
+        #expect(status == 65, "\(stderr)")
         #expect(stderr.contains("error: the daemon did not hear it: ") && stderr.contains("the limit is 4096 bytes"), "\(stderr)")
         #expect(output.isEmpty, "\(output)")
     }
@@ -220,20 +212,12 @@ struct VoiceChatTests {
         let daemon = try DaemonHarness()
         let directory = daemon.directory
         let question = try speech("Where is the picnic?", in: directory, name: "where")
-        let (process, out, errors) = try listening(["--turns", "1"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
-                                                   pulse: pulse, directory: directory)
+        let chat = try listening(["--turns", "1"], before: ["--connect", daemon.socket], environment: ListenConnectTests.clock,
+                                 pulse: pulse, directory: directory)
         // It listens; the daemon stops; then it hears someone speak.
         #expect(daemon.stop() == 0)
-        let fifo = try FileHandle(forWritingTo: URL(fileURLWithPath: pulse.fifo))
-        fifo.write(silence(0.5) + question + silence(0.8))
-        let end = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < end { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try? fifo.close()
-        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 74, "\(stderr)")
+        let (status, output, stderr, _) = try spoken([question], to: chat, pulse: pulse)
+        #expect(status == 74, "\(stderr)")
         #expect(stderr.contains("error: the daemon at \(daemon.socket) did not answer: "), "\(stderr)")
         #expect(output.isEmpty, "\(output)")
     }

@@ -327,7 +327,7 @@ struct PostgresStoreTests {
         #expect(try reopened.readTransaction { try $0.fetch(ConformanceStore.calendar, id: work.id) } == work)
     }
 
-    @Test("a new table has its search vector right after its key, where a scan matching every row's vector reaches it first")
+    @Test("a new table has its search vector right after its key, where a scan matching every row's vector reaches it first; a table made before keeps its order")
     func searchVectorFirst() throws {
         let fixture = try fixture()
         try fixture.save(fixture.calendar("Work"))
@@ -337,6 +337,19 @@ struct PostgresStoreTests {
             WHERE table_name = 'calendar__Event' AND ordinal_position <= 3
             """
         #expect(try cluster.administer(order, database: database(fixture)) == "owner,id,__search")
+        // A table made before, its vector last, keeps that order when a store opens it, and
+        // its searches work as before.
+        try cluster.administer("""
+            ALTER TABLE "calendar__Event" DROP COLUMN __search;
+            ALTER TABLE "calendar__Event" ADD COLUMN __search tsvector
+            """, database: database(fixture))
+        let reopened = try open(fixture)
+        let work = try #require(try reopened.readTransaction { try $0.fetchAll(ConformanceStore.calendar, matching: [], text: nil, limit: nil, offset: 0) }.first)
+        let lunch = try fixture.event("Lunch", in: work, start: "2026-06-15T12:00:00Z")
+        try reopened.transaction { try $0.save(lunch) }
+        let last = "SELECT column_name FROM information_schema.columns WHERE table_name = 'calendar__Event' ORDER BY ordinal_position DESC LIMIT 1"
+        #expect(try cluster.administer(last, database: database(fixture)) == "__search")
+        #expect(try reopened.readTransaction { try $0.page(ConformanceStore.event, matching: [], text: "lunch", limit: 5, offset: 0) }.records == [lunch])
     }
 
     @Test("an occurrence query expanding series costs the same round trips for one series as for three: their records and overrides come with the rows, in one round trip with BEGIN")

@@ -7,9 +7,12 @@ import CometSchema
 final class PGSession: StoreWriter {
     let store: PostgresStore
     let writing: Bool
-    /// The change feed's head as this write moves it (read when the owner's row is locked,
-    /// written back at the end): one round trip per write, not per change.
-    private var head: Int64 = 0
+    /// The change feed's head as this write moves it: the head its lock read (`base`), and the
+    /// changes it made since, each numbered from there. Written back at the end: one statement
+    /// per write, not per change.
+    private var base: Int64 = 0
+    private var changeCount: Int64 = 0
+    private var head: Int64 { base + changeCount }
     private var changed = false
     private var deletedSome = false
     /// The records this write saved or deleted: what its reads must not put in the cache.
@@ -31,17 +34,19 @@ final class PGSession: StoreWriter {
     private var saved = 0
     private var analyzeAt = PGSession.firstAnalyze
 
-    init(store: PostgresStore, writing: Bool) {
+    /// A read, or a write whose lock goes with its first question (`openWrite`), learns its
+    /// change head with its first round trip; a write that `knowsHead` has locked already.
+    init(store: PostgresStore, writing: Bool, knowsHead: Bool = false) {
         self.store = store
         self.writing = writing
-        knowsHead = writing
+        self.knowsHead = knowsHead
     }
 
-    // MARK: A read's opening
+    // MARK: The opening
 
     /// Whether this transaction knows the owner's change head it sees, and so whether the
-    /// record cache, brought to it, answers for it. A write learns it with its lock, before
-    /// anything else; a read with its first round trip (`open`).
+    /// record cache, brought to it, answers for it: once its first round trip, which carries
+    /// its BEGIN (and a write's lock), is read.
     private(set) var knowsHead: Bool
     /// Records a read decoded before it knew its head: kept in the cache once it does.
     private var decodedBeforeHead: [EntityRecord] = []
@@ -67,11 +72,55 @@ final class PGSession: StoreWriter {
     /// Once the opening's round trip is read: the cache is brought to the head the read sees,
     /// and what the read decoded before is kept in it (records of that head too).
     private func settle(at head: Int64) throws {
-        try bringCache(to: head)
+        _ = try bringCache(to: head)
         knowsHead = true
         for record in decodedBeforeHead { store.cache.keep(record) }
         decodedBeforeHead = []
     }
+
+    /// Opens a write: its BEGIN, time limit and lock (`lockStatement`) wait on the connection
+    /// and go with the write's first statement that is waited for, in one round trip: waiting
+    /// for the lock alone was one of a create's three round trips and a delete's three. The
+    /// server runs the write's statements after the lock, so each sees the owner's rows as only
+    /// this write changes them, as when the lock went alone.
+    ///
+    /// Until that round trip is read, the write takes records from the cache as the cache was
+    /// (`cached`), and notes which: once the lock's head is known, a write that took a record
+    /// changed since is stale (`readStale`), is rolled back, and runs again with its lock sent
+    /// first (`PostgresStore.transaction`). Its saves number their changes from the head the
+    /// server holds (`PGLayout.upsertSQL`), so they need not know it.
+    func openWrite(begin: String, timeLimit: String?, lockStatement: String) {
+        var row: [String?]?
+        var statements = [PGConnection.PipelinedStatement(sql: begin, prepared: false)]
+        if let timeLimit { statements.append(PGConnection.PipelinedStatement(sql: timeLimit, prepared: false)) }
+        statements.append(PGConnection.PipelinedStatement(sql: lockStatement) { answer in
+            row = [answer.text(0), answer.text(1)]
+        })
+        connection.opening = PGConnection.Opening(statements: statements, settle: { [unowned self] in
+            try locked(row)
+        }, failed: { [unowned self] error in
+            openingLost = error.code == .unavailable
+        })
+    }
+
+    /// Records this write took from the cache before it knew its head.
+    private var takenBeforeHead = Set<RecordCache.Key>()
+    /// Set when one of them had changed by the time the write's lock was granted: nothing the
+    /// write decided on them may commit.
+    private(set) var readStale = false
+
+    /// Before a write's COMMIT: an opening still unsent goes now, when the write did or read
+    /// anything (the closing statements need the head, and what the write took from the cache
+    /// is checked against it); its pending writes wait for the COMMIT, whose failure says the
+    /// write was rolled back. A write that neither read nor wrote sends nothing
+    /// (`transactionBegan`). A stale write stops here, whatever its body made of the failure
+    /// that said so.
+    func settleBeforeCommit() throws {
+        if changed || !connection.pendingWrites.isEmpty || !takenBeforeHead.isEmpty { try connection.sendOpening() }
+        if readStale { throw PGSession.staleError }
+    }
+
+    static let staleError = StoreError(.busy, "another process changed a record this write had read from the cache; the write was rolled back and runs again")
 
     /// Whether the read's opening was sent, so that a transaction is open on the server (or
     /// its round trip failed); an opening never sent is withdrawn: a read that asked the server
@@ -89,9 +138,15 @@ final class PGSession: StoreWriter {
 
     /// The record for `key` this transaction knows without asking the server: one this write
     /// saved, else the cached one once the transaction knows its head; nil before.
+    /// A write that does not know its head yet takes the cached record and notes it, to be
+    /// checked against the head (`locked`).
     func cached(_ key: RecordCache.Key) -> EntityRecord? {
         if let saved = savedRecords[key] { return saved }
-        return knowsHead && !changedKeys.contains(key) ? store.cache[key] : nil
+        guard !changedKeys.contains(key) else { return nil }
+        if knowsHead { return store.cache[key] }
+        guard writing, let record = store.cache[key] else { return nil }
+        takenBeforeHead.insert(key)
+        return record
     }
 
     var connection: PGConnection { store.connection }
@@ -117,14 +172,25 @@ final class PGSession: StoreWriter {
     private var journalNumber: Int64?
 
     /// The lock's answer: the change head the write starts from, and its first journal entry's
-    /// number.
+    /// number. The cache is brought to that head; a record the write took from it before, and
+    /// that changed since, makes the write stale. What the write decoded before is kept, except
+    /// what it changed itself.
     func locked(_ row: [String?]?) throws {
         guard let row, row.count == 2, let text = row[0], let current = Int64(text) else {
             throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
         }
-        head = current
+        base = current
         journalNumber = row[1].flatMap { Int64($0) }
-        try bringCache(to: head)
+        let forgotten = try bringCache(to: current)
+        knowsHead = true
+        if !takenBeforeHead.isEmpty, forgotten.map({ !takenBeforeHead.isDisjoint(with: $0) }) ?? true {
+            readStale = true
+            throw PGSession.staleError
+        }
+        for record in decodedBeforeHead where !hasChanged(RecordCache.Key(entity: record.entity, id: record.id)) {
+            store.cache.keep(record)
+        }
+        decodedBeforeHead = []
     }
 
     /// The last statements of a write that changed anything, sent with its COMMIT: the feed's
@@ -148,7 +214,7 @@ final class PGSession: StoreWriter {
         let key = RecordCache.Key(entity: entity, id: id)
         // A record the cache may hold is worth the opening alone: the cache answers once the
         // read knows its head. Else the opening goes with the query.
-        if !knowsHead, store.cache[key] != nil { try connection.sendOpening() }
+        if !knowsHead, !writing, store.cache[key] != nil { try connection.sendOpening() }
         if let cached = cached(key) { return cached }
         var result: EntityRecord?
         try connection.query("SELECT \(layout.selectList) FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ?", [owner, .text(id.lowercasedText)]) { row in
@@ -254,8 +320,8 @@ final class PGSession: StoreWriter {
         store.cache.forget(key)
         changedKeys.insert(key)
         if savedRecords[key] != nil || savedRecords.count < RecordCache.limit { savedRecords[key] = record }
-        head += 1
-        let noted: [PGValue] = [owner, .integer(head), .text(record.entity.description), .text(record.id.lowercasedText)]
+        changeCount += 1
+        let noted: [PGValue] = [owner, owner, .integer(changeCount), .text(record.entity.description), .text(record.id.lowercasedText)]
         // The occurrence rows first: their update looks for the record's stored row (a new
         // record has none, and then nothing more is looked at).
         if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).update(record) }
@@ -350,8 +416,14 @@ final class PGSession: StoreWriter {
 
     static let forgottenKey = "changes.forgotten"
 
+    /// A change's number, as SQL taking the owner and the change's place in its write: the
+    /// head the write's lock read, plus that place. The write locks the counters' row and
+    /// writes it only in its closing statements, so every statement before reads the lock's
+    /// head; a save sent before the lock's answer is read need not know it (`openWrite`).
+    static let changeNumber = "(SELECT value FROM _counters WHERE owner = ? AND name = 'changes') + ?::bigint"
+
     private func noteChange(_ entity: QualifiedName, id: UUID, gone: EntityRecord?) throws {
-        head += 1
+        changeCount += 1
         var goneText = PGValue.null
         if let gone {
             deletedSome = true
@@ -359,9 +431,9 @@ final class PGSession: StoreWriter {
             goneText = .text(JSONWriter.compact(try JournalCoding.encode(change, inStore: .after, registry: store.registry)))
         }
         try connection.runLater("""
-            INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, \(PGSession.changeNumber), ?, ?, ?)
             ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = EXCLUDED.gone
-            """, [owner, .integer(head), .text(entity.description), .text(id.lowercasedText), goneText])
+            """, [owner, owner, .integer(changeCount), .text(entity.description), .text(id.lowercasedText), goneText])
     }
 
     /// Drops the deletions past the newest `ChangeFeed.goneKept`, and remembers the newest
@@ -384,7 +456,10 @@ final class PGSession: StoreWriter {
     }
 
     func changeHead() throws -> Int64 {
-        if writing { return head }
+        if writing {
+            try connection.sendOpening()
+            return head
+        }
         return try connection.scalarInteger("SELECT value FROM _counters WHERE owner = ? AND name = 'changes'", [owner]) ?? 0
     }
 
@@ -412,6 +487,8 @@ final class PGSession: StoreWriter {
         // A new action forgets what was undone: redo only follows undo.
         try connection.runLater("DELETE FROM _journal WHERE owner = ? AND state = 'undone'", [owner])
         let changes = try journalText(entry.changes, undone: false)
+        // Its number comes with the lock's answer: a write that has not had it asks now.
+        if !knowsHead { try connection.sendOpening() }
         if let number = journalNumber {
             journalNumber = nil
             try connection.runLater("""

@@ -127,24 +127,39 @@ public final class PostgresStore: OpenedStore {
         guard !readOnly else {
             throw StoreError(.permissions, "the store at \(PostgresAddress(locationText).shown) was opened to read only; nothing was changed")
         }
+        let begin = "BEGIN ISOLATION LEVEL READ COMMITTED"
+        let timeLimit = timeLimitMilliseconds.map { "SET LOCAL statement_timeout = \($0)" }
+        let lock = PGSession.lockStatement(owner: ownerLiteral)
+        // Once: a write whose lock went with its first question and that found itself stale, or
+        // found the connection gone in that round trip, runs again with its lock sent first.
+        var lockFirst = false
         let (result, head, saved) = try PostgresStore.retryingConflicts {
-            let session = PGSession(store: self, writing: true)
-            // BEGIN and the owner's lock in one round trip; the writes nothing waited for, the
-            // counters and COMMIT in another.
-            var opening = "BEGIN ISOLATION LEVEL READ COMMITTED"
-            if let timeLimitMilliseconds { opening += "; SET LOCAL statement_timeout = \(timeLimitMilliseconds)" }
-            do {
-                try session.locked(try openReturningRow(opening + "; " + PGSession.lockStatement(owner: ownerLiteral)))
-                let result = try body(session)
-                try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
-                return (result, session.reachedHead, session.recordsSaved)
-            } catch {
-                connection.rollback()
-                throw error
+            while true {
+                try reconnectIfLost()
+                let session = PGSession(store: self, writing: true, knowsHead: lockFirst)
+                do {
+                    if lockFirst {
+                        // BEGIN and the owner's lock in one round trip.
+                        try session.locked(try openReturningRow(([begin] + (timeLimit.map { [$0] } ?? []) + [lock]).joined(separator: "; ")))
+                    } else {
+                        session.openWrite(begin: begin, timeLimit: timeLimit, lockStatement: lock)
+                    }
+                    let result = try body(session)
+                    try session.settleBeforeCommit()
+                    // The writes nothing waited for, the counters and COMMIT in one round trip.
+                    // A write that neither read nor wrote sent nothing: the cache stays at its head.
+                    guard session.transactionBegan() else { return (result, nil as Int64?, session.recordsSaved) }
+                    try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
+                    return (result, session.reachedHead, session.recordsSaved)
+                } catch {
+                    if session.transactionBegan() { connection.rollback() } else { connection.dropPendingWrites() }
+                    guard !lockFirst, session.readStale || session.openingLost else { throw error }
+                    lockFirst = true
+                }
             }
         }
         // What the write saved is what the database now holds, at the head it reached.
-        cache.committed(at: head)
+        if let head { cache.committed(at: head) }
         for record in saved { cache.keep(record) }
         ownCommits += 1
         return result

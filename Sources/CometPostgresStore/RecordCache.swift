@@ -38,13 +38,19 @@ final class RecordCache {
 
     /// Brings the cache to `current`, the head the transaction sees: `changed` lists what changed
     /// after a head (nil when the feed cannot say); `widen` is told the changed records, since
-    /// one of them may now be longer than the longest known.
-    func advance(to current: Int64, changed: (Int64) throws -> [Key]?, widen: ([Key]) throws -> Void) rethrows {
+    /// one of them may now be longer than the longest known. Returns the records forgotten, nil
+    /// when it forgot everything.
+    @discardableResult
+    func advance(to current: Int64, changed: (Int64) throws -> [Key]?, widen: ([Key]) throws -> Void) rethrows -> Set<Key>? {
         defer { head = current }
-        guard let known = head, current != known else { return }
-        guard current > known, let keys = try changed(known), keys.count < RecordCache.limit else { return forgetAll() }
-        for key in keys { records[key] = nil }
+        guard let known = head, current != known else { return [] }
+        guard current > known, let keys = try changed(known), keys.count < RecordCache.limit else {
+            forgetAll()
+            return nil
+        }
+        for key in keys { forget(key) }
         if !keys.isEmpty { try widen(keys) }
+        return Set(keys)
     }
 
     /// After this connection's own commit: its changes were forgotten as they were made, so the
@@ -53,7 +59,9 @@ final class RecordCache {
 }
 
 extension PGSession {
-    func bringCache(to current: Int64) throws {
+    /// The records the cache forgot (nil: all of them).
+    @discardableResult
+    func bringCache(to current: Int64) throws -> Set<RecordCache.Key>? {
         try store.cache.advance(to: current, changed: { known in
             // One round trip: how far back the feed was forgotten, and what changed after `known`.
             var forgotten: Int64 = 0

@@ -223,9 +223,15 @@ final class PGConnection {
     /// Ends a write that failed: the pending writes are dropped (they belonged to it), and the
     /// transaction rolled back, if the connection still holds it.
     func rollback() {
-        pendingWrites.removeAll()
-        abortedBy = nil
+        dropPendingWrites()
         try? execute("ROLLBACK")
+    }
+
+    /// Forgets what a transaction that failed had not sent: its pending writes, and its opening.
+    func dropPendingWrites() {
+        pendingWrites.removeAll()
+        opening = nil
+        abortedBy = nil
     }
 
     /// Runs a statement with values; `?` marks each, in order. Returns the rows' count changed.

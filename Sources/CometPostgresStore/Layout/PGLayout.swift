@@ -61,7 +61,7 @@ struct PGLayout {
         // One statement for a new record and a changed one, and its change in the feed.
         upsertSQL = "WITH saved AS (INSERT INTO \(pgQuote(table)) (\(insertNames.map(pgQuote).joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
             + "ON CONFLICT (owner, id) DO UPDATE SET \(updates.isEmpty ? "id = EXCLUDED.id" : updates.joined(separator: ", "))) "
-            + "INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, ?, ?, ?, NULL) "
+            + "INSERT INTO _changes (owner, seq, entity, id, gone) VALUES (?, \(PGSession.changeNumber), ?, ?, NULL) "
             + "ON CONFLICT (owner, entity, id) DO UPDATE SET seq = EXCLUDED.seq, gone = NULL"
     }
 

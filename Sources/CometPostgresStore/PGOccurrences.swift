@@ -104,7 +104,7 @@ struct PGOccurrenceIndex {
                 DELETE FROM \(seriesTable) WHERE owner = ? AND entity_id = ? AND (SELECT yes FROM present)
             )
             DELETE FROM \(table) WHERE owner = ? AND entity_id = ? AND (SELECT yes FROM present)
-            """, (onlyIfStored ? [owner, key] : []) + [owner, key, owner, key, owner, key, owner, key])
+            """, (onlyIfStored ? [owner, key] : []) + [owner, key, owner, key, owner, key, owner, key], planOnce: true)
     }
 
     /// Rows that may overlap [from, to), of the selected records (all of the owner's when nil).

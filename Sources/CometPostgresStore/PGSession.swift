@@ -89,10 +89,10 @@ final class PGSession: StoreWriter {
     /// changed since is stale (`readStale`), is rolled back, and runs again with its lock sent
     /// first (`PostgresStore.transaction`). Its saves number their changes from the head the
     /// server holds (`PGLayout.upsertSQL`), so they need not know it.
-    func openWrite(begin: String, timeLimit: String?, lockStatement: String) {
+    func openWrite(begin: String, settings: [String], lockStatement: String) {
         var row: [String?]?
         var statements = [PGConnection.PipelinedStatement(sql: begin, prepared: false)]
-        if let timeLimit { statements.append(PGConnection.PipelinedStatement(sql: timeLimit, prepared: false)) }
+        statements += settings.map { PGConnection.PipelinedStatement(sql: $0, prepared: false) }
         statements.append(PGConnection.PipelinedStatement(sql: lockStatement) { answer in
             row = [answer.text(0), answer.text(1)]
         })
@@ -375,6 +375,7 @@ final class PGSession: StoreWriter {
         var statements = PGSession.longWriteSettings
         statements += [analyze]
         try connection.pipeline(connection.takePendingWrites() + statements.map { PGConnection.PipelinedStatement(sql: $0, prepared: false) })
+        connection.plansOnce = true
     }
 
     /// Settings a long write takes at its first ANALYZE, until it ends (`SET LOCAL`):

@@ -128,7 +128,7 @@ public final class PostgresStore: OpenedStore {
             throw StoreError(.permissions, "the store at \(PostgresAddress(locationText).shown) was opened to read only; nothing was changed")
         }
         let begin = "BEGIN ISOLATION LEVEL READ COMMITTED"
-        let timeLimit = timeLimitMilliseconds.map { "SET LOCAL statement_timeout = \($0)" }
+        let settings = timeLimitMilliseconds.map { ["SET LOCAL statement_timeout = \($0)"] } ?? []
         let lock = PGSession.lockStatement(owner: ownerLiteral)
         // Once: a write whose lock went with its first question and that found itself stale, or
         // found the connection gone in that round trip, runs again with its lock sent first.
@@ -140,9 +140,9 @@ public final class PostgresStore: OpenedStore {
                 do {
                     if lockFirst {
                         // BEGIN and the owner's lock in one round trip.
-                        try session.locked(try openReturningRow(([begin] + (timeLimit.map { [$0] } ?? []) + [lock]).joined(separator: "; ")))
+                        try session.locked(try openReturningRow(([begin] + settings + [lock]).joined(separator: "; ")))
                     } else {
-                        session.openWrite(begin: begin, timeLimit: timeLimit, lockStatement: lock)
+                        session.openWrite(begin: begin, settings: settings, lockStatement: lock)
                     }
                     let result = try body(session)
                     try session.settleBeforeCommit()

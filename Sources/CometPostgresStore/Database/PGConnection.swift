@@ -109,6 +109,8 @@ final class PGConnection {
     /// 25P02, "current transaction is aborted") is reported as it, since a write's failure may
     /// surface with a later statement (`runLater`), inside a caller that let a read fail.
     var abortedBy: StoreError?
+    /// Whether the open transaction plans every statement once (`PGSession.longWriteSettings`).
+    var plansOnce = false
     /// Round trips to the server so far (each waits for the server's answer): what a write
     /// costs here, counted by the tests that hold it down.
     private(set) var roundTrips = 0
@@ -195,7 +197,10 @@ final class PGConnection {
     /// did not land never looks as if it had. A connection lost on the way leaves the outcome
     /// unknown (`commitOutcomeUnknown`).
     func commit(after statements: [String] = []) throws {
-        defer { abortedBy = nil }
+        defer {
+            abortedBy = nil
+            plansOnce = false
+        }
         var rolledBack = false
         let commit = PipelinedStatement(sql: "COMMIT", prepared: false, finished: { result in
             rolledBack = PQcmdStatus(result).map { String(cString: $0) } == "ROLLBACK"
@@ -232,6 +237,7 @@ final class PGConnection {
         pendingWrites.removeAll()
         opening = nil
         abortedBy = nil
+        plansOnce = false
     }
 
     /// Runs a statement with values; `?` marks each, in order. Returns the rows' count changed.

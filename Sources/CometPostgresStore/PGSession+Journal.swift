@@ -56,7 +56,7 @@ extension PGSession {
                              [owner, .integer(Int64(max(0, limit)))]) { row in
             guard let seq = row.integer(0), let state = row.text(1), let intent = row.text(2), let summary = row.text(3),
                   let created = row.text(4), let count = row.integer(5) else { return }
-            entries.append(JournalEntry(sequence: seq, intent: intent, summary: summary, created: try PGSession.journalTime(created, of: seq),
+            entries.append(JournalEntry(sequence: seq, intent: intent, summary: summary, created: try JournalCoding.entryTime(created, of: seq),
                                         changes: [], isUndone: state == "undone", changeCount: Int(count)))
         }
         return entries
@@ -71,13 +71,6 @@ extension PGSession {
         return heads
     }
 
-    private static func journalTime(_ text: String, of seq: Int64) throws -> Date {
-        guard let instant = (try? DateTimeValue(parsing: text))?.instant else {
-            throw StoreError(.invalidData, "journal entry \(seq) is damaged: its time '\(text.prefix(40))' is not a date and time")
-        }
-        return instant
-    }
-
     private func journalEntries(_ sql: String, _ values: [PGValue]) throws -> [JournalEntry] {
         var rows: [(Int64, String, String, String, String, String)] = []
         try connection.query(sql, values) { row in
@@ -89,7 +82,7 @@ extension PGSession {
             guard case .array(let items) = try JSONParser.parse(changesText) else {
                 throw StoreError(.invalidData, "journal entry \(seq) is damaged")
             }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try PGSession.journalTime(created, of: seq),
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try JournalCoding.entryTime(created, of: seq),
                                 changes: try items.map { try JournalCoding.decode($0, registry: store.registry) }, isUndone: state == "undone")
         }
     }

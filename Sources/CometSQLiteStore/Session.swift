@@ -265,16 +265,9 @@ struct Session: StoreWriter {
             }
         return try rows.map { seq, state, intent, summary, created, count in
             guard let count else { throw StoreError(.invalidData, "journal entry \(seq) is damaged") }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try Session.journalTime(created, of: seq),
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try JournalCoding.entryTime(created, of: seq),
                          changes: [], isUndone: state == "undone", changeCount: Int(count))
         }
-    }
-
-    private static func journalTime(_ text: String, of seq: Int64) throws -> Date {
-        guard let instant = (try? DateTimeValue(parsing: text))?.instant else {
-            throw StoreError(.invalidData, "journal entry \(seq) is damaged: its time '\(text.prefix(40))' is not a date and time")
-        }
-        return instant
     }
 
     private func journalEntries(_ sql: String, _ values: [SQLValue]) throws -> [JournalEntry] {
@@ -288,7 +281,7 @@ struct Session: StoreWriter {
             guard case .array(let items) = try JSONParser.parse(changesText) else {
                 throw StoreError(.invalidData, "journal entry \(seq) is damaged")
             }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try Session.journalTime(created, of: seq),
+            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try JournalCoding.entryTime(created, of: seq),
                                 changes: try items.map(decodeChange), isUndone: state == "undone")
         }
     }

@@ -67,3 +67,13 @@ public enum JournalCoding {
                                    beforeDigest: try digest(json["beforeDigest"]), afterDigest: try digest(json["afterDigest"]))
     }
 }
+
+extension JournalCoding {
+    /// An entry's time as both stores keep it (UTC text), read back; a damaged one names the entry.
+    public static func entryTime(_ text: String, of sequence: Int64) throws -> Date {
+        guard let instant = (try? DateTimeValue(parsing: text))?.instant else {
+            throw StoreError(.invalidData, "journal entry \(sequence) is damaged: its time '\(text.prefix(40))' is not a date and time")
+        }
+        return instant
+    }
+}

@@ -216,6 +216,9 @@ final class PGSession: StoreWriter {
     /// The change head this write reached (for the cache, once it commits).
     var reachedHead: Int64 { head }
 
+    /// Whether the write changed anything, and so counts itself among the owner's commits.
+    var changedAnything: Bool { changed }
+
     // MARK: Reading
 
     func fetch(_ entity: QualifiedName, id: UUID) throws -> EntityRecord? {

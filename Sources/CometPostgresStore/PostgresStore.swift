@@ -133,7 +133,7 @@ public final class PostgresStore: OpenedStore {
         // Once: a write whose lock went with its first question and that found itself stale, or
         // found the connection gone in that round trip, runs again with its lock sent first.
         var lockFirst = false
-        let (result, head, saved) = try PostgresStore.retryingConflicts {
+        let (result, head, saved, counted) = try PostgresStore.retryingConflicts {
             while true {
                 try reconnectIfLost()
                 let session = PGSession(store: self, writing: true, knowsHead: lockFirst)
@@ -148,9 +148,9 @@ public final class PostgresStore: OpenedStore {
                     try session.settleBeforeCommit()
                     // The writes nothing waited for, the counters and COMMIT in one round trip.
                     // A write that neither read nor wrote sent nothing: the cache stays at its head.
-                    guard session.transactionBegan() else { return (result, nil as Int64?, session.recordsSaved) }
+                    guard session.transactionBegan() else { return (result, nil as Int64?, session.recordsSaved, false) }
                     try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
-                    return (result, session.reachedHead, session.recordsSaved)
+                    return (result, session.reachedHead, session.recordsSaved, session.changedAnything)
                 } catch {
                     if session.transactionBegan() { connection.rollback() } else { connection.dropPendingWrites() }
                     guard !lockFirst, session.readStale || session.openingLost else { throw error }
@@ -161,7 +161,8 @@ public final class PostgresStore: OpenedStore {
         // What the write saved is what the database now holds, at the head it reached.
         if let head { cache.committed(at: head) }
         for record in saved { cache.keep(record) }
-        ownCommits += 1
+        // Only a write that changed something counts itself in `_counters` (`closingStatements`).
+        if counted { ownCommits += 1 }
         return result
     }
 

@@ -24,6 +24,21 @@ struct ConcurrencyConformanceTests {
         #expect(try fixture.store.readTransaction { try $0.fetch(ConformanceStore.calendar, id: home.id) } == home)
     }
 
+    @Test("othersVersion moves when another store commits a change, never for this store's own writes: one that saves, one that only reads, one that asks nothing", arguments: StoreFactory.all)
+    func othersVersion(_ factory: StoreFactory) throws {
+        let fixture = try ConformanceStore(factory)
+        let other = try fixture.openAgain()
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let start = try fixture.store.othersVersion()
+        try fixture.save(fixture.calendar("Home"))
+        _ = try fixture.store.transaction { try $0.count(ConformanceStore.calendar) }
+        _ = try fixture.store.transaction { _ in 7 }
+        #expect(try fixture.store.othersVersion() == start)
+        try other.transaction { try $0.save(fixture.calendar("Travel")) }
+        #expect(try fixture.store.othersVersion() != start)
+    }
+
     @Test("two stores on one location see each other's changes, also to records they read before", arguments: StoreFactory.all)
     func twoStores(_ factory: StoreFactory) throws {
         let fixture = try ConformanceStore(factory)

@@ -45,6 +45,29 @@ struct PostgresPlanTests {
         #expect(try fixture.occurrences(from: "2026-06-24T00:00:00Z", to: "2026-06-25T00:00:00Z").occurrences.map { fixture.title($0.record) } == ["Event 3"])
     }
 
+    @Test("a write's range rows are planned once too: its checks of a day, run again and again, make no custom plan")
+    func writeRowsPlannedOnce() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        let from = try #require(try DateTimeValue(parsing: "2026-06-16T00:00:00Z").instant)
+        let to = try #require(try DateTimeValue(parsing: "2026-06-17T00:00:00Z").instant)
+        for index in 0..<8 {
+            let seen = try store.transaction { writer -> Int in
+                try writer.save(try fixture.event("Event \(index)", in: work, start: "2026-06-16T12:00:00Z"))
+                return try writer.occurrences(ConformanceStore.event, from: from, to: to, zone: ConformanceStore.berlin, matching: [], text: nil, limit: nil, offset: 0).occurrences.count
+            }
+            #expect(seen == index + 1)
+        }
+        var plans = (generic: 0, custom: 0)
+        try store.connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'SELECT o.entity_id, o.start_key%'") { row in
+            plans.generic += Int(row.integer(0) ?? 0)
+            plans.custom += Int(row.integer(1) ?? 0)
+        }
+        #expect(plans.custom == 0 && plans.generic >= 8, "\(plans)")
+    }
+
     @Test("a long write, planning every statement once from its first ANALYZE, keeps that setting past the cleanups that follow")
     func longWriteKeepsItsSetting() throws {
         let fixture = try fixture()

@@ -78,12 +78,10 @@ extension PGSession {
                   let created = row.text(4), let changes = row.text(5) else { return }
             rows.append((seq, state, intent, summary, created, changes))
         }
-        return try rows.map { seq, state, intent, summary, created, changesText in
-            guard case .array(let items) = try JSONParser.parse(changesText) else {
-                throw StoreError(.invalidData, "journal entry \(seq) is damaged")
+        return try rows.map { seq, state, intent, summary, created, changes in
+            try JournalCoding.entry(sequence: seq, state: state, intent: intent, summary: summary, created: created, changes: changes) {
+                try JournalCoding.decode($0, registry: store.registry)
             }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try JournalCoding.entryTime(created, of: seq),
-                                changes: try items.map { try JournalCoding.decode($0, registry: store.registry) }, isUndone: state == "undone")
         }
     }
 

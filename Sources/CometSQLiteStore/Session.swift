@@ -277,12 +277,8 @@ struct Session: StoreWriter {
                   let created = row.text(4), let changes = row.text(5) else { return }
             rows.append((seq, state, intent, summary, created, changes))
         }
-        return try rows.map { seq, state, intent, summary, created, changesText in
-            guard case .array(let items) = try JSONParser.parse(changesText) else {
-                throw StoreError(.invalidData, "journal entry \(seq) is damaged")
-            }
-            return JournalEntry(sequence: seq, intent: intent, summary: summary, created: try JournalCoding.entryTime(created, of: seq),
-                                changes: try items.map(decodeChange), isUndone: state == "undone")
+        return try rows.map { seq, state, intent, summary, created, changes in
+            try JournalCoding.entry(sequence: seq, state: state, intent: intent, summary: summary, created: created, changes: changes, decode: decodeChange)
         }
     }
 

@@ -77,3 +77,16 @@ extension JournalCoding {
         return instant
     }
 }
+
+extension JournalCoding {
+    /// An entry from its stored row, as both stores keep it: the changes as one JSON array,
+    /// each read by `decode`; a damaged array names the entry.
+    public static func entry(sequence: Int64, state: String, intent: String, summary: String, created: String, changes: String,
+                             decode: (JSONValue) throws -> JournalEntry.Change) throws -> JournalEntry {
+        guard case .array(let items) = try JSONParser.parse(changes) else {
+            throw StoreError(.invalidData, "journal entry \(sequence) is damaged")
+        }
+        return JournalEntry(sequence: sequence, intent: intent, summary: summary, created: try entryTime(created, of: sequence),
+                            changes: try items.map(decode), isUndone: state == "undone")
+    }
+}

@@ -72,9 +72,17 @@ final class PGSession: StoreWriter {
     /// Once the opening's round trip is read: the cache is brought to the head the read sees,
     /// and what the read decoded before is kept in it (records of that head too).
     private func settle(at head: Int64) throws {
-        _ = try bringCache(to: head)
+        try bringCache(to: head)
         knowsHead = true
-        for record in decodedBeforeHead { store.cache.keep(record) }
+        keepDecodedBeforeHead()
+    }
+
+    /// What the transaction decoded before it knew its head, into the cache, except what a
+    /// write changed itself (a read changes nothing).
+    private func keepDecodedBeforeHead() {
+        for record in decodedBeforeHead where !hasChanged(RecordCache.Key(entity: record.entity, id: record.id)) {
+            store.cache.keep(record)
+        }
         decodedBeforeHead = []
     }
 
@@ -196,10 +204,7 @@ final class PGSession: StoreWriter {
             readStale = true
             throw PGSession.staleError
         }
-        for record in decodedBeforeHead where !hasChanged(RecordCache.Key(entity: record.entity, id: record.id)) {
-            store.cache.keep(record)
-        }
-        decodedBeforeHead = []
+        keepDecodedBeforeHead()
     }
 
     /// The last statements of a write that changed anything, sent with its COMMIT: the feed's

@@ -409,23 +409,39 @@ final class PGSession: StoreWriter {
 
     func delete(_ entity: QualifiedName, id: UUID) throws {
         let layout = try store.layout(entity)
-        // One round trip: the row goes, and comes back as what the change feed keeps of it. A
-        // refusal (still referred to) fails the write, as any failed statement does here
-        // (`PGConnection.commit`); no caller goes on after one.
+        let key = RecordCache.Key(entity: entity, id: id)
+        let table = pgQuote(layout.table)
+        let values: [PGValue] = [owner, .text(id.lowercasedText)]
+        func referred(_ error: StoreError) -> StoreError {
+            guard error.code == .constraint else { return error }
+            return StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", detail: error.detail)
+        }
         var gone: EntityRecord?
-        do {
-            try connection.query("DELETE FROM \(pgQuote(layout.table)) WHERE owner = ? AND id = ? RETURNING \(layout.selectList)",
-                                 [owner, .text(id.lowercasedText)]) { row in
-                gone = try store.coding.record(from: row, layout: layout)
+        if let known = cached(key) {
+            // Under the owner's lock, the record this write knows (it saved it, read it, or the
+            // cache holds it at the lock's head, checked there: `locked`) is the row the DELETE
+            // removes, so nothing waits for the DELETE: it goes with the next round trip, the
+            // COMMIT in an intent's delete, where waiting for its RETURNING was one of a
+            // delete's three round trips. A refusal (still referred to) fails the write there.
+            try connection.runLater("DELETE FROM \(table) WHERE owner = ? AND id = ?", values, failure: referred)
+            gone = known
+        } else {
+            // One round trip: the row goes, and comes back as what the change feed keeps of it.
+            // A refusal fails the write, as any failed statement does here
+            // (`PGConnection.commit`); no caller goes on after one.
+            do {
+                try connection.query("DELETE FROM \(table) WHERE owner = ? AND id = ? RETURNING \(layout.selectList)", values) { row in
+                    gone = try store.coding.record(from: row, layout: layout)
+                }
+            } catch let error as StoreError {
+                throw referred(error)
             }
-        } catch let error as StoreError where error.code == .constraint {
-            throw StoreError(.constraint, "\(entity.name) \(id.lowercasedText) is still referred to by other records; delete or move those first", detail: error.detail)
         }
         guard let gone else { return }
         changed = true
-        store.cache.forget(RecordCache.Key(entity: entity, id: id))
-        changedKeys.insert(RecordCache.Key(entity: entity, id: id))
-        savedRecords[RecordCache.Key(entity: entity, id: id)] = nil
+        store.cache.forget(key)
+        changedKeys.insert(key)
+        savedRecords[key] = nil
         if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).remove(id) }
         try noteChange(entity, id: id, gone: gone)
     }

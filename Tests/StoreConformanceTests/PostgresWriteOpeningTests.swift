@@ -40,7 +40,7 @@ struct PostgresWriteOpeningTests {
         #expect(saved.0 == 2, "BEGIN, the lock, the writes and the day's rows; then COMMIT")
         #expect(saved.1 == ["Lunch"])
         let deleted = try trips { try $0.delete(ConformanceStore.event, id: lunch.id) }
-        #expect(deleted.0 == 2, "BEGIN, the lock and the DELETE that returns the row; then the feed with COMMIT")
+        #expect(deleted.0 == 2, "the lunch is cached: BEGIN and the lock; then the DELETE and the feed with COMMIT")
         let alone = try trips { try $0.save(try fixture.event("Dinner", in: work, start: "2026-06-16T19:00:00Z")) }
         #expect(alone.0 == 2, "the closing statements need the lock's head: BEGIN with the lock, then the writes with COMMIT")
         let nothing = try trips { _ in 7 }
@@ -99,6 +99,61 @@ struct PostgresWriteOpeningTests {
         // Nobody else changed it: the write runs once, from the cache.
         let again = try rename(asking: true)
         #expect(again.runs == 1 && again.seen == [.string("Roof")])
+    }
+
+    @Test("a delete of a record the write knows waits for nothing: read then deleted on a store that had not seen it is two round trips, the feed keeps the record as it was; one it does not know is two as well; a refused delete rolls the write back on both paths")
+    func deleteOfAKnownRecord() throws {
+        let fixture = try fixture()
+        let work = fixture.calendar("Work")
+        let events = try (0..<4).map { try fixture.event("Event \($0)", in: work, start: "2026-06-16T1\($0):00:00Z") }
+        try fixture.save(work, events[0], events[1], events[2], events[3])
+        // A store that has seen none of them: its cache is empty.
+        let fresh = try #require(try fixture.openAgain() as? PostgresStore)
+        func trips(_ body: (any StoreWriter) throws -> Void) throws -> Int {
+            let before = fresh.roundTrips
+            try fresh.transaction(body)
+            return fresh.roundTrips - before
+        }
+        func readThenDelete(_ record: EntityRecord) throws -> Int {
+            try trips { writer in
+                #expect(try writer.fetch(ConformanceStore.event, id: record.id) == record)
+                try writer.delete(ConformanceStore.event, id: record.id)
+            }
+        }
+        // Warm: each statement is prepared on its first use.
+        _ = try readThenDelete(events[0])
+        try fresh.transaction { try $0.delete(ConformanceStore.event, id: events[1].id) }
+
+        let head = try fresh.readTransaction { try $0.changeHead() }
+        #expect(try readThenDelete(events[2]) == 2, "BEGIN, the lock and the read; then the DELETE, the feed and COMMIT")
+        #expect(try trips { try $0.delete(ConformanceStore.event, id: events[3].id) } == 2, "not known: the lock with the DELETE that returns the row; then COMMIT")
+        #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 0)
+        // The feed keeps each as it was, whether the write knew it or the DELETE returned it.
+        let gone = try #require(try fresh.readTransaction { try $0.changes(since: head) })
+        #expect(gone.map(\.id) == [events[2].id, events[3].id])
+        let known = try #require(gone.first?.gone), returned = try #require(gone.last?.gone)
+        for (record, event) in [(known, events[2]), (returned, events[3])] {
+            #expect(["title", "startDate", "calendar"].map { record[$0] } == ["title", "startDate", "calendar"].map { event[$0] })
+        }
+        #expect(known.values.keys.sorted() == returned.values.keys.sorted())
+
+        // A calendar still referred to: known to the write (read first), and not.
+        let picnic = try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z")
+        let party = try fixture.event("Party", in: work, start: "2026-06-14T12:00:00Z")
+        try fixture.save(picnic, party)
+        for reading in [true, false] {
+            let other = try fixture.openAgain()
+            let refused = #expect(throws: StoreError.self) {
+                try other.transaction { writer in
+                    if reading { #expect(try writer.fetch(ConformanceStore.calendar, id: work.id) == work) }
+                    try writer.delete(ConformanceStore.event, id: party.id)
+                    try writer.delete(ConformanceStore.calendar, id: work.id)
+                }
+            }
+            #expect(refused?.code == .constraint, "\(String(describing: refused))")
+            #expect(refused?.message.contains("still referred to") == true, "\(String(describing: refused))")
+        }
+        #expect(try fixture.store.readTransaction { try $0.count(ConformanceStore.event) } == 2, "the party's delete was rolled back with the write")
     }
 
     @Test("two stores renaming one record from their caches at once lose no change: 2 × 30 read-then-append writes")

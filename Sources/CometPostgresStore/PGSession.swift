@@ -62,8 +62,10 @@ final class PGSession: StoreWriter {
         var statements = [PGConnection.PipelinedStatement(sql: begin, prepared: false)]
         if let timeLimit { statements.append(PGConnection.PipelinedStatement(sql: timeLimit, prepared: false)) }
         statements.append(PGConnection.PipelinedStatement(sql: headQuery) { row in head = row.integer(0) ?? 0 })
+        let feed = feedStatements()
+        statements += feed?.1 ?? []
         connection.opening = PGConnection.Opening(statements: statements, settle: { [unowned self] in
-            try settle(at: head)
+            try settle(at: head, feed: feed?.0)
         }, failed: { [unowned self] error in
             openingLost = error.code == .unavailable
         })
@@ -71,8 +73,8 @@ final class PGSession: StoreWriter {
 
     /// Once the opening's round trip is read: the cache is brought to the head the read sees,
     /// and what the read decoded before is kept in it (records of that head too).
-    private func settle(at head: Int64) throws {
-        try bringCache(to: head)
+    private func settle(at head: Int64, feed: FeedAhead?) throws {
+        try bringCache(to: head, feed: feed)
         knowsHead = true
         keepDecodedBeforeHead()
     }
@@ -104,8 +106,10 @@ final class PGSession: StoreWriter {
         statements.append(PGConnection.PipelinedStatement(sql: lockStatement) { answer in
             row = [answer.text(0), answer.text(1)]
         })
+        let feed = feedStatements()
+        statements += feed?.1 ?? []
         connection.opening = PGConnection.Opening(statements: statements, settle: { [unowned self] in
-            try locked(row)
+            try locked(row, feed: feed?.0)
         }, failed: { [unowned self] error in
             openingLost = error.code == .unavailable
         })
@@ -192,13 +196,13 @@ final class PGSession: StoreWriter {
     /// number. The cache is brought to that head; a record the write took from it before, and
     /// that changed since, makes the write stale. What the write decoded before is kept, except
     /// what it changed itself.
-    func locked(_ row: [String?]?) throws {
+    func locked(_ row: [String?]?, feed: FeedAhead? = nil) throws {
         guard let row, row.count == 2, let text = row[0], let current = Int64(text) else {
             throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
         }
         base = current
         journalNumber = row[1].flatMap { Int64($0) }
-        let forgotten = try bringCache(to: current)
+        let forgotten = try bringCache(to: current, feed: feed)
         knowsHead = true
         if !takenBeforeHead.isEmpty, forgotten.map({ !takenBeforeHead.isDisjoint(with: $0) }) ?? true {
             readStale = true

@@ -99,6 +99,7 @@ public final class PostgresStore: OpenedStore {
             if let text = try connection.scalar("SELECT value FROM _meta WHERE owner = ? AND key = 'window'", [.text(owner)]), let stored = OccurrenceWindow(text) {
                 window = stored
             }
+            try prepareFeedStatements()
             return
         }
         if try !migrator.isCurrent() {
@@ -108,6 +109,17 @@ public final class PostgresStore: OpenedStore {
         try connection.run("INSERT INTO _counters (owner, name, value) VALUES (?, 'changes', 0), (?, 'commits', 0) ON CONFLICT DO NOTHING",
                            [.text(owner), .text(owner)])
         try refreshWindowIfNeeded()
+        try prepareFeedStatements()
+    }
+
+    /// The statements every transaction's opening may carry to read the change feed
+    /// (`PGSession.feedStatements`), prepared now: in a pipeline, preparing one is a round trip
+    /// of its own, which would fall to whichever transaction first followed another's commit.
+    private func prepareFeedStatements() throws {
+        _ = try connection.statementName(PGSession.changesSQL)
+        for layout in layouts.values {
+            if let table = layout.occurrenceTable { _ = try connection.statementName(PGSession.changedLongestSQL(table)) }
+        }
     }
 
     /// Runs `body` in a transaction opened by `begin` (the migration's).

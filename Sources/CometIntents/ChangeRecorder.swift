@@ -72,6 +72,10 @@ final class ChangeRecorder: StoreWriter {
     func save(_ record: EntityRecord) throws {
         try touch(record.entity, record.id)
         try writing().save(record)
+        noteSaved(record)
+    }
+
+    private func noteSaved(_ record: EntityRecord) {
         let key = key(record.entity, record.id)
         if let registry = digestsOnly {
             touched[key]?.afterDigest = RecordDigest.of(record, registry: registry)
@@ -88,7 +92,8 @@ final class ChangeRecorder: StoreWriter {
             touched[key] = Touched(entity: record.entity, id: record.id, before: nil, beforeDigest: nil, after: nil, afterDigest: nil)
             order.append(key)
         }
-        try save(record)
+        try writing().saveNew(record)
+        noteSaved(record)
     }
 
     func delete(_ entity: QualifiedName, id: UUID) throws {

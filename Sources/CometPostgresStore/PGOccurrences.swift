@@ -24,11 +24,11 @@ struct PGOccurrenceIndex {
     static let seriesLookupColumns = ["owner", "entity_id", "first_key", "last_key", "dense"]
 
     /// The record's rows, made again: the old ones go first, if the record is stored (sent
-    /// before the record's own row, so that a new record's check finds none). Nothing here is
-    /// waited for (`PGConnection.runLater`).
-    func update(_ record: EntityRecord) throws {
+    /// before the record's own row, so that a new record's check finds none), unless the caller
+    /// says it is `new`. Nothing here is waited for (`PGConnection.runLater`).
+    func update(_ record: EntityRecord, new: Bool = false) throws {
         guard let temporal = layout.temporal else { return }
-        try remove(record.id, onlyIfStored: true)
+        if !new { try remove(record.id, onlyIfStored: true) }
         guard let shape = SeriesShape(record: record, temporal: temporal) else { return }
         let id = PGValue.text(record.id.lowercasedText)
         let uid = shape.uid.map(PGValue.text) ?? .null

@@ -329,7 +329,16 @@ final class PGSession: StoreWriter {
 
     // MARK: Writing
 
-    func save(_ record: EntityRecord) throws {
+    func save(_ record: EntityRecord) throws { try save(record, new: false) }
+
+    /// A record made with a new id has no occurrence rows to clean up: in an import of 2,000
+    /// events, that cleanup was 82 ms of the server's 809 (`log_min_duration_statement`). One
+    /// this write saved already is saved as any record.
+    func saveNew(_ record: EntityRecord) throws {
+        try save(record, new: !changedKeys.contains(RecordCache.Key(entity: record.entity, id: record.id)))
+    }
+
+    private func save(_ record: EntityRecord, new: Bool) throws {
         let layout = try store.layout(record.entity)
         do {
             try store.registry.validateObject(record.values, of: layout.entity)
@@ -345,7 +354,7 @@ final class PGSession: StoreWriter {
         let noted: [PGValue] = [owner, owner, .integer(changeCount), .text(record.entity.description), .text(record.id.lowercasedText)]
         // The occurrence rows first: their update looks for the record's stored row (a new
         // record has none, and then nothing more is looked at).
-        if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).update(record) }
+        if layout.temporal != nil { try PGOccurrenceIndex(store: store, layout: layout).update(record, new: new) }
         // Nothing waits for the row: it goes with the next statement that is waited for.
         try connection.runLater(layout.upsertSQL, store.coding.upsertValues(of: record, layout: layout, owner: store.owner) + noted) { error in
             guard error.code == .constraint else { return error }

@@ -155,6 +155,10 @@ public protocol StoreReader {
 public protocol StoreWriter: StoreReader {
     /// Inserts or replaces the record (validated against the registry first).
     func save(_ record: EntityRecord) throws
+    /// Saves a record the caller made with a new id, never stored (an import's new records, a
+    /// created event): a store may skip what only a record stored before needs. The default
+    /// saves it as any record.
+    func saveNew(_ record: EntityRecord) throws
     func delete(_ entity: QualifiedName, id: UUID) throws
 
     func appendJournal(_ entry: JournalEntry) throws -> Int64
@@ -168,6 +172,10 @@ public protocol StoreWriter: StoreReader {
     /// A one-shot alarm of one occurrence, put off to a moment (a snooze), kept until it fires.
     func addSnoozedAlarm(_ key: AlarmKey, occurrence: String) throws
     func setMeta(_ key: String, _ value: String) throws
+}
+
+extension StoreWriter {
+    public func saveNew(_ record: EntityRecord) throws { try save(record) }
 }
 
 /// One alarm of one occurrence: the record, the occurrence's start and the trigger's moment,

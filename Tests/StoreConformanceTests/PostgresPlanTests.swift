@@ -83,4 +83,39 @@ struct PostgresPlanTests {
         #expect(setting == "force_generic_plan")
         #expect(try store.connection.scalar("SELECT current_setting('plan_cache_mode')") == "auto")
     }
+
+    @Test("a record saved as new sends no occurrence cleanup; saved as new a second time in one write, it is cleaned up as any record and shows once, where it moved")
+    func newRecordSendsNoCleanup() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        func cleanups() throws -> Int {
+            Int(try store.connection.scalarInteger("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH present AS MATERIALIZED%'") ?? -1)
+        }
+        let weekly: [String: Value] = ["uid": .string("standup"), "recurrence": .recurrence(try RecurrenceRule(parsing: "FREQ=WEEKLY;COUNT=3"))]
+        try store.transaction { writer in
+            try writer.saveNew(try fixture.event("Picnic", in: work, start: "2026-06-13T12:00:00Z"))
+            try writer.saveNew(try fixture.event("Standup", in: work, start: "2026-06-15T09:00:00Z", weekly))
+        }
+        #expect(try cleanups() == 0, "no cleanup statement was ever sent on this connection")
+
+        let lunch = try fixture.event("Lunch", in: work, start: "2026-06-16T12:00:00Z")
+        var moved = lunch
+        moved["startDate"] = .dateTime(try DateTimeValue(parsing: "2026-06-17T12:00:00Z"))
+        try store.transaction { writer in
+            try writer.saveNew(lunch)
+            try writer.saveNew(moved)
+        }
+        #expect(try cleanups() == 1, "the second save of the lunch cleaned up its rows")
+        func titles(_ from: String, _ to: String) throws -> [String] {
+            try store.readTransaction { reader in
+                try reader.occurrences(ConformanceStore.event, from: try #require(try DateTimeValue(parsing: from).instant),
+                                       to: try #require(try DateTimeValue(parsing: to).instant), zone: ConformanceStore.berlin,
+                                       matching: [], text: nil, limit: nil, offset: 0).occurrences.map { fixture.title($0.record) }
+            }
+        }
+        #expect(try titles("2026-06-13T00:00:00Z", "2026-07-01T00:00:00Z") == ["Picnic", "Standup", "Lunch", "Standup", "Standup"])
+        #expect(try titles("2026-06-16T00:00:00Z", "2026-06-17T00:00:00Z").isEmpty, "the lunch left its first day")
+    }
 }

@@ -84,13 +84,12 @@ extension PGSession {
     /// fill; nil before the cache knows a head. When the head has not moved they find no row.
     func feedStatements() -> (FeedAhead, [PGConnection.PipelinedStatement])? {
         guard let known = store.cache.head else { return nil }
-        let widened = store.cache.maximumDurations.keys.filter { store.layouts[$0]?.occurrenceTable != nil }
-        let feed = FeedAhead(from: known, widened: Set(widened))
+        let widened = store.cache.maximumDurations.keys.compactMap { entity in store.layouts[entity]?.occurrenceTable.map { (entity, $0) } }
+        let feed = FeedAhead(from: known, widened: Set(widened.map(\.0)))
         var statements = [PGConnection.PipelinedStatement(sql: PGSession.changesSQL, values: [owner, owner, .integer(known)]) { row in
             PGSession.readChange(row, into: feed)
         }]
-        for entity in widened {
-            guard let table = store.layouts[entity]?.occurrenceTable else { continue }
+        for (entity, table) in widened {
             statements.append(PGConnection.PipelinedStatement(sql: PGSession.changedLongestSQL(table), values: [owner, owner, .integer(known), .text(entity.description)]) { row in
                 if let longest = row.integer(0) { feed.longest[entity] = longest }
             })

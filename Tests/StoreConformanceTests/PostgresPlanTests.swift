@@ -109,11 +109,7 @@ struct PostgresPlanTests {
         }
         #expect(try cleanups() == 1, "the second save of the lunch cleaned up its rows")
         func titles(_ from: String, _ to: String) throws -> [String] {
-            try store.readTransaction { reader in
-                try reader.occurrences(ConformanceStore.event, from: try #require(try DateTimeValue(parsing: from).instant),
-                                       to: try #require(try DateTimeValue(parsing: to).instant), zone: ConformanceStore.berlin,
-                                       matching: [], text: nil, limit: nil, offset: 0).occurrences.map { fixture.title($0.record) }
-            }
+            try fixture.occurrences(from: from, to: to).occurrences.map { fixture.title($0.record) }
         }
         #expect(try titles("2026-06-13T00:00:00Z", "2026-07-01T00:00:00Z") == ["Picnic", "Standup", "Lunch", "Standup", "Standup"])
         #expect(try titles("2026-06-16T00:00:00Z", "2026-06-17T00:00:00Z").isEmpty, "the lunch left its first day")

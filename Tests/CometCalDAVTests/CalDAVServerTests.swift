@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import CometSchema
 import CometStore
@@ -55,32 +52,22 @@ final class LiveServer: @unchecked Sendable {
         let body: String
     }
 
-    /// One request with URLSession (alice's password unless `user` is nil). It follows a
-    /// redirect: a delegate that refuses one races in swift-corelibs-foundation (its redirect
-    /// callback can arrive when the task no longer waits for it, a fatal error that took the
-    /// whole test process down in CI), so a test that reads a 3xx uses HostileClient.
+    /// One request on a plain socket (alice's password unless `user` is nil), with a
+    /// Content-Length for the body. Not URLSession: swift-corelibs-foundation's callbacks race
+    /// (a redirect or completion arriving when the task no longer waits for it is a fatal error,
+    /// which took the whole test process down in CI twice).
     func send(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:], user: (String, String)? = ("alice", "secret")) throws -> Answer {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
-        request.httpMethod = method
-        request.httpBody = body.map { Data($0.utf8) }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let (name, password) = user {
-            request.setValue("Basic " + Data("\(name):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            head += "Authorization: Basic " + Data("\(name):\(password)".utf8).base64EncodedString() + "\r\n"
         }
-        final class Box: @unchecked Sendable { var answer: Result<Answer, Error>? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        let session = URLSession(configuration: .ephemeral)
-        session.dataTask(with: request) { data, response, error in
-            if let error { box.answer = .failure(error) } else if let http = response as? HTTPURLResponse {
-                var headers: [String: String] = [:]
-                for (name, value) in http.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
-                box.answer = .success(Answer(status: http.statusCode, headers: headers, body: String(decoding: data ?? Data(), as: UTF8.self)))
-            }
-            done.signal()
-        }.resume()
-        done.wait()
-        return try #require(box.answer).get()
+        let bytes = Array((body ?? "").utf8)
+        if body != nil { head += "Content-Length: \(bytes.count)\r\n" }
+        let answer = try HostileClient.exchange(port: server.port, head, body: bytes)
+        var named: [String: String] = [:]
+        for header in answer.headers { named[header.name.lowercased()] = header.value }
+        return Answer(status: answer.status, headers: named, body: answer.body)
     }
 
     /// Runs a script of Clients/ with python3; its standard output's JSON lines.

@@ -8,9 +8,11 @@ import CometStore
 import CometSQLiteStore
 import CometHTTP
 
-/// A request as bytes on a plain TCP socket: URLSession (through libcurl) would tidy a path
-/// (`..` segments removed) and refuse a broken request before it left, which is what these
-/// tests must send. One request per connection; the answer is read to the end of the connection.
+/// A request as bytes on a plain TCP socket, the Swift tests' only HTTP client. URLSession
+/// (through libcurl) would tidy a path (`..` segments removed) and refuse a broken request
+/// before it left, which is what some tests must send, and its callbacks race in
+/// swift-corelibs-foundation (a fatal error in CI). One request per connection; the answer is
+/// read to the end of the connection.
 enum HostileClient {
     struct Answer {
         let status: Int

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -405,28 +402,10 @@ struct TLSFrontTests {
         #expect(proxied.status == 403)
         #expect(proxied.body == "This server runs without passwords (--caldav-no-auth), which is for clients on its own machine, and this request came through a proxy (X-Forwarded-For): behind a proxy, use a password file.\n")
         // Every request reaches the server from loopback: only the proxy's header tells them apart.
-        var direct = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(open.port)\(Self.calendarHome)")))
-        direct.httpMethod = "PROPFIND"
-        direct.setValue("0", forHTTPHeaderField: "Depth")
-        #expect(try Self.status(of: direct) == 207)
-        direct.setValue("203.0.113.9", forHTTPHeaderField: "X-Forwarded-For")
-        #expect(try Self.status(of: direct) == 403)
-        direct.setValue(nil, forHTTPHeaderField: "X-Forwarded-For")
-        direct.setValue("for=203.0.113.9", forHTTPHeaderField: "Forwarded")
-        #expect(try Self.status(of: direct) == 403)
-    }
-
-    /// The status of one plain-HTTP request with URLSession.
-    static func status(of request: URLRequest) throws -> Int {
-        final class Box: @unchecked Sendable { var status: Result<Int, Error>? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        URLSession(configuration: .ephemeral).dataTask(with: request) { _, response, error in
-            if let error { box.status = .failure(error) } else { box.status = .success((response as? HTTPURLResponse)?.statusCode ?? 0) }
-            done.signal()
-        }.resume()
-        done.wait()
-        return try #require(box.status).get()
+        let direct = "PROPFIND \(Self.calendarHome) HTTP/1.1\r\nHost: 127.0.0.1\r\nDepth: 0\r\n"
+        #expect(try HostileClient.exchange(port: open.port, direct).status == 207)
+        #expect(try HostileClient.exchange(port: open.port, direct + "X-Forwarded-For: 203.0.113.9\r\n").status == 403)
+        #expect(try HostileClient.exchange(port: open.port, direct + "Forwarded: for=203.0.113.9\r\n").status == 403)
     }
 
     @Test("with the server stopped nginx answers 502; stopping nginx leaves no process, no listening port and no file behind")

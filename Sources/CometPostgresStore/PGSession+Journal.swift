@@ -10,9 +10,7 @@ extension PGSession {
         // A new action forgets what was undone: redo only follows undo.
         try connection.runLater("DELETE FROM _journal WHERE owner = ? AND state = 'undone'", [owner])
         let changes = try journalText(entry.changes, undone: false)
-        // Its number comes with the lock's answer: a write that has not had it asks now.
-        if !knowsHead { try connection.sendOpening() }
-        if let number = takeJournalNumber() {
+        if let number = try takeJournalNumber() {
             try connection.runLater("""
                 INSERT INTO _journal (owner, seq, state, intent, summary, created, changes, change_count) OVERRIDING SYSTEM VALUE
                 VALUES (?, ?, 'done', ?, ?, ?, ?, ?)

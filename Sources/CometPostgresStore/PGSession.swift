@@ -34,12 +34,10 @@ final class PGSession: StoreWriter {
     private var saved = 0
     private var analyzeAt = PGSession.firstAnalyze
 
-    /// A read, or a write whose lock goes with its first question (`openWrite`), learns its
-    /// change head with its first round trip; a write that `knowsHead` has locked already.
-    init(store: PostgresStore, writing: Bool, knowsHead: Bool = false) {
+    /// A read, or a write (`openWrite`), learns its change head with its first round trip.
+    init(store: PostgresStore, writing: Bool) {
         self.store = store
         self.writing = writing
-        self.knowsHead = knowsHead
     }
 
     // MARK: The opening
@@ -47,7 +45,7 @@ final class PGSession: StoreWriter {
     /// Whether this transaction knows the owner's change head it sees, and so whether the
     /// record cache, brought to it, answers for it: once its first round trip, which carries
     /// its BEGIN (and a write's lock), is read.
-    private(set) var knowsHead: Bool
+    private(set) var knowsHead = false
     /// Records a read decoded before it knew its head: kept in the cache once it does.
     private var decodedBeforeHead: [EntityRecord] = []
     /// Whether the round trip carrying the read's opening found the connection gone.
@@ -100,6 +98,10 @@ final class PGSession: StoreWriter {
     /// first (`PostgresStore.transaction`). Its saves number their changes from the head the
     /// server holds (`PGLayout.upsertSQL`), so they need not know it.
     func openWrite(begin: String, settings: [String], lockStatement: String) {
+        takenAt = store.cache.head
+        if store.writesAlone, let head = takenAt, let reservation = store.journalReservation, reservation.atHead == head {
+            reservedNumber = reservation.number
+        }
         var row: [String?]?
         var statements = [PGConnection.PipelinedStatement(sql: begin, prepared: false)]
         statements += settings.map { PGConnection.PipelinedStatement(sql: $0, prepared: false) }
@@ -115,21 +117,92 @@ final class PGSession: StoreWriter {
         })
     }
 
+    /// The cache's head when the write began: what it takes from the cache before its lock
+    /// answers is right at that head.
+    private var takenAt: Int64?
+    /// A journal number drawn under this store's last write's lock at `takenAt`
+    /// (`PostgresStore.journalReservation`), for this write's entry before its lock answers;
+    /// offered when that last write found nobody else had written (`PostgresStore.writesAlone`).
+    private var reservedNumber: Int64?
+    /// Whether this write's entry took the reserved number: its lock must then find the head
+    /// still at `takenAt`, or the entry would be numbered before entries committed ahead of it.
+    private var usedReservation = false
+    /// Whether the write's opening goes with its COMMIT, the server checking the head first.
+    private(set) var commitsWithOpening = false
+    /// A journal number drawn with the COMMIT, for the store's next write (`closingStatements`).
+    private var drawnAhead: Int64?
+
     /// Records this write took from the cache before it knew its head.
     private var takenBeforeHead = Set<RecordCache.Key>()
     /// Set when one of them had changed by the time the write's lock was granted: nothing the
     /// write decided on them may commit.
     private(set) var readStale = false
 
-    /// Before a write's COMMIT: an opening still unsent goes now, when the write did or read
-    /// anything (the closing statements need the head, and what the write took from the cache
-    /// is checked against it); its pending writes wait for the COMMIT, whose failure says the
-    /// write was rolled back. A write that neither read nor wrote sends nothing
-    /// (`transactionBegan`). A stale write stops here, whatever its body made of the failure
-    /// that said so.
-    func settleBeforeCommit() throws {
-        if changed || !connection.pendingWrites.isEmpty || !takenBeforeHead.isEmpty { try connection.sendOpening() }
+    /// Before a write's COMMIT, when the write did or read anything and its opening is still
+    /// unsent, the opening goes with the COMMIT, in one round trip: the server checks, right
+    /// after the lock and before any of the write's statements, that what the write took
+    /// before the lock's answer still holds (`headCheck`). Without a head to check against, the
+    /// opening goes now. Its pending writes wait for the COMMIT, whose failure says the write
+    /// was rolled back. A write that neither read nor wrote sends nothing (`transactionBegan`).
+    /// A stale write stops here, whatever its body made of the failure that said so.
+    ///
+    /// Waiting for the opening was one of an update's two round trips and a delete's two.
+    func settleBeforeCommit(owner literal: String) throws {
+        if connection.opening != nil, changed || !connection.pendingWrites.isEmpty || !takenBeforeHead.isEmpty {
+            switch try headCheck(owner: literal) {
+            case .unneeded:
+                commitsWithOpening = true
+            case .statement(let statement):
+                commitsWithOpening = true
+                connection.pendingWrites.insert(statement, at: 0)
+            case .impossible:
+                try connection.sendOpening()
+            }
+        }
         if readStale { throw PGSession.staleError }
+    }
+
+    private enum HeadCheck {
+        /// The write took nothing before the lock's answer.
+        case unneeded
+        case statement(PGConnection.PipelinedStatement)
+        /// The write took something, with no head to check it against.
+        case impossible
+    }
+
+    /// What the server checks for a write whose opening goes with its COMMIT, a statement that
+    /// fails when the check does:
+    /// - a write that numbered its entry with the reserved number: the owner's head is still
+    ///   where the cache had it (nobody else wrote since the number was drawn);
+    /// - a write that took records from the cache: none of them changed after that head, and
+    ///   the feed since is whole.
+    /// Plain SQL cannot raise an error, so the check's text saying what changed is cast to a
+    /// number, which fails, aborting the round trip's remaining statements and the
+    /// transaction; the write then runs again with its lock first. Values are written in
+    /// (unprepared), since preparing is a round trip of its own.
+    private func headCheck(owner literal: String) throws -> HeadCheck {
+        guard usedReservation || !takenBeforeHead.isEmpty else { return .unneeded }
+        guard let takenAt else { return .impossible }
+        let sql: String
+        if usedReservation {
+            sql = """
+                SELECT ('the change head moved to ' || coalesce(c.value::text, 'nothing') || ' from \(takenAt)')::bigint
+                FROM (SELECT (SELECT value FROM _counters WHERE owner = \(literal) AND name = 'changes') AS value) c WHERE c.value IS DISTINCT FROM \(takenAt)
+                """
+        } else {
+            let keys = try takenBeforeHead.map { "(\(try connection.literal($0.entity.description)), \(try connection.literal($0.id.lowercasedText)))" }
+            sql = """
+                SELECT ('changed at ' || seq::text || ': ' || entity || ' ' || id)::bigint FROM _changes
+                WHERE owner = \(literal) AND (entity, id) IN (\(keys.joined(separator: ", "))) AND seq > \(takenAt)
+                UNION ALL SELECT ('the change feed is forgotten up to ' || value)::bigint FROM _meta
+                WHERE owner = \(literal) AND key = '\(PGSession.forgottenKey)' AND value::bigint > \(takenAt)
+                """
+        }
+        return .statement(PGConnection.PipelinedStatement(sql: sql, prepared: false, failure: { [unowned self] _ in
+            readStale = true
+            store.writesAlone = false
+            return PGSession.staleError
+        }))
     }
 
     static let staleError = StoreError(.busy, "another process changed a record this write had read from the cache; the write was rolled back and runs again")
@@ -183,10 +256,25 @@ final class PGSession: StoreWriter {
     /// The number drawn for this write's first journal entry (`lockStatement`), until used.
     private var journalNumber: Int64?
 
-    /// The number drawn for the write's first journal entry, once: a second entry asks for its own.
-    func takeJournalNumber() -> Int64? {
+    /// The number for the write's first journal entry, once (a second entry asks for its own):
+    /// before the lock answers, the reserved one if the write has it, else the lock's, asked
+    /// for now.
+    func takeJournalNumber() throws -> Int64? {
+        if !knowsHead, let reserved = reservedNumber {
+            reservedNumber = nil
+            usedReservation = true
+            store.journalReservation = nil
+            return reserved
+        }
+        if !knowsHead { try connection.sendOpening() }
         defer { journalNumber = nil }
         return journalNumber
+    }
+
+    /// The journal number the store's next write may take, at the head this write reached:
+    /// the lock's, if this write did not use it, or the one drawn with its COMMIT.
+    var nextReservation: (number: Int64, atHead: Int64)? {
+        (journalNumber ?? drawnAhead).map { ($0, head) }
     }
 
     /// The write changed something: it ends with the counters' update and its NOTIFY.
@@ -198,13 +286,31 @@ final class PGSession: StoreWriter {
     /// what it changed itself.
     func locked(_ row: [String?]?, feed: FeedAhead? = nil) throws {
         guard let row, row.count == 2, let text = row[0], let current = Int64(text) else {
+            // After a COMMIT nothing may throw: the write's change numbers, made from the missing
+            // counter, were NULL and failed it, unless it noted no change; the cache starts again.
+            if commitsWithOpening {
+                store.cache.forgetAll()
+                knowsHead = true
+                return
+            }
             throw StoreError(.invalidData, "the owner '\(store.owner)' has no counters in this database; open the store again to create them")
         }
         base = current
         journalNumber = row[1].flatMap { Int64($0) }
+        store.writesAlone = store.cache.head == current
+        if commitsWithOpening {
+            // Read after the COMMIT, which the head check let through: nothing the write took
+            // had changed, and nothing may throw now (the write is committed). The cache takes
+            // what others changed before the lock; one that cannot starts again.
+            knowsHead = true
+            if (try? bringCache(to: current, feed: feed)) == nil { store.cache.forgetAll() }
+            keepDecodedBeforeHead()
+            return
+        }
         let forgotten = try bringCache(to: current, feed: feed)
         knowsHead = true
-        if !takenBeforeHead.isEmpty, forgotten.map({ !takenBeforeHead.isDisjoint(with: $0) }) ?? true {
+        let reservationStale = usedReservation && current != takenAt
+        if reservationStale || (!takenBeforeHead.isEmpty && forgotten.map({ !takenBeforeHead.isDisjoint(with: $0) }) ?? true) {
             readStale = true
             throw PGSession.staleError
         }
@@ -215,11 +321,21 @@ final class PGSession: StoreWriter {
     /// head and the commit count (the deletions the feed no longer keeps are dropped first),
     /// and word to other daemons (`PGWatcher`): a NOTIFY is transactional, delivered at the
     /// commit and only if it commits.
-    func closingStatements(owner literal: String) throws -> [String] {
+    /// A write that took the lock's journal number draws one more for the store's next write
+    /// (`nextReservation`).
+    func closingStatements(owner literal: String) throws -> [PGConnection.PipelinedStatement] {
         guard changed else { return [] }
         if deletedSome { try forgetOldGone() }
-        return ["UPDATE _counters SET value = CASE name WHEN 'changes' THEN \(head) ELSE value + 1 END WHERE owner = \(literal)",
-                PGWatcher.notifyStatement(owner: literal)]
+        // The head from the server's, which the lock holds: a write whose opening goes with its
+        // COMMIT has not read it.
+        var statements = ["UPDATE _counters SET value = value + CASE name WHEN 'changes' THEN \(changeCount) ELSE 1 END WHERE owner = \(literal)",
+                          PGWatcher.notifyStatement(owner: literal)].map { PGConnection.PipelinedStatement(sql: $0, prepared: false) }
+        if knowsHead, journalNumber == nil {
+            statements.append(PGConnection.PipelinedStatement(sql: "SELECT nextval(pg_get_serial_sequence('_journal', 'seq'))", prepared: false) { [unowned self] row in
+                drawnAhead = row.integer(0)
+            })
+        }
+        return statements
     }
 
     /// The change head this write reached (for the cache, once it commits).

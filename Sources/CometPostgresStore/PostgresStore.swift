@@ -35,6 +35,15 @@ public final class PostgresStore: OpenedStore {
     private let headQuery: String
     /// Records decoded by earlier reads, kept true by the change feed.
     let cache = RecordCache()
+    /// Whether this store's last write found the owner's change head where the cache had it:
+    /// nobody else had written since. Its next write then expects the same, and one that waits
+    /// for nothing commits in one round trip (`PGSession.settleBeforeCommit`).
+    var writesAlone = false
+    /// A journal number drawn under this store's last write's lock, and the change head that
+    /// write reached: the next write may number its entry with it before its own lock answers,
+    /// if the head is still there at its lock (drawn under the lock, it is then above every
+    /// number of an entry committed before, and below every later one).
+    var journalReservation: (number: Int64, atHead: Int64)?
     /// The time limit of the work running now (`withTimeLimit`), in milliseconds.
     private var timeLimitMilliseconds: Int?
 
@@ -143,29 +152,38 @@ public final class PostgresStore: OpenedStore {
         let settings = timeLimitMilliseconds.map { ["SET LOCAL statement_timeout = \($0)"] } ?? []
         let lock = PGSession.lockStatement(owner: ownerLiteral)
         // Once: a write whose lock went with its first question and that found itself stale, or
-        // found the connection gone in that round trip, runs again with its lock sent first.
+        // found the connection gone in that round trip, runs again with its lock sent first
+        // (with the feed's news, in one round trip), and that opening may find the connection
+        // gone once more.
         var lockFirst = false
+        var reopened = false
         let (result, head, saved, counted) = try PostgresStore.retryingConflicts {
             while true {
                 try reconnectIfLost()
-                let session = PGSession(store: self, writing: true, knowsHead: lockFirst)
+                let session = PGSession(store: self, writing: true)
                 do {
-                    if lockFirst {
-                        // BEGIN and the owner's lock in one round trip.
-                        try session.locked(try openReturningRow(([begin] + settings + [lock]).joined(separator: "; ")))
-                    } else {
-                        session.openWrite(begin: begin, settings: settings, lockStatement: lock)
-                    }
+                    session.openWrite(begin: begin, settings: settings, lockStatement: lock)
+                    if lockFirst { try connection.sendOpening() }
                     let result = try body(session)
-                    try session.settleBeforeCommit()
+                    try session.settleBeforeCommit(owner: ownerLiteral)
                     // The writes nothing waited for, the counters and COMMIT in one round trip.
                     // A write that neither read nor wrote sent nothing: the cache stays at its head.
-                    guard session.transactionBegan() else { return (result, nil as Int64?, session.recordsSaved, false) }
+                    guard session.commitsWithOpening || session.transactionBegan() else { return (result, nil as Int64?, session.recordsSaved, false) }
                     try connection.commit(after: try session.closingStatements(owner: ownerLiteral))
+                    if let next = session.nextReservation { journalReservation = next }
                     return (result, session.reachedHead, session.recordsSaved, session.changedAnything)
                 } catch {
-                    if session.transactionBegan() { connection.rollback() } else { connection.dropPendingWrites() }
-                    guard !lockFirst, session.readStale || session.openingLost else { throw error }
+                    if session.transactionBegan() {
+                        // A write running again sends its ROLLBACK ahead of its opening.
+                        if session.readStale { connection.rollbackUnanswered() } else { connection.rollback() }
+                    } else {
+                        connection.dropPendingWrites()
+                    }
+                    // A round trip that carried the COMMIT and lost the connection has an unknown
+                    // outcome (`commitOutcomeUnknown`): running the write again could apply it twice.
+                    let lost = session.openingLost && !session.commitsWithOpening
+                    guard session.readStale && !lockFirst || lost && !reopened else { throw error }
+                    if lost { reopened = true }
                     lockFirst = true
                 }
             }
@@ -202,6 +220,8 @@ public final class PostgresStore: OpenedStore {
     private func reconnectIfLost() throws -> Bool {
         guard try connection.reconnectIfLost() else { return false }
         cache.forgetAll()
+        journalReservation = nil
+        writesAlone = false
         return true
     }
 

@@ -14,7 +14,7 @@ import TestThreads
 struct PostgresWriteOpeningTests {
     private func fixture() throws -> ConformanceStore { try ConformanceStore(.postgresql) }
 
-    @Test("a write's lock goes with its first question: a save that reads its day is two round trips, a delete two, a save alone two, and a write that asks and changes nothing sends nothing")
+    @Test("a write's lock goes with its first question: a save that reads its day is two round trips; a delete and a save alone, waiting for nothing, one; a write that asks and changes nothing sends nothing")
     func roundTrips() throws {
         let fixture = try fixture()
         let store = try #require(fixture.store as? PostgresStore)
@@ -40,9 +40,9 @@ struct PostgresWriteOpeningTests {
         #expect(saved.0 == 2, "BEGIN, the lock, the writes and the day's rows; then COMMIT")
         #expect(saved.1 == ["Lunch"])
         let deleted = try trips { try $0.delete(ConformanceStore.event, id: lunch.id) }
-        #expect(deleted.0 == 2, "the lunch is cached: BEGIN and the lock; then the DELETE and the feed with COMMIT")
+        #expect(deleted.0 == 1, "the lunch is cached and nobody else wrote: BEGIN, the lock, the head check, the DELETE, the feed and COMMIT")
         let alone = try trips { try $0.save(try fixture.event("Dinner", in: work, start: "2026-06-16T19:00:00Z")) }
-        #expect(alone.0 == 2, "the closing statements need the lock's head: BEGIN with the lock, then the writes with COMMIT")
+        #expect(alone.0 == 1, "BEGIN, the lock, the head check, the writes and COMMIT")
         let nothing = try trips { _ in 7 }
         #expect(nothing.0 == 0 && nothing.1 == 7)
         struct Refused: Error {}
@@ -99,6 +99,52 @@ struct PostgresWriteOpeningTests {
         // Nobody else changed it: the write runs once, from the cache.
         let again = try rename(asking: true)
         #expect(again.runs == 1 && again.seen == [.string("Roof")])
+    }
+
+    @Test("a journaled write that waits for nothing is one round trip, its entry numbered before its lock answers; another store's write in between makes it run again with its lock first, applied once and journaled after the other's; then two round trips, until a write finds nobody else wrote")
+    func oneRoundTripWrites() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let other = try fixture.openAgain()
+        let work = fixture.calendar("Work")
+        let lunch = try fixture.event("Lunch", in: work, start: "2026-06-16T12:00:00Z")
+        try fixture.save(work, lunch)
+        func rename(_ title: String, on writer: any StoreWriter) throws {
+            guard var record = try writer.fetch(ConformanceStore.event, id: lunch.id) else { throw StoreError(.notFound, "no lunch") }
+            let before = record
+            record["title"] = .string(title)
+            try writer.save(record)
+            _ = try writer.appendJournal(JournalEntry(intent: "calendar.updateEvent", summary: title, created: ConformanceStore.now,
+                                                      changes: [.init(entity: record.entity, id: record.id, before: before, after: record)]))
+        }
+        func renamed(_ title: String) throws -> (runs: Int, trips: Int) {
+            var runs = 0
+            let before = store.roundTrips
+            try store.transaction { writer in
+                runs += 1
+                try rename(title, on: writer)
+            }
+            return (runs, store.roundTrips - before)
+        }
+        // Warm: the statements are prepared (a record's read too), and the store's writes found
+        // nobody else writing.
+        #expect(try store.transaction { try $0.fetch(ConformanceStore.event, id: UUID()) } == nil)
+        _ = try renamed("Warm")
+        _ = try renamed("Warm again")
+
+        let alone = try renamed("A")
+        #expect(alone.runs == 1 && alone.trips == 1, "\(alone)")
+        try other.transaction { try rename("B", on: $0) }
+        let after = try renamed("C")
+        #expect(after.runs == 2 && after.trips == 4, "the head check failed; then BEGIN with the lock and the feed's news, the renamed lunch read anew, and the writes with COMMIT: \(after.runs) runs, \(after.trips) trips")
+        #expect(try renamed("D") == (1, 2), "the last write found another's: the lock goes first")
+        #expect(try renamed("E") == (1, 1), "the last write found nobody else's")
+
+        let journal = try store.readTransaction { reader in
+            try reader.journalHeads(limit: 10).map { try #require(try reader.journalEntry(sequence: $0.sequence)).summary }
+        }
+        #expect(journal == ["E", "D", "C", "B", "A", "Warm again", "Warm"], "numbered in the order they committed, each once")
+        #expect(try other.readTransaction { try $0.fetch(ConformanceStore.event, id: lunch.id) }.map(fixture.title) == "E")
     }
 
     @Test("a delete of a record the write knows waits for nothing: read then deleted on a store that had not seen it is two round trips, the feed keeps the record as it was; one it does not know is two as well; a refused delete rolls the write back on both paths")

@@ -70,6 +70,21 @@ extension PGConnection {
         sessionSetup.append(sql)
     }
 
+    /// Whether the server closed the connection while it was idle (a restart does), asked of
+    /// the socket without waiting: a write whose first round trip carries its COMMIT would
+    /// otherwise find out only there, with its outcome unknown, where a write's opening alone
+    /// could be sent again.
+    private func closedByServer() -> Bool {
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return true }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN) | PGConnection.peerClosed, revents: 0)
+        guard poll(&descriptor, 1, 0) == 1 else { return false }
+        return descriptor.revents & (PGConnection.peerClosed | Int16(POLLHUP) | Int16(POLLERR)) != 0
+    }
+
+    /// POLLRDHUP (Linux): the other end closed its side.
+    private static let peerClosed: Int16 = 0x2000
+
     /// Connects again when the connection was lost (or libpq says it is broken), with the same
     /// address: one attempt, bounded by `connectSeconds`. The prepared statements are
     /// forgotten (they were the old session's) and the session's setup runs again; the
@@ -78,7 +93,7 @@ extension PGConnection {
     /// answer.
     @discardableResult
     func reconnectIfLost() throws -> Bool {
-        guard lost || PQstatus(handle) != CONNECTION_OK else { return false }
+        guard lost || PQstatus(handle) != CONNECTION_OK || closedByServer() else { return false }
         lost = true
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {

@@ -191,12 +191,12 @@ final class PGConnection {
         guard PQsendQuery(handle, "COMMIT") == 1 else { return try endReadOnlyUnsent() }
     }
 
-    /// Commits, after `statements` (sent unprepared, without values) and the writes still
-    /// pending, all in one round trip. PostgreSQL answers COMMIT of a transaction a failed
-    /// statement aborted with a ROLLBACK, not an error: that is turned into one, so a write that
-    /// did not land never looks as if it had. A connection lost on the way leaves the outcome
+    /// Commits, after the writes still pending and `statements`, all in one round trip.
+    /// PostgreSQL answers COMMIT of a transaction a failed statement aborted with a ROLLBACK,
+    /// not an error: that is turned into one, so a write that did not land never looks as if it
+    /// had. A connection lost on the way leaves the outcome
     /// unknown (`commitOutcomeUnknown`).
-    func commit(after statements: [String] = []) throws {
+    func commit(after statements: [PipelinedStatement] = []) throws {
         defer {
             abortedBy = nil
             plansOnce = false
@@ -206,7 +206,7 @@ final class PGConnection {
             rolledBack = PQcmdStatus(result).map { String(cString: $0) } == "ROLLBACK"
         })
         do {
-            try pipeline(takePendingWrites() + statements.map { PipelinedStatement(sql: $0, prepared: false) } + [commit])
+            try pipeline(takePendingWrites() + statements + [commit])
         } catch let error as StoreError where error.code == .unavailable {
             throw commitOutcomeUnknown(error)
         } catch let error as StoreError {
@@ -230,6 +230,14 @@ final class PGConnection {
     func rollback() {
         dropPendingWrites()
         try? execute("ROLLBACK")
+    }
+
+    /// Ends a failed write that runs again at once: its ROLLBACK is sent and not waited for
+    /// (its answer is read, and dropped, before the next statement, as a read's COMMIT is), so
+    /// it costs the write no round trip of its own.
+    func rollbackUnanswered() {
+        dropPendingWrites()
+        if PQsendQuery(handle, "ROLLBACK") != 1 { try? execute("ROLLBACK") }
     }
 
     /// Forgets what a transaction that failed had not sent: its pending writes, and its opening.

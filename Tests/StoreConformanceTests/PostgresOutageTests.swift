@@ -271,6 +271,19 @@ final class PostgresOutageTests {
         try store.transaction { try $0.save(PostgresOutageTests.calendar("Home")) }
         #expect(try storedCalendars().count == 2)
     }
+
+    @Test("after a restart while the store was idle, a write that waits for nothing (its opening would go with its COMMIT) finds the connection closed before sending anything: it connects again and commits once")
+    func idleAcrossARestartThenAOneRoundTripWrite() throws {
+        let store = try open()
+        try store.transaction { try $0.save(PostgresOutageTests.calendar("Work")) }
+        try cluster.stop(immediate: true)
+        try cluster.start()
+        let home = PostgresOutageTests.calendar("Home")
+        try store.transaction { try $0.save(home) }
+        #expect(store.connection.reconnections == 1)
+        let stored = try storedCalendars()
+        #expect(stored.count == 2 && stored.contains(home.id))
+    }
 }
 
 /// A store handed to one writer thread (a store is used by one thread at a time).

@@ -204,6 +204,35 @@ struct PostgresStoreTests {
         #expect(try fixture.store.readTransaction { try $0.meta("before") } == nil)
     }
 
+    @Test("a long write's full batches of writes go without waiting for their answers: 500 events commit whole; a failure in a batch sent ahead is thrown in the caller's words when a later batch goes, the write keeps nothing, and the connection serves the next write")
+    func batchesSentAhead() throws {
+        let fixture = try fixture()
+        let store = try #require(fixture.store as? PostgresStore)
+        let work = fixture.calendar("Work")
+        try fixture.save(work)
+        func events(_ prefix: String, missingCalendarAt bad: Int? = nil) throws -> [EntityRecord] {
+            let ghost = fixture.calendar("Never saved")
+            return try (0..<500).map { index in
+                try fixture.event("\(prefix) \(index)", in: index == bad ? ghost : work, start: "2026-07-\(10 + index % 20)T\(10 + index % 8):00:00Z")
+            }
+        }
+        let before = store.connection.batchesSentAhead
+        try store.transaction { writer in for event in try events("Kept") { try writer.saveNew(event) } }
+        #expect(store.connection.batchesSentAhead > before, "the batches after the first (which carries the opening and prepares) went ahead")
+        #expect(try store.readTransaction { try $0.count(ConformanceStore.event) } == 500)
+
+        // The 150th event's calendar does not exist: its batch went ahead, and its failure is
+        // read when the next batch goes, inside a later save.
+        let failed = #expect(throws: StoreError.self) {
+            try store.transaction { writer in for event in try events("Lost", missingCalendarAt: 150) { try writer.saveNew(event) } }
+        }
+        #expect(failed?.code == .constraint, "\(String(describing: failed))")
+        #expect(failed?.message.contains("refers to something that does not exist") == true, "\(String(describing: failed))")
+        #expect(try store.readTransaction { try $0.count(ConformanceStore.event) } == 500, "nothing of the failed write was kept")
+        try store.transaction { try $0.save(try fixture.event("After", in: work, start: "2026-07-01T09:00:00Z")) }
+        #expect(try store.readTransaction { try $0.count(ConformanceStore.event) } == 501)
+    }
+
     @Test("queries sent in one round trip each get their own rows in order; a failed one is thrown after every answer is read, the ones after it are skipped, and the connection serves the next statement")
     func pipelinedQueries() throws {
         let fixture = try fixture()

@@ -108,6 +108,7 @@ extension PGConnection {
                              + "(\(PGConnection.trimmed(PQerrorMessage(handle)))); try again", detail: nil)
         }
         pendingWrites.removeAll()
+        sentAhead = nil
         abortedBy = nil
         prepared.removeAll()
         lost = false

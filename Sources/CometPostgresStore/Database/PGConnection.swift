@@ -105,6 +105,10 @@ final class PGConnection {
     /// A read's opening, not sent yet: it goes ahead of the read's first statement
     /// (`PGConnection.Opening`).
     var opening: Opening?
+    /// Writes sent without waiting for their answers (`sendAhead`), read before anything else.
+    var sentAhead: SentBatch?
+    /// How many batches went that way.
+    var batchesSentAhead = 0
     /// The failure that aborted the open transaction: a later statement's refusal (SQLSTATE
     /// 25P02, "current transaction is aborted") is reported as it, since a write's failure may
     /// surface with a later statement (`runLater`), inside a caller that let a read fail.
@@ -155,6 +159,7 @@ final class PGConnection {
 
     /// Runs statements without values (DDL, BEGIN, COMMIT): several may be given at once.
     func execute(_ sql: String) throws {
+        try finishSentAhead()
         countRoundTrip()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
@@ -164,6 +169,7 @@ final class PGConnection {
     /// Runs statements without values in one round trip; the last one's first row, each column
     /// as text, if any (a transaction's BEGIN and its first query go together).
     func executeReturningRow(_ sql: String) throws -> [String?]? {
+        try finishSentAhead()
         countRoundTrip()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
@@ -187,6 +193,7 @@ final class PGConnection {
     /// statement (a read-only transaction's COMMIT has nothing to report). Saves a round trip
     /// per read.
     func commitReadOnly() throws {
+        try finishSentAhead()
         abortedBy = nil
         guard PQsendQuery(handle, "COMMIT") == 1 else { return try endReadOnlyUnsent() }
     }
@@ -242,6 +249,7 @@ final class PGConnection {
 
     /// Forgets what a transaction that failed had not sent: its pending writes, and its opening.
     func dropPendingWrites() {
+        try? finishSentAhead()
         pendingWrites.removeAll()
         opening = nil
         abortedBy = nil
@@ -282,6 +290,7 @@ final class PGConnection {
     }
 
     func exec(_ sql: String, _ values: [PGValue]) throws -> OpaquePointer {
+        try finishSentAhead()
         let name = try statementName(sql)
         let wires = values.map(\.wire)
         var pointers: [UnsafeMutablePointer<CChar>?] = wires.map { $0.map { strdup($0) } ?? nil }
@@ -305,6 +314,7 @@ final class PGConnection {
     /// The name of the statement prepared for `sql` on this connection, preparing it the first time.
     func statementName(_ sql: String) throws -> String {
         if let name = prepared[sql] { return name }
+        try finishSentAhead()
         let name = "cometcal_\(prepared.count + 1)"
         countRoundTrip()
         let result = PQprepare(handle, name, PGConnection.numbered(sql), 0, nil)
